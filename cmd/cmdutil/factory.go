@@ -1,0 +1,77 @@
+package cmdutil
+
+import (
+	"os"
+	"sync"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// Factory builds the dependencies of commands, each at most once and only
+// when a command asks for it: a command that does not need the config never
+// parses it. Order: Repo, then Config (needs the work tree), then Ledger
+// (needs both).
+type Factory struct {
+	IO      *IOStreams
+	Version string
+
+	Repo   func() (*gitrepo.Repo, error)
+	Config func() (config.Config, config.Source, error)
+	Ledger func() (*gitstore.Ledger, error)
+}
+
+// New returns the factory used by the real binary.
+func New(io *IOStreams, version string) *Factory {
+	f := &Factory{IO: io, Version: version}
+	f.Repo = sync.OnceValues(func() (*gitrepo.Repo, error) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		return gitrepo.Discover(wd)
+	})
+	type loaded struct {
+		cfg config.Config
+		src config.Source
+	}
+	loadConfig := sync.OnceValues(func() (loaded, error) {
+		repo, err := f.Repo()
+		if err != nil {
+			return loaded{}, err
+		}
+		cfg, src, err := config.Load(repo.WorkTree)
+		return loaded{cfg, src}, err
+	})
+	f.Config = func() (config.Config, config.Source, error) {
+		l, err := loadConfig()
+		return l.cfg, l.src, err
+	}
+	f.Ledger = sync.OnceValues(func() (*gitstore.Ledger, error) {
+		repo, err := f.Repo()
+		if err != nil {
+			return nil, err
+		}
+		cfg, _, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		maint := cfg.Ledger.AutoMaintenance
+		if maint == 0 {
+			maint = -1
+		}
+		return gitstore.Open(repo, gitstore.Options{PackThreshold: cfg.Ledger.PackThreshold, AutoMaintenance: maint}), nil
+	})
+	return f
+}
+
+// ReadLedger returns the ledger for commands that only read: they need no
+// valid config, so a broken agentproto.toml never hides the history.
+func (f *Factory) ReadLedger() (*gitstore.Ledger, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, err
+	}
+	return gitstore.Open(repo, gitstore.Options{}), nil
+}

@@ -1,0 +1,36 @@
+// Package cmdutil holds what every command shares: the factory of lazily
+// built dependencies, the IO streams and argument helpers.
+package cmdutil
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// IOStreams are the command's standard streams. Data goes to Out, chatter
+// and progress to ErrOut.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdoutTTY bool
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		stdoutTTY: isatty.IsTerminal(os.Stdout.Fd())}
+}
+
+// Test returns in-memory streams for tests.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}
+
+// IsStdoutTTY reports whether stdout is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }

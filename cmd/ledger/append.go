@@ -1,0 +1,216 @@
+package ledger
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// maxBatchInput bounds what `append --batch` reads from stdin.
+const maxBatchInput = 512 << 20
+
+// AppendOptions are the inputs of `ledger append`.
+type AppendOptions struct {
+	IO     *cmdutil.IOStreams
+	Ledger func() (*gitstore.Ledger, error)
+
+	Kind     string
+	ID       string
+	Goal     string
+	Agent    string
+	Data     string
+	DataFile string
+	Attach   []string
+	Batch    bool
+	JSON     bool
+}
+
+// NewCmdAppend returns `ledger append`.
+func NewCmdAppend(f *cmdutil.Factory, runF func(*AppendOptions) error) *cobra.Command {
+	opts := &AppendOptions{IO: f.IO, Ledger: f.Ledger}
+	cmd := &cobra.Command{
+		Use:   "append (--kind KIND --id ID (--data JSON | --data-file F) | --batch)",
+		Short: "Append events of a user kind (note, x.NAME) to the ledger",
+		Long: `Append one event, or with --batch one event per JSON line read from stdin:
+  {"kind": "note", "id": "n1", "data": {...}}   (optional: "goal", "agent")
+The whole batch is validated before anything is written, and it becomes
+visible at once. Appending a record id again with the same content succeeds
+and writes nothing; with other content it fails with exit code 3.
+Only user kinds (note, x.NAME) can be appended here; other kinds belong to
+the command that records them (exit code 5).`,
+		Example: `  git agentproto ledger append --kind note --id n1 --data '{"text":"hello"}'
+  printf '%s\n' '{"kind":"x.build","id":"b1","data":{"ok":true}}' | git agentproto ledger append --batch`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validateFlags(cmd); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return appendRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Kind, "kind", "", "event kind: note or x.NAME")
+	fl.StringVar(&opts.ID, "id", "", "record id (makes the append idempotent)")
+	fl.StringVar(&opts.Goal, "goal", "", "goal the event belongs to")
+	fl.StringVar(&opts.Agent, "agent", "", "agent the event is about")
+	fl.StringVar(&opts.Data, "data", "", "event data, a JSON object")
+	fl.StringVar(&opts.DataFile, "data-file", "", "read the event data from a file (- for stdin)")
+	fl.StringArrayVar(&opts.Attach, "attach", nil, "attach a file as NAME=PATH (repeatable)")
+	fl.BoolVar(&opts.Batch, "batch", false, "read events as JSON lines from stdin")
+	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func (o *AppendOptions) validateFlags(cmd *cobra.Command) error {
+	if o.Batch {
+		for _, name := range []string{"kind", "id", "data", "data-file", "attach", "goal", "agent"} {
+			if cmd.Flags().Changed(name) {
+				return fault.Invalidf("--batch reads everything from stdin; --%s cannot be used with it", name)
+			}
+		}
+		return nil
+	}
+	if o.Kind == "" || o.ID == "" {
+		return fault.Invalidf("--kind and --id are required (or use --batch)")
+	}
+	if cmd.Flags().Changed("data") && o.DataFile != "" {
+		return fault.Invalidf("--data and --data-file cannot be used together")
+	}
+	return nil
+}
+
+func appendRun(o *AppendOptions) error {
+	drafts, err := o.drafts()
+	if err != nil {
+		return err
+	}
+	for i, d := range drafts {
+		if err := gitstore.ValidateKind(d.Kind); err != nil {
+			return lineErr(o.Batch, i, err)
+		}
+		if !gitstore.IsUserKind(d.Kind) {
+			return lineErr(o.Batch, i, fault.Refusedf("kind %q belongs to its own command; ledger append accepts only note and x.NAME kinds", d.Kind))
+		}
+	}
+	l, err := o.Ledger()
+	if err != nil {
+		return err
+	}
+	res, err := l.Append(drafts)
+	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return cmdutil.WriteJSON(o.IO.Out, map[string]any{
+			"writer": res.Writer, "tip": res.Tip,
+			"written": len(res.Written), "existing": len(res.Existing),
+		})
+	}
+	switch {
+	case !o.Batch && len(res.Written) == 1:
+		fmt.Fprintf(o.IO.Out, "recorded %s on %s%s\n", res.Written[0], gitstore.LedgerRefPrefix, res.Writer)
+	case !o.Batch:
+		fmt.Fprintf(o.IO.Out, "%s is already recorded with the same content; nothing written\n", drafts[0].ID)
+	default:
+		fmt.Fprintf(o.IO.Out, "recorded %d events (%d already present) on %s%s\n",
+			len(res.Written), len(res.Existing), gitstore.LedgerRefPrefix, res.Writer)
+	}
+	return nil
+}
+
+func lineErr(batch bool, i int, err error) error {
+	if !batch {
+		return err
+	}
+	return fmt.Errorf("event %d of the batch: %w", i+1, err)
+}
+
+func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
+	if o.Batch {
+		return readBatch(o.IO.In)
+	}
+	d := gitstore.Draft{Kind: o.Kind, ID: o.ID, Goal: o.Goal, Agent: o.Agent, Data: json.RawMessage(o.Data)}
+	if o.DataFile != "" {
+		var b []byte
+		var err error
+		if o.DataFile == "-" {
+			b, err = io.ReadAll(io.LimitReader(o.IO.In, gitstore.MaxDataSize+1))
+		} else {
+			b, err = os.ReadFile(o.DataFile)
+		}
+		if err != nil {
+			return nil, fault.Invalidf("reading --data-file: %v", err)
+		}
+		d.Data = b
+	}
+	for _, spec := range o.Attach {
+		name, path, ok := strings.Cut(spec, "=")
+		if !ok {
+			path, name = spec, filepath.Base(spec)
+		}
+		content, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fault.Invalidf("--attach %s: %v", spec, err)
+		}
+		d.Attachments = append(d.Attachments, gitstore.AttachmentInput{Name: name, Content: content})
+	}
+	return []gitstore.Draft{d}, nil
+}
+
+// batchLine is one line of `append --batch` input.
+type batchLine struct {
+	Kind  string          `json:"kind"`
+	ID    string          `json:"id"`
+	Goal  string          `json:"goal"`
+	Agent string          `json:"agent"`
+	Data  json.RawMessage `json:"data"`
+}
+
+func readBatch(r io.Reader) ([]gitstore.Draft, error) {
+	sc := bufio.NewScanner(io.LimitReader(r, maxBatchInput))
+	sc.Buffer(make([]byte, 1<<20), gitstore.MaxDataSize+64*1024)
+	var drafts []gitstore.Draft
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var bl batchLine
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&bl); err != nil {
+			return nil, fault.Invalidf("batch line %d: %v", n, err)
+		}
+		if dec.More() {
+			return nil, fault.Invalidf("batch line %d: more than one JSON value on the line", n)
+		}
+		if bl.Kind == "" || bl.ID == "" {
+			return nil, fault.Invalidf("batch line %d: \"kind\" and \"id\" are required", n)
+		}
+		drafts = append(drafts, gitstore.Draft{Kind: bl.Kind, ID: bl.ID, Goal: bl.Goal, Agent: bl.Agent, Data: bl.Data})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fault.Invalidf("batch line %d: %v", n+1, err)
+	}
+	if len(drafts) == 0 {
+		return nil, fault.Invalidf("--batch read no events from stdin")
+	}
+	return drafts, nil
+}

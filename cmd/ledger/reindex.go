@@ -1,0 +1,51 @@
+package ledger
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
+)
+
+// ReindexOptions are the inputs of `ledger reindex`.
+type ReindexOptions struct {
+	IO     *cmdutil.IOStreams
+	Ledger func() (*gitstore.Ledger, error)
+	JSON   bool
+}
+
+// NewCmdReindex returns `ledger reindex`.
+func NewCmdReindex(f *cmdutil.Factory, runF func(*ReindexOptions) error) *cobra.Command {
+	opts := &ReindexOptions{IO: f.IO, Ledger: f.ReadLedger}
+	cmd := &cobra.Command{
+		Use:   "reindex",
+		Short: "Delete the ledger index and rebuild it from git",
+		Long: `The index under the common git dir is a cache of the ledger refs. It is kept
+current automatically, keyed by each ref's tip; reindex throws it away and
+reads every event again from git.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			l, err := opts.Ledger()
+			if err != nil {
+				return err
+			}
+			n, err := l.Reindex()
+			cmdutil.Warn(opts.IO.ErrOut, l.Warnings)
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return cmdutil.WriteJSON(opts.IO.Out, map[string]int{"events": n})
+			}
+			fmt.Fprintf(opts.IO.Out, "indexed %d events\n", n)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	return cmd
+}

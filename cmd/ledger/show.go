@@ -1,0 +1,75 @@
+package ledger
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
+)
+
+// ShowOptions are the inputs of `ledger show`.
+type ShowOptions struct {
+	IO     *cmdutil.IOStreams
+	Ledger func() (*gitstore.Ledger, error)
+
+	ID   string
+	JSON bool
+}
+
+// NewCmdShow returns `ledger show`.
+func NewCmdShow(f *cmdutil.Factory, runF func(*ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{IO: f.IO, Ledger: f.ReadLedger}
+	cmd := &cobra.Command{
+		Use:   "show ID [--json]",
+		Short: "Show one ledger event by record id",
+		Args:  cmdutil.ExactArgs(1, "one record id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return showRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the event as JSON, with its commit")
+	return cmd
+}
+
+func showRun(o *ShowOptions) error {
+	l, err := o.Ledger()
+	if err != nil {
+		return err
+	}
+	e, commit, err := l.Get(o.ID)
+	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return cmdutil.WriteJSON(o.IO.Out, struct {
+			*gitstore.Event
+			Commit string `json:"commit"`
+		}{e, commit})
+	}
+	out := o.IO.Out
+	fmt.Fprintf(out, "id:      %s\nkind:    %s\nlamport: %d\nwriter:  %s\ntime:    %s\ncommit:  %s\n",
+		e.ID, e.Kind, e.Lamport, e.Writer, e.Time, commit)
+	if e.Goal != "" {
+		fmt.Fprintf(out, "goal:    %s\n", e.Goal)
+	}
+	if e.Agent != "" {
+		fmt.Fprintf(out, "agent:   %s\n", e.Agent)
+	}
+	for _, a := range e.Attachments {
+		fmt.Fprintf(out, "attachment: %s (%d bytes, blob %s)\n", a.Name, a.Size, a.OID)
+	}
+	var pretty any
+	json.Unmarshal(e.Data, &pretty)
+	fmt.Fprintln(out, "data:")
+	b, _ := json.MarshalIndent(pretty, "  ", "  ")
+	fmt.Fprintf(out, "  %s\n", b)
+	return nil
+}

@@ -1,0 +1,87 @@
+// Package synccmd wires `git agentproto sync`.
+package synccmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
+)
+
+// Options are the inputs of `sync`.
+type Options struct {
+	IO     *cmdutil.IOStreams
+	Ledger func() (*gitstore.Ledger, error)
+	Config func() (config.Config, config.Source, error)
+
+	Remote string
+	JSON   bool
+}
+
+// NewCmdSync returns `sync`.
+func NewCmdSync(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{IO: f.IO, Ledger: f.Ledger, Config: f.Config}
+	cmd := &cobra.Command{
+		Use:   "sync [REMOTE] [--json]",
+		Short: "Fetch other writers' ledger refs and push this clone's own",
+		Long: `Fetch refs/agentproto/ledger/* from REMOTE (default: [sync] remote, then
+origin) and push this clone's writer ref to it, through the git CLI so your
+credentials, ssh config and url rewrites apply. Nothing is ever forced: each
+writer ref has one writer, so every update is a fast-forward.`,
+		Args: cmdutil.MaxArgs(1, "one remote"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Remote = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return syncRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func syncRun(o *Options) error {
+	if o.Remote == "" {
+		cfg, _, err := o.Config()
+		if err != nil {
+			return err
+		}
+		o.Remote = cfg.Sync.Remote
+	}
+	l, err := o.Ledger()
+	if err != nil {
+		return err
+	}
+	rep, err := l.Sync(o.Remote)
+	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return cmdutil.WriteJSON(o.IO.Out, rep)
+	}
+	out := o.IO.Out
+	if len(rep.Fetched) == 0 {
+		fmt.Fprintf(out, "fetched: nothing new from %s\n", rep.Remote)
+	}
+	for _, m := range rep.Fetched {
+		fmt.Fprintf(out, "fetched: %s %s, +%d events\n", m.Ref, m.Status, m.Events)
+	}
+	if p := rep.Pushed; p != nil {
+		if p.Status == "up to date" {
+			fmt.Fprintf(out, "pushed:  %s up to date\n", p.Ref)
+		} else {
+			fmt.Fprintf(out, "pushed:  %s %s, +%d events\n", p.Ref, p.Status, p.Events)
+		}
+	} else {
+		fmt.Fprintln(out, "pushed:  nothing (no events written from this clone yet)")
+	}
+	fmt.Fprintf(out, "ledger:  %d events\n", rep.Events)
+	return nil
+}

@@ -1,0 +1,238 @@
+package gitstore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// Schema names the envelope format written in every event commit.
+const Schema = "agentproto.event/v1"
+
+// MaxIDLength bounds record ids: long enough for a uuid with a namespace,
+// short enough to stay readable in a one-line commit summary.
+const MaxIDLength = 200
+
+// MaxDataSize bounds one event's data. Events describe work; bulky content
+// belongs in attachments.
+const MaxDataSize = 1 << 20
+
+// Event is one ledger record as stored in the envelope of its commit.
+type Event struct {
+	Schema      string          `json:"schema"`
+	ID          string          `json:"id"`
+	Kind        string          `json:"kind"`
+	Lamport     uint64          `json:"lamport"`
+	Writer      string          `json:"writer"`
+	Time        string          `json:"time"`
+	Goal        string          `json:"goal,omitempty"`
+	Agent       string          `json:"agent,omitempty"`
+	Attachments []Attachment    `json:"attachments,omitempty"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// Attachment is a blob stored in the event commit's tree under Name.
+type Attachment struct {
+	Name   string `json:"name"`
+	OID    string `json:"oid"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Draft is an event before the ledger assigns its clock, writer and time.
+type Draft struct {
+	Kind        string
+	ID          string
+	Goal        string
+	Agent       string
+	Data        json.RawMessage
+	Attachments []AttachmentInput
+}
+
+// AttachmentInput is attachment content supplied by the caller.
+type AttachmentInput struct {
+	Name    string
+	Content []byte
+}
+
+var (
+	kindPattern       = regexp.MustCompile(`^([a-z][a-z0-9_]{0,62}|x\.[a-z0-9][a-z0-9_.-]{0,62})$`)
+	attachmentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+)
+
+// ValidateID reports why id cannot be a record id, or nil.
+func ValidateID(id string) error {
+	switch {
+	case id == "":
+		return fault.Invalidf("record id is empty")
+	case len(id) > MaxIDLength:
+		return fault.Invalidf("record id is %d bytes long; the limit is %d", len(id), MaxIDLength)
+	case !utf8.ValidString(id):
+		return fault.Invalidf("record id %q is not valid UTF-8", id)
+	}
+	for i, r := range id {
+		if unicode.IsControl(r) {
+			return fault.Invalidf("record id %q has a control character at byte %d", id, i)
+		}
+		if unicode.IsSpace(r) {
+			return fault.Invalidf("record id %q has white space at byte %d", id, i)
+		}
+	}
+	return nil
+}
+
+// ValidateKind reports why kind is not a well-formed event kind, or nil.
+func ValidateKind(kind string) error {
+	if !kindPattern.MatchString(kind) {
+		return fault.Invalidf("event kind %q is malformed: want lowercase letters, digits and _ (or x.NAME for a user kind)", kind)
+	}
+	return nil
+}
+
+// IsUserKind reports whether kind is open to raw appends: "note" and the
+// "x." namespace. Every other kind belongs to the command that types it.
+func IsUserKind(kind string) bool {
+	return kind == "note" || strings.HasPrefix(kind, "x.")
+}
+
+// canonicalData parses raw JSON that must be an object and re-encodes it with
+// sorted keys, no insignificant space and numbers kept as written, so that
+// equal content always has equal bytes.
+func canonicalData(raw []byte) (json.RawMessage, error) {
+	if len(raw) > MaxDataSize {
+		return nil, fault.Invalidf("data is %d bytes; the limit is %d", len(raw), MaxDataSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fault.Invalidf("data is not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, fault.Invalidf("data is not valid JSON: more than one value")
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fault.Invalidf("data must be a JSON object, got %s", jsonTypeName(v))
+	}
+	return marshalCanonical(v)
+}
+
+func marshalCanonical(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// normalize validates a draft and puts its data in canonical form.
+func (d *Draft) normalize() error {
+	if err := ValidateID(d.ID); err != nil {
+		return err
+	}
+	if err := ValidateKind(d.Kind); err != nil {
+		return fmt.Errorf("record %s: %w", d.ID, err)
+	}
+	for _, s := range []struct{ name, v string }{{"goal", d.Goal}, {"agent", d.Agent}} {
+		if s.v != "" {
+			if err := ValidateID(s.v); err != nil {
+				return fault.Invalidf("record %s: %s: %v", d.ID, s.name, err)
+			}
+		}
+	}
+	if len(d.Data) == 0 {
+		d.Data = json.RawMessage("{}")
+	}
+	data, err := canonicalData(d.Data)
+	if err != nil {
+		return fmt.Errorf("record %s: %w", d.ID, err)
+	}
+	d.Data = data
+	seen := map[string]bool{}
+	for _, a := range d.Attachments {
+		if !attachmentPattern.MatchString(a.Name) {
+			return fault.Invalidf("record %s: attachment name %q is not a plain file name", d.ID, a.Name)
+		}
+		if seen[a.Name] {
+			return fault.Invalidf("record %s: attachment %q given twice", d.ID, a.Name)
+		}
+		seen[a.Name] = true
+	}
+	return nil
+}
+
+// contentKey identifies what a record says, leaving out where and when it
+// was written, so that a replayed append can be recognised as the same.
+func contentKey(kind, goal, agent string, data []byte, atts []Attachment) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", kind, goal, agent, data)
+	for _, a := range atts {
+		fmt.Fprintf(h, "%s\x00%s\x00", a.Name, a.SHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (e *Event) contentKey() string {
+	return contentKey(e.Kind, e.Goal, e.Agent, e.Data, e.Attachments)
+}
+
+// encodeEnvelope renders the event as the one-line JSON stored in its commit.
+func encodeEnvelope(e *Event) ([]byte, error) {
+	return marshalCanonical(e)
+}
+
+// decodeEnvelope parses and checks an envelope read back from git.
+func decodeEnvelope(b []byte) (*Event, error) {
+	var e Event
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("envelope is not valid JSON: %v", err)
+	}
+	if e.Schema != Schema {
+		return nil, fmt.Errorf("envelope schema is %q, want %q", e.Schema, Schema)
+	}
+	if err := ValidateID(e.ID); err != nil {
+		return nil, err
+	}
+	if err := ValidateKind(e.Kind); err != nil {
+		return nil, err
+	}
+	if e.Writer == "" {
+		return nil, fmt.Errorf("record %s has no writer", e.ID)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, e.Time); err != nil {
+		return nil, fmt.Errorf("record %s: time %q is not RFC 3339", e.ID, e.Time)
+	}
+	if len(e.Data) == 0 || e.Data[0] != '{' {
+		return nil, fmt.Errorf("record %s: data is not a JSON object", e.ID)
+	}
+	return &e, nil
+}

@@ -1,0 +1,180 @@
+package gitstore
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// indexVersion changes whenever the index layout does; an index of another
+// version is rebuilt from git.
+const indexVersion = "3"
+
+// indexLockWait bounds how long a command waits for another agentproto
+// process that holds the index.
+const indexLockWait = 60 * time.Second
+
+var (
+	bucketMeta   = []byte("meta")
+	bucketTips   = []byte("tips")
+	bucketEvents = []byte("events") // order key -> commit oid (20 bytes) + envelope
+	bucketIDs    = []byte("ids")    // record id -> order key
+	keyVersion   = []byte("version")
+	keyLamport   = []byte("lamport")
+	keyLoose     = []byte("loose")
+)
+
+// index is a cache of the ledger, keyed by the tip of each writer ref. It is
+// never the source of truth: deleting it only costs a rebuild.
+type index struct {
+	db *bolt.DB
+}
+
+func indexPath(common string) string { return filepath.Join(stateDir(common), "index.db") }
+
+func openIndex(common string, readOnly bool) (*index, error) {
+	path := indexPath(common)
+	if readOnly {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fs.ErrNotExist
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o644, &bolt.Options{
+		Timeout:        indexLockWait,
+		ReadOnly:       readOnly,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("the ledger index %s is held by another agentproto process", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening ledger index: %w (delete %s to rebuild it)", err, path)
+	}
+	return &index{db: db}, nil
+}
+
+func (ix *index) close() error { return ix.db.Close() }
+
+// orderKey sorts events by (lamport, writer, id): the ledger's total order.
+func orderKey(lamport uint64, writer, id string) []byte {
+	k := make([]byte, 8, 8+len(writer)+1+len(id))
+	binary.BigEndian.PutUint64(k, lamport)
+	k = append(k, writer...)
+	k = append(k, 0)
+	return append(k, id...)
+}
+
+// ensureBuckets creates the buckets, resetting everything when the stored
+// layout version differs.
+func ensureBuckets(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if meta != nil && string(meta.Get(keyVersion)) == indexVersion {
+		return nil
+	}
+	return resetBuckets(tx)
+}
+
+func resetBuckets(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bucketMeta, bucketTips, bucketEvents, bucketIDs} {
+		if tx.Bucket(name) != nil {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.CreateBucket(name); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(bucketMeta).Put(keyVersion, []byte(indexVersion))
+}
+
+func getUint(b *bolt.Bucket, key []byte) uint64 {
+	v := b.Get(key)
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+func putUint(b *bolt.Bucket, key []byte, v uint64) error {
+	var buf [8]byte
+	binary.BigEndian.PutUint64(buf[:], v)
+	return b.Put(key, buf[:])
+}
+
+// storedTips returns ref -> tip as the index last saw them.
+func storedTips(tx *bolt.Tx) map[string]string {
+	out := map[string]string{}
+	b := tx.Bucket(bucketTips)
+	if b == nil {
+		return out
+	}
+	b.ForEach(func(k, v []byte) error {
+		out[string(k)] = string(v)
+		return nil
+	})
+	return out
+}
+
+func sameTips(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// indexed is one event as the index holds it.
+type indexed struct {
+	commit   string
+	envelope []byte
+}
+
+func decodeIndexed(v []byte) indexed {
+	return indexed{commit: hex.EncodeToString(v[:20]), envelope: v[20:]}
+}
+
+// putEvent stores an event. When two writers used one record id, the id
+// points at the event first in ledger order; `ledger verify` reports the pair.
+func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
+	key := orderKey(e.Lamport, e.Writer, e.ID)
+	val := make([]byte, 0, 20+len(envelope))
+	val = append(val, commit[:]...)
+	val = append(val, envelope...)
+	if err := tx.Bucket(bucketEvents).Put(key, val); err != nil {
+		return err
+	}
+	ids := tx.Bucket(bucketIDs)
+	if prev := ids.Get([]byte(e.ID)); prev != nil && bytes.Compare(prev, key) < 0 {
+		return nil
+	}
+	return ids.Put([]byte(e.ID), key)
+}
+
+// lookupID returns the event recorded under id, or ok=false.
+func lookupID(tx *bolt.Tx, id string) (indexed, bool) {
+	key := tx.Bucket(bucketIDs).Get([]byte(id))
+	if key == nil {
+		return indexed{}, false
+	}
+	v := tx.Bucket(bucketEvents).Get(key)
+	if v == nil {
+		return indexed{}, false
+	}
+	return decodeIndexed(v), true
+}

@@ -1,0 +1,447 @@
+// Package gitstore is the agentproto ledger: an append-only log of events
+// stored as commits on refs/agentproto/ledger/<writer>, one ref per clone,
+// read as the union of every writer's ref in (lamport, writer, id) order.
+//
+// Git is the source of truth. A bbolt index under the common git dir caches
+// what was read, keyed by each ref's tip, so reads never replay history.
+package gitstore
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// Options tune a ledger; the zero value uses the defaults.
+type Options struct {
+	// PackThreshold is the number of events from which an append writes one
+	// pack instead of loose objects. Default 16.
+	PackThreshold int
+	// AutoMaintenance is the number of loose objects written before the
+	// ledger packs them (git repack -d). 0 uses the default, 2000; negative
+	// disables.
+	AutoMaintenance int
+	// Now stamps new events; tests fix it.
+	Now func() time.Time
+}
+
+// Ledger reads and appends events of one repository.
+type Ledger struct {
+	repo *gitrepo.Repo
+	refs refStore
+	objs objectWriter
+	opts Options
+	// Warnings collects problems met while reading (commits that are not
+	// valid events); commands print them on stderr.
+	Warnings []string
+}
+
+// ErrNotFound is returned for a record id the ledger does not hold.
+var ErrNotFound = errors.New("no such record")
+
+// Open returns the ledger of repo. It writes nothing.
+func Open(repo *gitrepo.Repo, opts Options) *Ledger {
+	if opts.PackThreshold <= 0 {
+		opts.PackThreshold = 16
+	}
+	if opts.AutoMaintenance == 0 {
+		opts.AutoMaintenance = 2000
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Ledger{
+		repo: repo,
+		refs: refStore{common: repo.CommonDir},
+		objs: objectWriter{dir: filepath.Join(repo.CommonDir, "objects")},
+		opts: opts,
+	}
+}
+
+func (l *Ledger) tips() (map[string]string, error) {
+	return l.refs.list(LedgerRefPrefix)
+}
+
+// view runs fn on an index that is current with the refs. It takes the
+// shared read lock when the index is already fresh and upgrades to a write
+// transaction only when something must be ingested.
+func (l *Ledger) view(fn func(tx *bolt.Tx) error) error {
+	tips, err := l.tips()
+	if err != nil {
+		return err
+	}
+	ix, err := openIndex(l.repo.CommonDir, true)
+	if err == nil {
+		fresh := false
+		err = ix.db.View(func(tx *bolt.Tx) error {
+			meta := tx.Bucket(bucketMeta)
+			if meta == nil || string(meta.Get(keyVersion)) != indexVersion || !sameTips(storedTips(tx), tips) {
+				return nil
+			}
+			fresh = true
+			return fn(tx)
+		})
+		ix.close()
+		if err != nil || fresh {
+			return err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	ix, err = openIndex(l.repo.CommonDir, false)
+	if err != nil {
+		return err
+	}
+	defer ix.close()
+	return ix.db.Update(func(tx *bolt.Tx) error {
+		tips, err := l.tips()
+		if err != nil {
+			return err
+		}
+		w, err := l.refresh(tx, tips)
+		l.Warnings = append(l.Warnings, w...)
+		if err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// Query selects events for Log.
+type Query struct {
+	Kind    string
+	Limit   int  // 0 = all
+	Reverse bool // oldest first instead of newest first
+}
+
+// Log calls fn with the envelope of each selected event, newest first
+// unless q.Reverse. fn must not keep the slice.
+func (l *Ledger) Log(q Query, fn func(envelope []byte) error) error {
+	kindNeedle := []byte(`"kind":"` + q.Kind + `"`)
+	return l.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketEvents).Cursor()
+		first, next := c.Last, c.Prev
+		if q.Reverse {
+			first, next = c.First, c.Next
+		}
+		n := 0
+		for k, v := first(); k != nil; k, v = next() {
+			env := v[20:]
+			if q.Kind != "" && !bytes.Contains(env, kindNeedle) {
+				continue
+			}
+			if err := fn(env); err != nil {
+				return err
+			}
+			n++
+			if q.Limit > 0 && n >= q.Limit {
+				break
+			}
+		}
+		return nil
+	})
+}
+
+// Get returns the event recorded under id and the commit that holds it.
+// It returns an error wrapping ErrNotFound when there is none.
+func (l *Ledger) Get(id string) (*Event, string, error) {
+	if err := ValidateID(id); err != nil {
+		return nil, "", err
+	}
+	var (
+		ev     *Event
+		commit string
+	)
+	err := l.view(func(tx *bolt.Tx) error {
+		got, ok := lookupID(tx, id)
+		if !ok {
+			return fault.Wrap(fault.Invalid, fmt.Errorf("%w: %s", ErrNotFound, id))
+		}
+		e, err := decodeEnvelope(got.envelope)
+		if err != nil {
+			return err
+		}
+		ev, commit = e, got.commit
+		return nil
+	})
+	return ev, commit, err
+}
+
+// Reindex deletes the index and builds it again from git.
+func (l *Ledger) Reindex() (int, error) {
+	if err := os.Remove(indexPath(l.repo.CommonDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	return l.Count()
+}
+
+// AppendResult says what an append did.
+type AppendResult struct {
+	Writer   string
+	Written  []string // record ids written now
+	Existing []string // record ids that were already recorded with the same content
+	Tip      string   // the writer ref after the append
+}
+
+// Append records drafts as events on this clone's writer ref, in order. The
+// whole batch is validated first; a record id already recorded with the same
+// content is skipped, with other content the batch fails as a Conflict and
+// nothing is written. The events become visible at once, by one
+// compare-and-swap of the writer ref.
+func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
+	for i := range drafts {
+		if err := drafts[i].normalize(); err != nil {
+			if len(drafts) > 1 {
+				return nil, fmt.Errorf("event %d of the batch: %w", i+1, err)
+			}
+			return nil, err
+		}
+	}
+	writer, _, err := EnsureWriterID(l.repo.CommonDir)
+	if err != nil {
+		return nil, err
+	}
+	ref := LedgerRefPrefix + writer
+	ix, err := openIndex(l.repo.CommonDir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.close()
+	res := &AppendResult{Writer: writer}
+	var loose int
+	for attempt := 0; ; attempt++ {
+		res.Written, res.Existing, loose = nil, nil, 0
+		err = ix.db.Update(func(tx *bolt.Tx) error {
+			tips, err := l.tips()
+			if err != nil {
+				return err
+			}
+			w, err := l.refresh(tx, tips)
+			l.Warnings = append(l.Warnings, w...)
+			if err != nil {
+				return err
+			}
+			fresh, err := l.plan(tx, drafts, res)
+			if err != nil || len(fresh) == 0 {
+				res.Tip = tips[ref]
+				return err
+			}
+			tip, n, err := l.write(tx, writer, tips[ref], fresh)
+			res.Tip, loose = tip, n
+			return err
+		})
+		if !errors.Is(err, errStaleRef) || attempt >= 5 {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if loose > 0 {
+		l.maintain(ix, loose)
+	}
+	return res, nil
+}
+
+// plan sorts drafts into new ones and ones already recorded, and fails on a
+// record id reused with other content.
+func (l *Ledger) plan(tx *bolt.Tx, drafts []Draft, res *AppendResult) ([]*pending, error) {
+	var fresh []*pending
+	inBatch := map[string]*pending{}
+	for i := range drafts {
+		d := &drafts[i]
+		p := newPending(d)
+		if got, ok := lookupID(tx, d.ID); ok {
+			e, err := decodeEnvelope(got.envelope)
+			if err != nil {
+				return nil, err
+			}
+			if e.contentKey() != p.contentKey() {
+				return nil, fault.Conflictf("record id %s is already recorded (commit %s) with other content; nothing was written", d.ID, got.commit[:12])
+			}
+			res.Existing = append(res.Existing, d.ID)
+			continue
+		}
+		if prev, ok := inBatch[d.ID]; ok {
+			if prev.contentKey() != p.contentKey() {
+				return nil, fault.Conflictf("record id %s appears twice in the batch with different content; nothing was written", d.ID)
+			}
+			res.Existing = append(res.Existing, d.ID)
+			continue
+		}
+		inBatch[d.ID] = p
+		fresh = append(fresh, p)
+		res.Written = append(res.Written, d.ID)
+	}
+	return fresh, nil
+}
+
+// pending is a draft with its attachment blobs built.
+type pending struct {
+	draft *Draft
+	blobs []object
+	atts  []Attachment
+}
+
+func newPending(d *Draft) *pending {
+	p := &pending{draft: d}
+	for _, a := range d.Attachments {
+		blob := newObject(objBlob, a.Content)
+		sum := sha256.Sum256(a.Content)
+		p.blobs = append(p.blobs, blob)
+		p.atts = append(p.atts, Attachment{Name: a.Name, OID: blob.hex(), Size: int64(len(a.Content)), SHA256: hex.EncodeToString(sum[:])})
+	}
+	return p
+}
+
+func (p *pending) contentKey() string {
+	d := p.draft
+	return contentKey(d.Kind, d.Goal, d.Agent, d.Data, p.atts)
+}
+
+// write builds the commits for fresh events on top of parent, stores the
+// objects, moves the ref and indexes the events. It returns the new tip and
+// how many loose objects it wrote.
+func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending) (string, int, error) {
+	meta := tx.Bucket(bucketMeta)
+	lamport := getUint(meta, keyLamport)
+	now := l.opts.Now().UTC()
+	stamp := now.Format(time.RFC3339Nano)
+	objs := make([]object, 0, len(fresh)+1)
+	objs = append(objs, newObject(objTree, nil))
+	type built struct {
+		ev       *Event
+		commit   [20]byte
+		envelope []byte
+	}
+	out := make([]built, 0, len(fresh))
+	tip := parent
+	for _, p := range fresh {
+		lamport++
+		d := p.draft
+		e := &Event{Schema: Schema, ID: d.ID, Kind: d.Kind, Lamport: lamport, Writer: writer,
+			Time: stamp, Goal: d.Goal, Agent: d.Agent, Attachments: p.atts, Data: d.Data}
+		env, err := encodeEnvelope(e)
+		if err != nil {
+			return "", 0, err
+		}
+		tree := emptyTreeOID
+		if len(p.blobs) > 0 {
+			entries := map[string][20]byte{}
+			for i, b := range p.blobs {
+				entries[p.atts[i].Name] = b.oid
+			}
+			t := treeObject(entries)
+			objs = append(objs, p.blobs...)
+			objs = append(objs, t)
+			tree = t.hex()
+		}
+		msg := make([]byte, 0, len(env)+64)
+		msg = append(msg, "agentproto "+d.Kind+" "+d.ID+"\n\n"...)
+		msg = append(msg, env...)
+		msg = append(msg, '\n')
+		c := commitObject(tree, tip, writer, now.Unix(), msg)
+		objs = append(objs, c)
+		tip = c.hex()
+		out = append(out, built{ev: e, commit: c.oid, envelope: env})
+	}
+	loose := 0
+	if len(fresh) >= l.opts.PackThreshold {
+		if err := l.objs.writePack(objs); err != nil {
+			return "", 0, fmt.Errorf("writing ledger pack: %w", err)
+		}
+	} else {
+		for _, o := range objs {
+			if err := l.objs.writeLoose(o); err != nil {
+				return "", 0, fmt.Errorf("writing ledger object: %w", err)
+			}
+		}
+		loose = len(objs)
+	}
+	ref := LedgerRefPrefix + writer
+	if err := l.refs.update(ref, tip, parent); err != nil {
+		return "", 0, err
+	}
+	for _, b := range out {
+		if err := putEvent(tx, b.ev, b.commit, b.envelope); err != nil {
+			return "", 0, err
+		}
+	}
+	if err := putUint(meta, keyLamport, lamport); err != nil {
+		return "", 0, err
+	}
+	if err := putUint(meta, keyLoose, getUint(meta, keyLoose)+uint64(loose)); err != nil {
+		return "", 0, err
+	}
+	return tip, loose, tx.Bucket(bucketTips).Put([]byte(ref), []byte(tip))
+}
+
+// maintain packs loose ledger objects once enough have accumulated. It runs
+// after the append is committed; a failure here loses nothing and is retried
+// by a later append.
+func (l *Ledger) maintain(ix *index, _ int) {
+	if l.opts.AutoMaintenance < 0 {
+		return
+	}
+	due := false
+	ix.db.View(func(tx *bolt.Tx) error {
+		due = getUint(tx.Bucket(bucketMeta), keyLoose) >= uint64(l.opts.AutoMaintenance)
+		return nil
+	})
+	if !due {
+		return
+	}
+	if err := l.Maintain(); err != nil {
+		l.Warnings = append(l.Warnings, "ledger maintenance: "+err.Error())
+		return
+	}
+	ix.db.Update(func(tx *bolt.Tx) error {
+		return putUint(tx.Bucket(bucketMeta), keyLoose, 0)
+	})
+}
+
+// Maintain packs loose objects (an incremental repack, which leaves existing
+// packs alone) and consolidates packs when git thinks there are too many.
+func (l *Ledger) Maintain() error {
+	if _, err := l.repo.Git("repack", "-d", "-q"); err != nil {
+		return err
+	}
+	_, err := l.repo.Git("gc", "--auto", "--quiet")
+	return err
+}
+
+// Count returns the number of events in the ledger.
+func (l *Ledger) Count() (int, error) {
+	n := 0
+	err := l.view(func(tx *bolt.Tx) error {
+		// Stats() would miss pages of a write transaction not yet committed.
+		c := tx.Bucket(bucketEvents).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// WriterRef returns the ref this clone appends to, or "" before the first
+// append or init.
+func (l *Ledger) WriterRef() (string, error) {
+	w, err := ReadWriterID(l.repo.CommonDir)
+	if err != nil || w == "" {
+		return "", err
+	}
+	return LedgerRefPrefix + w, nil
+}
+

@@ -1,0 +1,166 @@
+// Package config loads agentproto.toml strictly: an unknown key, a wrong type
+// or a bad value is an error naming the key and its line.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// FileName is the config file at the top of the working tree.
+const FileName = "agentproto.toml"
+
+// Config is the whole of agentproto.toml. Every field has a default so that
+// a repository without the file works.
+type Config struct {
+	Ledger Ledger `toml:"ledger" json:"ledger"`
+	Sync   Sync   `toml:"sync" json:"sync"`
+}
+
+// Ledger tunes how events are written.
+type Ledger struct {
+	// PackThreshold: appends of at least this many events write one pack.
+	PackThreshold int `toml:"pack_threshold" json:"pack_threshold"`
+	// AutoMaintenance: loose objects written before the ledger packs them;
+	// 0 disables.
+	AutoMaintenance int `toml:"auto_maintenance" json:"auto_maintenance"`
+}
+
+// Sync says where `git agentproto sync` and the pre-push hook send the ledger.
+type Sync struct {
+	// Remote is the default remote of `sync`.
+	Remote string `toml:"remote" json:"remote"`
+	// PushOnPrePush pushes the ledger refs along with every `git push`
+	// when the pre-push hook is installed.
+	PushOnPrePush bool `toml:"push_on_pre_push" json:"push_on_pre_push"`
+}
+
+// Default returns the configuration used when a key is absent.
+func Default() Config {
+	return Config{
+		Ledger: Ledger{PackThreshold: 16, AutoMaintenance: 2000},
+		Sync:   Sync{Remote: "origin"},
+	}
+}
+
+// Source says where a configuration came from.
+type Source struct {
+	Path   string `json:"path,omitempty"`
+	Exists bool   `json:"exists"`
+}
+
+// Load reads agentproto.toml from the top of the working tree dir; a missing
+// file yields the defaults.
+func Load(workTree string) (Config, Source, error) {
+	src := Source{}
+	if workTree == "" {
+		return Default(), src, nil
+	}
+	src.Path = filepath.Join(workTree, FileName)
+	b, err := os.ReadFile(src.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), src, nil
+	}
+	if err != nil {
+		return Config{}, src, err
+	}
+	src.Exists = true
+	cfg, err := Parse(b, FileName)
+	return cfg, src, err
+}
+
+// Parse decodes TOML text on top of the defaults and validates it. name is
+// used in messages.
+func Parse(text []byte, name string) (Config, error) {
+	cfg := Default()
+	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&cfg)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return Config{}, fault.Invalidf("%s:%d: %s", name, perr.Position.Line, perr.Message)
+		}
+		return Config{}, fault.Invalidf("%s: %v", name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		key := und[0].String()
+		return Config{}, fault.Invalidf("%s:%d: unknown key %q", name, lineOf(text, und[0]), key)
+	}
+	if err := cfg.validate(); err != nil {
+		var ve *valueError
+		if errors.As(err, &ve) {
+			return Config{}, fault.Invalidf("%s:%d: %s: %s", name, lineOf(text, ve.key), ve.key.String(), ve.msg)
+		}
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+type valueError struct {
+	key toml.Key
+	msg string
+}
+
+func (e *valueError) Error() string { return e.key.String() + ": " + e.msg }
+
+func badValue(msg string, key ...string) error {
+	return &valueError{key: toml.Key(key), msg: msg}
+}
+
+func (c *Config) validate() error {
+	if c.Ledger.PackThreshold < 1 {
+		return badValue("must be at least 1", "ledger", "pack_threshold")
+	}
+	if c.Ledger.AutoMaintenance < 0 {
+		return badValue("must be 0 (off) or a positive count", "ledger", "auto_maintenance")
+	}
+	if c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t\n:") {
+		return badValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
+	}
+	return nil
+}
+
+// lineOf finds the line where key is set, reading the TOML text the simple
+// way: table headers and "key =" lines. It returns 0 when it cannot tell.
+func lineOf(text []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	table := ""
+	want := key.String()
+	for i, raw := range strings.Split(string(text), "\n") {
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "[") {
+			name := strings.Trim(line, "[] ")
+			if j := strings.Index(name, "]"); j >= 0 {
+				name = name[:j]
+			}
+			table = strings.TrimSpace(name)
+			if table == want {
+				return i + 1
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k = strings.Trim(strings.TrimSpace(k), `"`)
+		full := k
+		if table != "" {
+			full = table + "." + k
+		}
+		if full == want || strings.HasPrefix(want, full+".") {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,21 @@
+package config
+
+// Template is the agentproto.toml that `git agentproto init` writes when the
+// repository has none. Every key is commented out at its default value.
+const Template = `# agentproto.toml: configuration of git agentproto for this repository.
+# Every key is optional; the values shown commented out are the defaults.
+# Unknown keys are errors: check with 'git agentproto config check'.
+
+[ledger]
+# Appends of at least this many events are written as one pack file.
+# pack_threshold = 16
+# Loose ledger objects written before they are packed (git repack -d);
+# 0 turns automatic packing off.
+# auto_maintenance = 2000
+
+[sync]
+# Remote used by 'git agentproto sync' when none is named.
+# remote = "origin"
+# Push the ledger refs along with every 'git push' (needs the pre-push hook).
+# push_on_pre_push = false
+`
