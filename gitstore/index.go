@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -53,7 +54,13 @@ func openIndex(common string, readOnly bool) (*index, error) {
 		Timeout:        indexLockWait,
 		ReadOnly:       readOnly,
 		NoFreelistSync: true,
+		// The index is a cache that git can always rebuild; syncing it to
+		// disk on every commit would cost more than the append it indexes.
+		NoSync: true,
 		FreelistType:   bolt.FreelistMapType,
+		// Reserve address space up front: growing the map remaps it and
+		// copies every live node, which dominated index builds.
+		InitialMmapSize: 1 << 30,
 	})
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("the ledger index %s is held by another agentproto process", path)
@@ -147,6 +154,19 @@ type indexed struct {
 
 func decodeIndexed(v []byte) indexed {
 	return indexed{commit: hex.EncodeToString(v[:20]), envelope: v[20:]}
+}
+
+// putSorted stores pairs in key order with full pages, the cheap way for
+// bbolt: appends at the right edge never split or shift a node.
+func putSorted(b *bolt.Bucket, pairs [][2][]byte) error {
+	sort.Slice(pairs, func(i, j int) bool { return bytes.Compare(pairs[i][0], pairs[j][0]) < 0 })
+	b.FillPercent = 0.95
+	for _, p := range pairs {
+		if err := b.Put(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // putEvent stores an event. When two writers used one record id, the id

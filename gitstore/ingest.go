@@ -17,37 +17,43 @@ import (
 // to advance our clock, so one bad writer cannot exhaust the counter.
 const lamportJumpCap = 1_000_000
 
-// logRecord is one commit read back from git.
+// logRecord is one commit read back from git, with its envelope decoded.
 type logRecord struct {
-	commit  string
-	parents []string
-	message []byte
+	commit   string
+	parents  []string
+	envelope []byte
+	event    *Event
+	err      error // why the commit is not a valid event
 }
 
 // readChain returns the commits reachable from tip but not from stop
 // (stop "" = all), oldest first, and checks that they form one linear chain
-// ending on stop.
+// ending on stop. Envelopes are decoded while git is still writing.
 func readChain(repo *gitrepo.Repo, tip, stop string) ([]logRecord, error) {
 	args := []string{"log", "-z", "--format=%H %P%n%B", tip}
 	if stop != "" {
 		args = append(args, "^"+stop)
 	}
-	out, err := repo.Git(args...)
-	if err != nil {
-		return nil, err
-	}
 	var recs []logRecord
-	for _, chunk := range bytes.Split(out, []byte{0}) {
+	err := repo.GitRecords(func(chunk []byte) error {
 		chunk = bytes.TrimLeft(chunk, "\n")
 		if len(chunk) == 0 {
-			continue
+			return nil
 		}
 		head, msg, _ := bytes.Cut(chunk, []byte{'\n'})
 		fields := strings.Fields(string(head))
 		if len(fields) == 0 {
-			continue
+			return nil
 		}
-		recs = append(recs, logRecord{commit: fields[0], parents: fields[1:], message: msg})
+		r := logRecord{commit: fields[0], parents: fields[1:]}
+		env := envelopeOf(msg)
+		r.envelope = append([]byte(nil), env...)
+		r.event, r.err = decodeIndexFields(r.envelope)
+		recs = append(recs, r)
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, err
 	}
 	// git log lists newest first; the ledger reads oldest first.
 	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
@@ -142,11 +148,12 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 		refs = append(refs, ref)
 	}
 	sort.Strings(refs)
+	var events, ids [][2][]byte
+	idKeys := map[string][]byte{}
 	for _, ref := range refs {
 		writer := strings.TrimPrefix(ref, LedgerRefPrefix)
 		for _, r := range chains[ref] {
-			env := envelopeOf(r.message)
-			e, err := decodeEnvelope(env)
+			env, e, err := r.envelope, r.event, r.err
 			if err == nil && e.Writer != writer {
 				err = fmt.Errorf("record %s names writer %s but is on %s", e.ID, e.Writer, ref)
 			}
@@ -154,13 +161,30 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 				warnings = append(warnings, fmt.Sprintf("skipping commit %s on %s: %v", r.commit[:12], ref, err))
 				continue
 			}
-			var oid [20]byte
-			hex.Decode(oid[:], []byte(r.commit))
-			if err := putEvent(tx, e, oid, env); err != nil {
-				return nil, err
+			key := orderKey(e.Lamport, e.Writer, e.ID)
+			val := make([]byte, 20, 20+len(env))
+			hex.Decode(val, []byte(r.commit))
+			events = append(events, [2][]byte{key, append(val, env...)})
+			// The id points at the first event in ledger order that used it.
+			if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
+				if !ok {
+					if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, key) < 0 {
+						continue
+					}
+				}
+				idKeys[e.ID] = key
 			}
 			lamports = append(lamports, e.Lamport)
 		}
+	}
+	for id, key := range idKeys {
+		ids = append(ids, [2][]byte{[]byte(id), key})
+	}
+	if err := putSorted(tx.Bucket(bucketEvents), events); err != nil {
+		return nil, err
+	}
+	if err := putSorted(tx.Bucket(bucketIDs), ids); err != nil {
+		return nil, err
 	}
 	sort.Slice(lamports, func(i, j int) bool { return lamports[i] < lamports[j] })
 	max := getUint(meta, keyLamport)

@@ -198,3 +198,58 @@ func (e *GitError) Error() string {
 }
 
 func (e *GitError) Unwrap() error { return e.Err }
+
+// GitRecords runs git for output that may be many megabytes (log over a
+// whole ledger) and calls fn with each NUL-terminated record as it arrives,
+// so the caller's work overlaps git's. It asks git not to flush after each
+// commit, which matters several-fold on a pipe. fn must not keep rec.
+func (r *Repo) GitRecords(fn func(rec []byte) error, args ...string) error {
+	cmd := r.Command(args...)
+	cmd.Env = append(cmd.Env, "GIT_FLUSH=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	buf := make([]byte, 0, 1<<20)
+	var fnErr error
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(make([]byte, 0, 2*cap(buf)), buf...)
+		}
+		n, rerr := pipe.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		start := 0
+		for fnErr == nil {
+			i := bytes.IndexByte(buf[start:], 0)
+			if i < 0 {
+				break
+			}
+			fnErr = fn(buf[start : start+i])
+			start += i + 1
+		}
+		buf = buf[:copy(buf, buf[start:])]
+		if rerr != nil || fnErr != nil {
+			break
+		}
+	}
+	if fnErr != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return fnErr
+	}
+	if len(bytes.TrimSpace(buf)) > 0 {
+		if err := fn(buf); err != nil {
+			cmd.Wait()
+			return err
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return &GitError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: err}
+	}
+	return nil
+}
