@@ -56,8 +56,8 @@ func openIndex(common string, readOnly bool) (*index, error) {
 		NoFreelistSync: true,
 		// The index is a cache that git can always rebuild; syncing it to
 		// disk on every commit would cost more than the append it indexes.
-		NoSync: true,
-		FreelistType:   bolt.FreelistMapType,
+		NoSync:       true,
+		FreelistType: bolt.FreelistMapType,
 		// Reserve address space up front: growing the map remaps it and
 		// copies every live node, which dominated index builds.
 		InitialMmapSize: 1 << 30,

@@ -70,7 +70,7 @@ func readChain(repo *gitrepo.Repo, tip, stop string) ([]logRecord, error) {
 		}
 		prev = r.commit
 	}
-	if len(recs) > 0 && prev != tip {
+	if prev != tip {
 		return nil, errNotLinear
 	}
 	return recs, nil

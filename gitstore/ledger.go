@@ -444,4 +444,3 @@ func (l *Ledger) WriterRef() (string, error) {
 	}
 	return LedgerRefPrefix + w, nil
 }
-
