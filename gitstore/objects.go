@@ -6,7 +6,9 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -210,7 +212,7 @@ func encodePackIndex(entries []packEntry, packSum []byte) []byte {
 // writeFileAtomic writes data under a temporary name in the same directory
 // and renames it into place.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "tmp_obj_")
+	f, err := createInDir(filepath.Dir(path), "tmp_obj_")
 	if err != nil {
 		return err
 	}
@@ -233,4 +235,18 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return nil
+}
+
+// createInDir creates a temporary file in dir, making dir again if git
+// removed it meanwhile: gc and pack-refs delete directories they empty.
+func createInDir(dir, prefix string) (*os.File, error) {
+	for attempt := 0; ; attempt++ {
+		f, err := os.CreateTemp(dir, prefix)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 10 {
+			return f, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
 }

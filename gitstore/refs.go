@@ -162,6 +162,13 @@ func (s refStore) lock(path string) (*os.File, error) {
 		if err == nil {
 			return f, nil
 		}
+		if errors.Is(err, fs.ErrNotExist) {
+			// pack-refs removed the directory it emptied; make it again.
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -88,6 +89,9 @@ func Parse(text []byte, name string) (Config, error) {
 		if errors.As(err, &perr) {
 			return Config{}, fault.Invalidf("%s:%d: %s", name, perr.Position.Line, perr.Message)
 		}
+		if m := typeErrPattern.FindStringSubmatch(err.Error()); m != nil {
+			return Config{}, fault.Invalidf("%s:%s: %s: %s", name, m[1], m[2], m[3])
+		}
 		return Config{}, fault.Invalidf("%s: %v", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
@@ -103,6 +107,10 @@ func Parse(text []byte, name string) (Config, error) {
 	}
 	return cfg, nil
 }
+
+// typeErrPattern reads the line and key out of the decoder's type errors,
+// which are plain strings rather than ParseErrors.
+var typeErrPattern = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 
 type valueError struct {
 	key toml.Key

@@ -1,0 +1,248 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sh runs a command with the test environment in dir and returns stdout.
+func sh(t *testing.T, dir string, stdin []byte, name string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv(homeOf(t))
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+func must(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	out, errOut, err := sh(t, dir, nil, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+var homes sync.Map
+
+func homeOf(t *testing.T) string {
+	if h, ok := homes.Load(t.Name()); ok {
+		return h.(string)
+	}
+	h := t.TempDir()
+	homes.Store(t.Name(), h)
+	return h
+}
+
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "repo")
+	must(t, filepath.Dir(dir), "git", "init", "-q", "-b", "main", dir)
+	must(t, dir, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	return dir
+}
+
+func batch(n int, prefix string) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"kind":"note","id":"%s-%d","data":{"i":%d,"text":"event %d"}}`+"\n", prefix, i, i, i)
+	}
+	return b.Bytes()
+}
+
+func countEvents(t *testing.T, dir string) int {
+	t.Helper()
+	out := must(t, dir, "git", "agentproto", "ledger", "log", "--json")
+	return strings.Count(out, "\n")
+}
+
+// Several processes append at once while git packs refs and objects under
+// them: nothing is lost, nothing is duplicated, the ledger stays valid.
+func TestConcurrentAppendersWithGitMaintenance(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	const procs, each = 4, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, procs*each+1)
+	stop := make(chan struct{})
+	var maint sync.WaitGroup
+	maint.Add(1)
+	go func() {
+		defer maint.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			args := []string{"pack-refs", "--all", "--prune"}
+			if i%3 == 2 {
+				// Default pruning keeps fresh unreachable objects. git
+				// documents --prune=now as unsafe with concurrent writers,
+				// for its own commands as much as for ours.
+				args = []string{"gc", "--quiet"}
+			}
+			// git may fail to take a lock we hold; that is its protocol working.
+			sh(t, dir, nil, "git", args...)
+		}
+	}()
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				id := fmt.Sprintf("p%d-%d", p, i)
+				_, errOut, err := sh(t, dir, nil, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", id, "--data", `{"p":1}`)
+				if err != nil {
+					errs <- fmt.Errorf("%s: %v: %s", id, err, errOut)
+				}
+			}
+		}(p)
+	}
+	wg.Wait()
+	close(stop)
+	maint.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := countEvents(t, dir); n != procs*each {
+		t.Fatalf("ledger has %d events, want %d", n, procs*each)
+	}
+	if n := strings.TrimSpace(must(t, dir, "git", "rev-list", "--count", "--glob=refs/agentproto/ledger/*")); n != fmt.Sprint(procs*each) {
+		t.Fatalf("git sees %s event commits, want %d", n, procs*each)
+	}
+	must(t, dir, "git", "agentproto", "ledger", "verify")
+	must(t, dir, "git", "fsck", "--full")
+	// The index agrees with a rebuild from git.
+	before := must(t, dir, "git", "agentproto", "ledger", "log", "--json")
+	must(t, dir, "git", "agentproto", "ledger", "reindex")
+	if after := must(t, dir, "git", "agentproto", "ledger", "log", "--json"); after != before {
+		t.Fatal("rebuilt index differs from the incremental one")
+	}
+}
+
+// kill -9 at any moment of a batch leaves a valid ledger; re-running the
+// batch completes it with every event exactly once.
+func TestKillDuringBatchThenRerun(t *testing.T) {
+	dir := newRepo(t)
+	input := batch(20000, "k")
+	for _, delay := range []time.Duration{5 * time.Millisecond, 40 * time.Millisecond, 120 * time.Millisecond, 300 * time.Millisecond} {
+		cmd := exec.Command("git", "agentproto", "ledger", "append", "--batch")
+		cmd.Dir = dir
+		cmd.Env = gitEnv(homeOf(t))
+		cmd.Stdin = bytes.NewReader(input)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "ledger", "verify"); err != nil {
+			t.Fatalf("after kill at %v: verify failed: %v\n%s%s", delay, err, out, errOut)
+		}
+		if n := countEvents(t, dir); n != 0 && n != 20000 {
+			t.Fatalf("after kill at %v: %d events, want all or nothing", delay, n)
+		}
+	}
+	out, errOut, err := sh(t, dir, input, "git", "agentproto", "ledger", "append", "--batch")
+	if err != nil {
+		t.Fatalf("re-run: %v %s", err, errOut)
+	}
+	if !strings.Contains(out, "recorded") {
+		t.Fatalf("re-run said %q", out)
+	}
+	if n := countEvents(t, dir); n != 20000 {
+		t.Fatalf("%d events after re-run, want 20000", n)
+	}
+	out, _, _ = sh(t, dir, input, "git", "agentproto", "ledger", "append", "--batch")
+	if !strings.Contains(out, "recorded 0 events (20000 already present)") {
+		t.Fatalf("second re-run said %q", out)
+	}
+	must(t, dir, "git", "agentproto", "ledger", "verify")
+}
+
+// Two clones append and sync through a bare remote and converge on the same
+// events in the same order.
+func TestTwoClonesConvergeThroughBareRemote(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	must(t, root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	a := filepath.Join(root, "a")
+	must(t, root, "git", "clone", "-q", remote, a)
+	must(t, a, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	must(t, a, "git", "push", "-q", "origin", "main")
+	b := filepath.Join(root, "b")
+	must(t, root, "git", "clone", "-q", remote, b)
+	for _, d := range []string{a, b} {
+		must(t, d, "git", "agentproto", "init")
+	}
+	if _, _, err := sh(t, a, batch(30, "a"), "git", "agentproto", "ledger", "append", "--batch"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sh(t, b, batch(5, "b"), "git", "agentproto", "ledger", "append", "--batch"); err != nil {
+		t.Fatal(err)
+	}
+	out := must(t, a, "git", "agentproto", "sync")
+	if !strings.Contains(out, "new, +30 events") {
+		t.Fatalf("sync a: %s", out)
+	}
+	out = must(t, b, "git", "agentproto", "sync")
+	if !strings.Contains(out, "fetched: refs/agentproto/ledger/w-") || !strings.Contains(out, "+30 events") {
+		t.Fatalf("sync b: %s", out)
+	}
+	must(t, b, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "after", "--data", "{}")
+	must(t, b, "git", "agentproto", "sync")
+	// A plain git fetch brings the ledger too, thanks to init's refspec.
+	must(t, a, "git", "fetch", "-q")
+	logA := must(t, a, "git", "agentproto", "ledger", "log", "--json")
+	logB := must(t, b, "git", "agentproto", "ledger", "log", "--json")
+	if logA != logB {
+		t.Fatalf("clones diverge:\nA:\n%s\nB:\n%s", logA, logB)
+	}
+	if n := strings.Count(logA, "\n"); n != 36 {
+		t.Fatalf("%d events, want 36", n)
+	}
+	// Nothing moved: sync says so.
+	out = must(t, a, "git", "agentproto", "sync")
+	if !strings.Contains(out, "fetched: nothing new") || !strings.Contains(out, "up to date") {
+		t.Fatalf("idle sync: %s", out)
+	}
+	// init never adds a push refspec: a plain git push sends only branches.
+	if out, _, _ := sh(t, a, nil, "git", "config", "--get-all", "remote.origin.push"); out != "" {
+		t.Fatalf("push refspec added: %s", out)
+	}
+}
+
+func TestSyncReportsARefusingRemote(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	must(t, root, "git", "init", "-q", "--bare", remote)
+	hook := filepath.Join(remote, "hooks", "pre-receive")
+	os.WriteFile(hook, []byte("#!/bin/sh\necho 'ledger pushes are closed' >&2\nexit 1\n"), 0o755)
+	a := newRepo(t)
+	must(t, a, "git", "remote", "add", "origin", remote)
+	must(t, a, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "x", "--data", "{}")
+	_, errOut, err := sh(t, a, nil, "git", "agentproto", "sync")
+	if err == nil || !strings.Contains(errOut, "refused refs/agentproto/ledger/") {
+		t.Fatalf("err=%v stderr=%s", err, errOut)
+	}
+	_, errOut, err = sh(t, a, nil, "git", "agentproto", "sync", "nowhere")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(errOut, `no remote named "nowhere"`) {
+		t.Fatalf("unknown remote: err=%v stderr=%s", err, errOut)
+	}
+}
