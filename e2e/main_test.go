@@ -7,27 +7,22 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentproto/agentproto/internal/testbin"
 )
 
 // binDir holds the git-agentproto binary built once for all tests.
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agentproto-e2e-")
+	dir, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "git-agentproto"), "../cmd/git-agentproto")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building git-agentproto:", err)
 		os.Exit(1)
 	}
 	binDir = dir
@@ -36,25 +31,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// gitEnv is the environment every test process gets: our binary first on
-// PATH, no user or system git config, a fixed identity.
-func gitEnv(home string) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "PATH" || strings.HasPrefix(k, "AGENTPROTO_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+home,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com",
-	)
-}
+func gitEnv(home string) []string { return testbin.Env(binDir, home) }
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{

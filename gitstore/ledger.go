@@ -373,6 +373,8 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending) (st
 	if err := l.refs.update(ref, tip, parent); err != nil {
 		return "", 0, err
 	}
+	// New events sort after everything this writer wrote; full pages fit that.
+	tx.Bucket(bucketEvents).FillPercent = 0.95
 	for _, b := range out {
 		if err := putEvent(tx, b.ev, b.commit, b.envelope); err != nil {
 			return "", 0, err

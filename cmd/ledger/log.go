@@ -101,6 +101,6 @@ func writeLogLine(w *bufio.Writer, env []byte) error {
 		}
 		extra += " attachments=" + strings.Join(names, ",")
 	}
-	_, err := fmt.Fprintf(w, "%6d  %s  %-14s %s  (%s)%s %s\n", e.Lamport, e.Time[:19], e.Kind, e.ID, e.Writer, extra, data)
+	_, err := fmt.Fprintf(w, "%6d  %s  %-14s %-16s (%s)%s %s\n", e.Lamport, e.Time[:19], e.Kind, e.ID, e.Writer, extra, data)
 	return err
 }

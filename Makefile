@@ -1,0 +1,47 @@
+# git-agentproto: build, test, demo, benchmarks, man pages, install.
+PREFIX ?= $(HOME)/.local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man/man1
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
+
+.PHONY: all build test demo bench man install uninstall completion vet fmt clean
+
+all: build
+
+build:
+	go build -ldflags "$(LDFLAGS)" -o bin/git-agentproto ./cmd/git-agentproto
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	go vet ./...
+
+test: vet
+	go test -count=1 -timeout 15m ./...
+
+demo: build
+	./scripts/demo.sh
+
+bench:
+	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+
+man:
+	rm -rf man/man1
+	go run ./cmd/gen-man man/man1
+
+completion: build
+	mkdir -p completion
+	./bin/git-agentproto completion bash > completion/git-agentproto.bash
+	./bin/git-agentproto completion zsh > completion/_git-agentproto
+	./bin/git-agentproto completion fish > completion/git-agentproto.fish
+
+install: build man
+	install -d $(BINDIR) $(MANDIR)
+	install -m 0755 bin/git-agentproto $(BINDIR)/git-agentproto
+	install -m 0644 man/man1/*.1 $(MANDIR)/
+
+uninstall:
+	rm -f $(BINDIR)/git-agentproto $(MANDIR)/git-agentproto*.1
+
+clean:
+	rm -rf bin man completion

@@ -1,0 +1,51 @@
+// Package testbin builds the git-agentproto binary once for a test process,
+// so end-to-end tests and benchmarks run the real thing.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Build compiles ./cmd/git-agentproto into a new temporary directory and
+// returns that directory; the caller removes it.
+func Build() (string, error) {
+	dir, err := os.MkdirTemp("", "agentproto-bin-")
+	if err != nil {
+		return "", err
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "git-agentproto"), "./cmd/git-agentproto")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("building git-agentproto: %v\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// Env returns the environment for processes under test: binDir first on
+// PATH, no user or system git config (HOME is home), a fixed identity.
+func Env(binDir, home string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "PATH" || strings.HasPrefix(k, "AGENTPROTO_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"HOME="+home,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com",
+	)
+}
