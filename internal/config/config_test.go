@@ -1,0 +1,48 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+func TestParseErrorsNameKeyAndLine(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+	}{
+		{"unknown key", "[ledger]\npack_threshold = 3\nbogus = 1\n", `x.toml:3: unknown key "ledger.bogus"`},
+		{"unknown table", "\n[nope]\na = 1\n", `x.toml:2: unknown key "nope"`},
+		{"top-level key", "a = 1\n", `x.toml:1: unknown key "a"`},
+		{"wrong type", "[sync]\nremote = 3\n", `x.toml:2: sync.remote: incompatible types`},
+		{"bad value", "[ledger]\n\npack_threshold = 0\n", `x.toml:3: ledger.pack_threshold: must be at least 1`},
+		{"negative", "[ledger]\nauto_maintenance = -1\n", `x.toml:2: ledger.auto_maintenance`},
+		{"syntax", "[ledger]\npack_threshold = \n", `x.toml:2:`},
+		{"dotted key", "ledger.pack_thresh = 2\n", `x.toml:1: unknown key "ledger.pack_thresh"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.text), "x.toml")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+			if fault.KindOf(err) != fault.Invalid {
+				t.Fatalf("kind = %v", fault.KindOf(err))
+			}
+		})
+	}
+}
+
+func TestDefaultsAndTemplate(t *testing.T) {
+	cfg, err := Parse([]byte(Template), "template")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg != Default() {
+		t.Fatalf("template changes defaults: %+v", cfg)
+	}
+	cfg, err = Parse([]byte("[ledger]\npack_threshold = 5\n"), "x")
+	if err != nil || cfg.Ledger.PackThreshold != 5 || cfg.Sync.Remote != "origin" {
+		t.Fatalf("cfg = %+v, %v", cfg, err)
+	}
+}
