@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,9 +34,12 @@ func TestMain(m *testing.M) {
 
 func gitEnv(home string) []string { return testbin.Env(binDir, home) }
 
+var update = flag.Bool("update", false, "rewrite the golden files of the scripts")
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: "testdata",
+		Dir:           "testdata",
+		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			for _, kv := range gitEnv(env.Getenv("WORK")) {
 				k, v, _ := strings.Cut(kv, "=")

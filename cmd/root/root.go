@@ -14,6 +14,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/configcmd"
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
+	"github.com/agentproto/agentproto/cmd/plan"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/internal/fault"
 )
@@ -60,6 +61,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(configcmd.NewCmdConfig(f))
 	cmd.AddCommand(ledger.NewCmdLedger(f))
 	cmd.AddCommand(synccmd.NewCmdSync(f, nil))
+	cmd.AddCommand(plan.NewCmdPlan(f))
 	return cmd
 }
 

@@ -25,6 +25,20 @@ const FileName = "agentproto.toml"
 type Config struct {
 	Ledger Ledger `toml:"ledger" json:"ledger"`
 	Sync   Sync   `toml:"sync" json:"sync"`
+	Plans  Plans  `toml:"plans" json:"plans"`
+}
+
+// Plans configures plan files and executor prompts.
+type Plans struct {
+	// Gate is the default gate command of new plans: a command whose exit
+	// code says whether the work is done.
+	Gate string `toml:"gate" json:"gate"`
+	// ContractBlock is a repository file whose text replaces the built-in
+	// brief contract block.
+	ContractBlock string `toml:"contract_block" json:"contract_block"`
+	// AgentInstructions is the file that holds the definition of done;
+	// briefs point to it and never restate it.
+	AgentInstructions string `toml:"agent_instructions" json:"agent_instructions"`
 }
 
 // Ledger tunes how events are written.
@@ -50,6 +64,7 @@ func Default() Config {
 	return Config{
 		Ledger: Ledger{PackThreshold: 16, AutoMaintenance: 2000},
 		Sync:   Sync{Remote: "origin"},
+		Plans:  Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
 	}
 }
 
@@ -83,29 +98,42 @@ func Load(workTree string) (Config, Source, error) {
 // used in messages.
 func Parse(text []byte, name string) (Config, error) {
 	cfg := Default()
-	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(&cfg)
+	if err := DecodeStrict(text, name, &cfg); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.validate(); err != nil {
+		return Config{}, ValueError(text, name, err)
+	}
+	return cfg, nil
+}
+
+// DecodeStrict decodes TOML into v and refuses unknown keys; every error is
+// Invalid and names the file, line and key.
+func DecodeStrict(text []byte, name string, v any) error {
+	md, err := toml.NewDecoder(bytes.NewReader(text)).Decode(v)
 	if err != nil {
 		var perr toml.ParseError
 		if errors.As(err, &perr) {
-			return Config{}, fault.Invalidf("%s:%d: %s", name, perr.Position.Line, perr.Message)
+			return fault.Invalidf("%s:%d: %s", name, perr.Position.Line, perr.Message)
 		}
 		if m := typeErrPattern.FindStringSubmatch(err.Error()); m != nil {
-			return Config{}, fault.Invalidf("%s:%s: %s: %s", name, m[1], m[2], m[3])
+			return fault.Invalidf("%s:%s: %s: %s", name, m[1], m[2], m[3])
 		}
-		return Config{}, fault.Invalidf("%s: %v", name, err)
+		return fault.Invalidf("%s: %v", name, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		key := und[0].String()
-		return Config{}, fault.Invalidf("%s:%d: unknown key %q", name, lineOf(text, und[0]), key)
+		return fault.Invalidf("%s:%d: unknown key %q", name, lineOf(text, und[0]), und[0].String())
 	}
-	if err := cfg.validate(); err != nil {
-		var ve *valueError
-		if errors.As(err, &ve) {
-			return Config{}, fault.Invalidf("%s:%d: %s: %s", name, lineOf(text, ve.key), ve.key.String(), ve.msg)
-		}
-		return Config{}, err
+	return nil
+}
+
+// ValueError places an error made by BadValue at its line in text.
+func ValueError(text []byte, name string, err error) error {
+	var ve *valueError
+	if errors.As(err, &ve) {
+		return fault.Invalidf("%s:%d: %s: %s", name, lineOf(text, ve.key), ve.key.String(), ve.msg)
 	}
-	return cfg, nil
+	return err
 }
 
 // typeErrPattern reads the line and key out of the decoder's type errors,
@@ -119,19 +147,28 @@ type valueError struct {
 
 func (e *valueError) Error() string { return e.key.String() + ": " + e.msg }
 
-func badValue(msg string, key ...string) error {
+// BadValue is a validation error about the value at key.
+func BadValue(msg string, key ...string) error {
 	return &valueError{key: toml.Key(key), msg: msg}
 }
 
 func (c *Config) validate() error {
 	if c.Ledger.PackThreshold < 1 {
-		return badValue("must be at least 1", "ledger", "pack_threshold")
+		return BadValue("must be at least 1", "ledger", "pack_threshold")
 	}
 	if c.Ledger.AutoMaintenance < 0 {
-		return badValue("must be 0 (off) or a positive count", "ledger", "auto_maintenance")
+		return BadValue("must be 0 (off) or a positive count", "ledger", "auto_maintenance")
 	}
 	if c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t\n:") {
-		return badValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
+		return BadValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
+	}
+	for _, p := range []struct{ key, v string }{{"contract_block", c.Plans.ContractBlock}, {"agent_instructions", c.Plans.AgentInstructions}} {
+		if p.v != "" && (filepath.IsAbs(p.v) || strings.HasPrefix(filepath.Clean(p.v), "..")) {
+			return BadValue(fmt.Sprintf("%q must be a path inside the repository", p.v), "plans", p.key)
+		}
+	}
+	if c.Plans.AgentInstructions == "" {
+		return BadValue("must name the file holding the definition of done", "plans", "agent_instructions")
 	}
 	return nil
 }

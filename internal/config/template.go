@@ -18,4 +18,12 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # remote = "origin"
 # Push the ledger refs along with every 'git push' (needs the pre-push hook).
 # push_on_pre_push = false
+
+[plans]
+# Default gate of new plans: a command whose exit code says "done".
+# gate = "make test"
+# A repository file replacing the built-in brief contract block.
+# contract_block = ""
+# The file holding the definition of done; briefs point to it.
+# agent_instructions = "AGENTS.md"
 `

@@ -1,0 +1,98 @@
+// Package plan wires the `plan` verbs: init, new-wp, check, freeze, status,
+// amend, render, show, owner.
+package plan
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/plans"
+)
+
+// NewCmdPlan returns the `plan` command.
+func NewCmdPlan(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan <command>",
+		Short: "Write, check and freeze plans: SPEC, contract, work-package briefs",
+		Long: `A plan lives in .plans/PROJECT/ (kept out of commits): plan.toml, SPEC.md,
+CONTRACT.md and one brief per work package (WP). Perimeters (owns globs) of
+different WPs never overlap; shared files belong to nobody. WP0 freezes the
+contract and runs first. Once checked, the plan is frozen into the ledger.`,
+	}
+	cmd.AddCommand(newCmdInit(f), newCmdNewWP(f), newCmdCheck(f), newCmdFreeze(f),
+		newCmdStatus(f), newCmdAmend(f), newCmdRender(f), newCmdShow(f), newCmdOwner(f))
+	return cmd
+}
+
+// env gathers what the plan verbs share.
+type env struct {
+	f    *cmdutil.Factory
+	repo *gitrepo.Repo
+}
+
+func newEnv(f *cmdutil.Factory) (*env, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, err
+	}
+	if repo.WorkTree == "" {
+		return nil, fault.Invalidf("plans need a working tree; this repository is bare")
+	}
+	return &env{f: f, repo: repo}, nil
+}
+
+func (e *env) load(name string) (*plans.Project, error) {
+	return plans.Load(e.repo.WorkTree, name)
+}
+
+func (e *env) contract() (string, error) {
+	cfg, _, err := e.f.Config()
+	if err != nil {
+		return "", err
+	}
+	return plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
+}
+
+// resolve returns the commit a revision names, or "" when it names none.
+func (e *env) resolve(rev string) string {
+	if rev == "" {
+		return ""
+	}
+	out, err := e.repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// baseFiles lists the files of the base tree, or nil when it does not
+// resolve.
+func (e *env) baseFiles(rev string) []string {
+	commit := e.resolve(rev)
+	if commit == "" {
+		return nil
+	}
+	out, err := e.repo.Git("ls-tree", "-r", "-z", "--name-only", commit)
+	if err != nil {
+		return nil
+	}
+	files := []string{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+func (e *env) check(p *plans.Project) (*plans.Report, error) {
+	contract, err := e.contract()
+	if err != nil {
+		return nil, err
+	}
+	return plans.Check(p, plans.CheckInput{Contract: contract, BaseFiles: e.baseFiles(p.Plan.Base)}), nil
+}

@@ -1,0 +1,400 @@
+package plan
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plans"
+)
+
+func newCmdInit(f *cmdutil.Factory) *cobra.Command {
+	var base, gate string
+	cmd := &cobra.Command{
+		Use:   "init PROJECT [--base REV] [--gate CMD]",
+		Short: "Create .plans/PROJECT with plan.toml, SPEC.md, CONTRACT.md and WP0-brief.md",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if base == "" {
+				base = "HEAD"
+				if out, err := e.repo.Git("symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
+					base = strings.TrimSpace(string(out))
+				}
+			}
+			if gate == "" {
+				gate = cfg.Plans.Gate
+			}
+			contract, err := e.contract()
+			if err != nil {
+				return err
+			}
+			written, err := plans.Init(e.repo.WorkTree, args[0], base, gate, contract)
+			for _, w := range written {
+				fmt.Fprintln(f.IO.Out, "wrote", w)
+			}
+			if err == nil {
+				fmt.Fprintf(f.IO.Out, "next: fill them in, then git agentproto plan check %s\n", args[0])
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "", "base revision (default: the current branch)")
+	cmd.Flags().StringVar(&gate, "gate", "", "gate command (default: [plans] gate)")
+	return cmd
+}
+
+func newCmdNewWP(f *cmdutil.Factory) *cobra.Command {
+	var title string
+	cmd := &cobra.Command{
+		Use:   "new-wp PROJECT WPn [--title T]",
+		Short: "Add a work package: its brief (with the contract block) and its [[wp]] entry",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			contract, err := e.contract()
+			if err != nil {
+				return err
+			}
+			path, err := plans.NewWP(p, args[1], title, contract)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "wrote %s and added %s to %s\n", path, args[1], filepath.Join(plans.Dir, p.Name, plans.PlanFile))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&title, "title", "", "title of the work package")
+	return cmd
+}
+
+func newCmdCheck(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check PROJECT [--json]",
+		Short: "Check a plan: perimeters, contract blocks, briefs, dependencies; exit 1 on errors",
+		Long: `Report findings with stable codes; exit 1 when any is an error.
+Errors: perimeter-overlap, shared-owned, path-escape, empty-perimeter,
+contract-block-missing, contract-block-altered, missing-stop-if-fork,
+missing-report-section, wp0-not-first, unknown-dependency, dependency-cycle,
+duplicate-wp, bad-wp-id, brief-unreadable, missing-base, unknown-base,
+missing-gate, gate-pipe, no-wps, spec-unreadable.
+Warnings: unowned-change-target, glob-matches-nothing.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			rep, err := e.check(p)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := cmdutil.WriteJSONIndent(f.IO.Out, rep); err != nil {
+					return err
+				}
+			} else {
+				printFindings(f, rep)
+			}
+			if !rep.OK {
+				return cmdutil.Silent(fmt.Errorf("plan %s has %d errors", p.Name, rep.Errors))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	return cmd
+}
+
+func printFindings(f *cmdutil.Factory, rep *plans.Report) {
+	for _, fd := range rep.Findings {
+		where := fd.File
+		if fd.WP != "" {
+			where = fd.WP + " " + where
+		}
+		fmt.Fprintf(f.IO.Out, "%s: %s (%s): %s\n", fd.Severity, fd.Code, where, fd.Message)
+	}
+	fmt.Fprintf(f.IO.Out, "plan %s: %d errors, %d warnings\n", rep.Project, rep.Errors, rep.Warnings)
+}
+
+func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "freeze PROJECT [--json]",
+		Short: "Record the checked plan in the ledger (plan_frozen, every file attached)",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			rep, err := e.check(p)
+			if err != nil {
+				return err
+			}
+			if !rep.OK {
+				printFindings(f, rep)
+				return fault.Refusedf("plan %s has %d errors; nothing was recorded", p.Name, rep.Errors)
+			}
+			l, err := f.Ledger()
+			if err != nil {
+				return err
+			}
+			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base))
+			cmdutil.Warn(f.IO.ErrOut, l.Warnings)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files})
+			}
+			if !written {
+				fmt.Fprintf(f.IO.Out, "plan %s is already frozen as %s; nothing written\n", p.Name, fr.RecordID)
+				return nil
+			}
+			fmt.Fprintf(f.IO.Out, "froze plan %s as %s (%d files, base %s)\n", p.Name, fr.RecordID, len(fr.Files), short(fr.BaseCommit))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status PROJECT [--json]",
+		Short: "Show drift of the plan's working files against the frozen version",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			l, err := f.ReadLedger()
+			if err != nil {
+				return err
+			}
+			h, err := plans.ReadHistory(l, p.Name)
+			if err != nil {
+				return err
+			}
+			if h.Frozen == nil {
+				if asJSON {
+					return cmdutil.WriteJSON(f.IO.Out, map[string]any{"project": p.Name, "frozen": false})
+				}
+				fmt.Fprintf(f.IO.Out, "plan %s is not frozen\n", p.Name)
+				return nil
+			}
+			drift, err := plans.Drift(p, h)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"project": p.Name, "frozen": true,
+					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift})
+			}
+			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, h.Frozen.RecordID, h.Frozen.Time, len(h.Amendments))
+			for _, d := range drift {
+				fmt.Fprintf(f.IO.Out, "  %-10s %s\n", d.State, d.Name)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the drift as JSON")
+	return cmd
+}
+
+func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
+	var correction string
+	cmd := &cobra.Command{
+		Use:   "amend PROJECT --correction TEXT",
+		Short: "Append a dated CORRECTION to the SPEC and record it in the ledger",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			l, err := f.Ledger()
+			if err != nil {
+				return err
+			}
+			recorded, err := plans.Amend(p, l, correction, time.Now())
+			if err != nil {
+				return err
+			}
+			if !recorded {
+				fmt.Fprintln(f.IO.Out, "this correction is already recorded; nothing written")
+				return nil
+			}
+			fmt.Fprintf(f.IO.Out, "appended a CORRECTION to %s and recorded it\n", filepath.Join(plans.Dir, p.Name, "SPEC.md"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&correction, "correction", "", "the corrected fact")
+	cmd.MarkFlagRequired("correction")
+	return cmd
+}
+
+func newCmdRender(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "render PROJECT WPn",
+		Short: "Print the executor's session prompt: a pointer to its frozen brief and the overrides",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			l, err := f.ReadLedger()
+			if err != nil {
+				return err
+			}
+			h, err := plans.ReadHistory(l, p.Name)
+			if err != nil {
+				return err
+			}
+			text, err := plans.Render(p, h, args[1], nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(f.IO.Out, text)
+			return nil
+		},
+	}
+	return cmd
+}
+
+func newCmdShow(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show PROJECT [--json]",
+		Short: "Show a plan's work packages, perimeters and dependencies",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, p.Plan)
+			}
+			out := f.IO.Out
+			fmt.Fprintf(out, "plan %s (base %s, gate %q)\n", p.Name, p.Plan.Base, p.Plan.Gate)
+			if len(p.Plan.Shared) > 0 {
+				fmt.Fprintf(out, "shared: %s\n", strings.Join(p.Plan.Shared, ", "))
+			}
+			for _, wp := range p.Plan.WPs {
+				fmt.Fprintf(out, "%s  %s\n", wp.ID, wp.Title)
+				fmt.Fprintf(out, "    owns: %s\n", strings.Join(wp.Owns, ", "))
+				if len(wp.Reads) > 0 {
+					fmt.Fprintf(out, "    reads: %s\n", strings.Join(wp.Reads, ", "))
+				}
+				if len(wp.DependsOn) > 0 {
+					fmt.Fprintf(out, "    depends on: %s\n", strings.Join(wp.DependsOn, ", "))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	return cmd
+}
+
+func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "owner PROJECT PATH... [--json]",
+		Short: "Say which work package owns each path (or shared, or nobody)",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return fault.Invalidf("%s takes a plan name and at least one path", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := newEnv(f)
+			if err != nil {
+				return err
+			}
+			p, err := e.load(args[0])
+			if err != nil {
+				return err
+			}
+			type row struct {
+				Path   string   `json:"path"`
+				Owners []string `json:"owners"`
+			}
+			var rows []row
+			for _, path := range args[1:] {
+				if filepath.IsAbs(path) || strings.HasPrefix(filepath.Clean(path), "..") {
+					return fault.Invalidf("path %q is outside the repository; give paths relative to its root", path)
+				}
+				rows = append(rows, row{Path: path, Owners: plans.Owner(p, path)})
+			}
+			for _, r := range rows {
+				if !asJSON {
+					fmt.Fprintf(f.IO.Out, "%s\t%s\n", r.Path, strings.Join(r.Owners, ","))
+				}
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, rows)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the owners as JSON")
+	return cmd
+}

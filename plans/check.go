@@ -1,0 +1,408 @@
+package plans
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Severity of a finding: errors block freeze, warnings do not.
+const (
+	SevError   = "error"
+	SevWarning = "warning"
+)
+
+// Finding is one problem of a plan, with a stable code.
+type Finding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	WP       string `json:"wp,omitempty"`
+	File     string `json:"file,omitempty"`
+	Message  string `json:"message"`
+}
+
+// Report is the result of Check.
+type Report struct {
+	Project  string    `json:"project"`
+	OK       bool      `json:"ok"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
+	Findings []Finding `json:"findings"`
+}
+
+// CheckInput is what a check needs besides the plan folder.
+type CheckInput struct {
+	// Contract is the canonical contract block.
+	Contract string
+	// BaseFiles lists the files of the base tree; nil when the base does
+	// not resolve (reported as unknown-base).
+	BaseFiles []string
+}
+
+// Check runs every check of the plan and returns the findings in a stable
+// order.
+func Check(p *Project, in CheckInput) *Report {
+	c := &checker{p: p, in: in, files: map[string]bool{}}
+	for _, f := range in.BaseFiles {
+		c.files[f] = true
+	}
+	c.checkBase()
+	c.checkWPs()
+	c.checkPerimeters()
+	c.checkDependencies()
+	c.checkBriefs()
+	c.checkChangeTargets()
+	r := &Report{Project: p.Name, Findings: c.findings}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	for _, f := range r.Findings {
+		if f.Severity == SevError {
+			r.Errors++
+		} else {
+			r.Warnings++
+		}
+	}
+	r.OK = r.Errors == 0
+	return r
+}
+
+type checker struct {
+	p        *Project
+	in       CheckInput
+	files    map[string]bool
+	findings []Finding
+	owns     map[string][]Glob // wp -> parsed owns
+	shared   []Glob
+}
+
+func (c *checker) add(sev, code, wp, file, format string, args ...any) {
+	c.findings = append(c.findings, Finding{Code: code, Severity: sev, WP: wp, File: file, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) checkBase() {
+	if c.p.Plan.Base == "" {
+		c.add(SevError, "missing-base", "", PlanFile, "plan.toml sets no base revision")
+	} else if c.in.BaseFiles == nil {
+		c.add(SevError, "unknown-base", "", PlanFile, "base %q does not resolve to a commit", c.p.Plan.Base)
+	}
+	if strings.TrimSpace(c.p.Plan.Gate) == "" {
+		c.add(SevError, "missing-gate", "", PlanFile, "plan.toml sets no gate command")
+	} else if pipeHidesExit(c.p.Plan.Gate) {
+		c.add(SevError, "gate-pipe", "", PlanFile, "gate %q pipes its output: the pipe hides the exit code", c.p.Plan.Gate)
+	}
+}
+
+// pipeHidesExit reports a gate written as "cmd | filter": the shell reports
+// the filter's exit code, not the gate's.
+func pipeHidesExit(cmd string) bool {
+	s := strings.ReplaceAll(cmd, "||", "")
+	return strings.Contains(s, "|")
+}
+
+func (c *checker) checkWPs() {
+	seen := map[string]bool{}
+	for _, wp := range c.p.Plan.WPs {
+		if err := ValidateWPID(wp.ID); err != nil {
+			c.add(SevError, "bad-wp-id", wp.ID, PlanFile, "%v", err)
+		}
+		if seen[wp.ID] {
+			c.add(SevError, "duplicate-wp", wp.ID, PlanFile, "work package %s is defined more than once", wp.ID)
+		}
+		seen[wp.ID] = true
+	}
+	if len(c.p.Plan.WPs) == 0 {
+		c.add(SevError, "no-wps", "", PlanFile, "the plan has no work packages")
+	}
+}
+
+// parseAll parses globs, reporting path escapes; literal globs that name a
+// file of the base tree are restricted to that file.
+func (c *checker) parseAll(wp string, globs []string, what string) []Glob {
+	var out []Glob
+	for _, s := range globs {
+		g, err := ParseGlob(s)
+		if err != nil {
+			c.add(SevError, "path-escape", wp, PlanFile, "%s: %v", what, err)
+			continue
+		}
+		if g.Literal() && c.files[strings.TrimSuffix(s, "/")] {
+			g = g.AsFile()
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func (c *checker) checkPerimeters() {
+	c.owns = map[string][]Glob{}
+	c.shared = c.parseAll("", c.p.Plan.Shared, "shared")
+	var ids []string
+	for _, wp := range c.p.Plan.WPs {
+		if _, dup := c.owns[wp.ID]; dup {
+			continue
+		}
+		if len(wp.Owns) == 0 {
+			c.add(SevError, "empty-perimeter", wp.ID, PlanFile, "%s owns nothing: list the paths it may change", wp.ID)
+		}
+		c.owns[wp.ID] = c.parseAll(wp.ID, wp.Owns, "owns")
+		c.parseAll(wp.ID, wp.Reads, "reads")
+		ids = append(ids, wp.ID)
+		for _, g := range c.owns[wp.ID] {
+			if c.in.BaseFiles != nil && !c.matchesAny(g) {
+				c.add(SevWarning, "glob-matches-nothing", wp.ID, PlanFile, "owns %q matches no file of the base tree (fine for new files)", g)
+			}
+			for _, s := range c.shared {
+				if ex, ok := Overlap(g, s); ok {
+					c.add(SevError, "shared-owned", wp.ID, PlanFile, "owns %q covers shared file %q (e.g. %s): shared files belong to nobody", g, s, ex)
+				}
+			}
+		}
+	}
+	for i := 0; i < len(ids); i++ {
+		for j := i + 1; j < len(ids); j++ {
+			for _, a := range c.owns[ids[i]] {
+				for _, b := range c.owns[ids[j]] {
+					if ex, ok := Overlap(a, b); ok {
+						c.add(SevError, "perimeter-overlap", ids[i], PlanFile, "%s owns %q and %s owns %q: both would own %s", ids[i], a, ids[j], b, ex)
+					}
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) matchesAny(g Glob) bool {
+	for f := range c.files {
+		if g.Match(f) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) checkDependencies() {
+	ids := map[string]*WP{}
+	for i := range c.p.Plan.WPs {
+		ids[c.p.Plan.WPs[i].ID] = &c.p.Plan.WPs[i]
+	}
+	for _, wp := range c.p.Plan.WPs {
+		for _, d := range wp.DependsOn {
+			if ids[d] == nil {
+				c.add(SevError, "unknown-dependency", wp.ID, PlanFile, "%s depends on %s, which the plan does not define", wp.ID, d)
+			}
+			if d == wp.ID {
+				c.add(SevError, "dependency-cycle", wp.ID, PlanFile, "%s depends on itself", wp.ID)
+			}
+		}
+	}
+	if cycle := findCycle(c.p.Plan.WPs); len(cycle) > 1 {
+		c.add(SevError, "dependency-cycle", cycle[0], PlanFile, "dependency cycle: %s", strings.Join(cycle, " -> "))
+	}
+	if ids["WP0"] == nil {
+		c.add(SevError, "wp0-not-first", "", PlanFile, "the plan has no WP0: WP0 freezes the contract and runs first")
+		return
+	}
+	if len(ids["WP0"].DependsOn) > 0 {
+		c.add(SevError, "wp0-not-first", "WP0", PlanFile, "WP0 must depend on nothing; it runs first")
+	}
+	for _, wp := range c.p.Plan.WPs {
+		if wp.ID != "WP0" && !dependsOn(ids, wp.ID, "WP0", map[string]bool{}) {
+			c.add(SevError, "wp0-not-first", wp.ID, PlanFile, "%s does not depend on WP0, which owns the contract", wp.ID)
+		}
+	}
+}
+
+func dependsOn(ids map[string]*WP, from, target string, seen map[string]bool) bool {
+	if seen[from] || ids[from] == nil {
+		return false
+	}
+	seen[from] = true
+	for _, d := range ids[from].DependsOn {
+		if d == target || dependsOn(ids, d, target, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// findCycle returns one dependency cycle (a -> b -> a), or nil.
+func findCycle(wps []WP) []string {
+	deps := map[string][]string{}
+	var order []string
+	for _, wp := range wps {
+		if _, ok := deps[wp.ID]; !ok {
+			order = append(order, wp.ID)
+		}
+		deps[wp.ID] = wp.DependsOn
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	var stack []string
+	var cycle []string
+	var visit func(id string) bool
+	visit = func(id string) bool {
+		color[id] = grey
+		stack = append(stack, id)
+		for _, d := range deps[id] {
+			if _, ok := deps[d]; !ok || d == id {
+				continue
+			}
+			if color[d] == grey {
+				for i, s := range stack {
+					if s == d {
+						cycle = append(append([]string{}, stack[i:]...), d)
+					}
+				}
+				return true
+			}
+			if color[d] == white && visit(d) {
+				return true
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[id] = black
+		return false
+	}
+	for _, id := range order {
+		if color[id] == white && visit(id) {
+			return cycle
+		}
+	}
+	return nil
+}
+
+var (
+	forkHeading   = regexp.MustCompile(`(?im)^##+\s*(forks|stop if|stop and ask)\b.*$`)
+	reportHeading = regexp.MustCompile(`(?im)^##+\s*(final\s+)?report\b.*$`)
+	anyHeading    = regexp.MustCompile(`(?m)^##+\s`)
+)
+
+// placeholderFork is the template's example fork, left for the author.
+const placeholderFork = "(fork): default (choice)"
+
+// reportItems are what the final report must list; each is matched
+// case-insensitively in the brief's report section.
+var reportItems = []string{"files touched", "design choices", "wiring", "exit code"}
+
+func (c *checker) checkBriefs() {
+	for i := range c.p.Plan.WPs {
+		wp := &c.p.Plan.WPs[i]
+		path, err := c.p.BriefPath(wp)
+		if err != nil {
+			c.add(SevError, "path-escape", wp.ID, PlanFile, "%v", err)
+			continue
+		}
+		rel := filepath.Base(path)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // the path is already in the finding
+			}
+			c.add(SevError, "brief-unreadable", wp.ID, rel, "cannot read the brief: %v", err)
+			continue
+		}
+		brief := string(b)
+		if code, detail := compareContract(brief, c.in.Contract); code != "" {
+			c.add(SevError, code, wp.ID, rel, "%s", detail)
+		}
+		if sec, ok := section(brief, forkHeading); !ok || !strings.Contains(strings.ToLower(sec), "default") {
+			c.add(SevError, "missing-stop-if-fork", wp.ID, rel, "the brief must name its likely design forks, each with its default, under a \"## Forks\" heading")
+		}
+		if strings.Contains(brief, placeholderFork) {
+			c.add(SevWarning, "brief-placeholder", wp.ID, rel, "the brief still has the template's placeholder fork %q", placeholderFork)
+		}
+		if sec, ok := section(brief, reportHeading); !ok {
+			c.add(SevError, "missing-report-section", wp.ID, rel, "the brief has no \"## Report\" section")
+		} else {
+			var missing []string
+			for _, item := range reportItems {
+				if !strings.Contains(strings.ToLower(sec), item) {
+					missing = append(missing, item)
+				}
+			}
+			if len(missing) > 0 {
+				c.add(SevError, "missing-report-section", wp.ID, rel, "the report section does not ask for: %s", strings.Join(missing, ", "))
+			}
+		}
+	}
+}
+
+// section returns the text under the first heading matching re, up to the
+// next heading.
+func section(doc string, re *regexp.Regexp) (string, bool) {
+	loc := re.FindStringIndex(doc)
+	if loc == nil {
+		return "", false
+	}
+	rest := doc[loc[1]:]
+	if next := anyHeading.FindStringIndex(rest); next != nil {
+		rest = rest[:next[0]]
+	}
+	return rest, true
+}
+
+var (
+	changesHeading = regexp.MustCompile(`(?im)^##+\s*changes\b.*$`)
+	backquoted     = regexp.MustCompile("`([^`\\s]+)`")
+)
+
+// ChangeTargets lists the backquoted paths of the SPEC's "## Changes" list.
+func ChangeTargets(spec string) []string {
+	sec, ok := section(spec, changesHeading)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(sec, "\n") {
+		t := strings.TrimSpace(line)
+		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "*") {
+			continue
+		}
+		if m := backquoted.FindStringSubmatch(t); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+func (c *checker) checkChangeTargets() {
+	spec, err := os.ReadFile(filepath.Join(c.p.Dir, "SPEC.md"))
+	if err != nil {
+		c.add(SevError, "spec-unreadable", "", "SPEC.md", "cannot read SPEC.md: %v", err)
+		return
+	}
+	targets := ChangeTargets(string(spec))
+	sort.Strings(targets)
+	for _, t := range targets {
+		if owner := c.owner(t); owner == "" {
+			c.add(SevWarning, "unowned-change-target", "", "SPEC.md", "the SPEC says %s will change, but no work package owns it and it is not shared", t)
+		}
+	}
+}
+
+func (c *checker) owner(path string) string {
+	for _, g := range c.shared {
+		if g.Match(path) {
+			return "shared"
+		}
+	}
+	for _, wp := range c.p.Plan.WPs {
+		for _, g := range c.owns[wp.ID] {
+			if g.Match(path) {
+				return wp.ID
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,243 @@
+package plans
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// Ledger event kinds owned by the plan commands.
+const (
+	KindFrozen  = "plan_frozen"
+	KindAmended = "plan_amended"
+)
+
+// Frozen is the data of a plan_frozen event.
+type Frozen struct {
+	Project    string            `json:"project"`
+	Base       string            `json:"base"`
+	BaseCommit string            `json:"base_commit"`
+	Gate       string            `json:"gate"`
+	Files      map[string]string `json:"files"` // file name -> sha256
+	WPs        []WP              `json:"wps"`
+	// Set when read back from the ledger.
+	RecordID string `json:"-"`
+	Time     string `json:"-"`
+}
+
+// Amendment is the data of a plan_amended event.
+type Amendment struct {
+	Project    string `json:"project"`
+	Correction string `json:"correction"`
+	SpecSHA256 string `json:"spec_sha256"`
+	Date       string `json:"date"`
+}
+
+// files returns the plan's files, in a stable order: plan.toml, SPEC.md,
+// CONTRACT.md, then each brief.
+func (p *Project) files() ([]string, error) {
+	names := []string{PlanFile, "SPEC.md", "CONTRACT.md"}
+	seen := map[string]bool{}
+	for i := range p.Plan.WPs {
+		path, err := p.BriefPath(&p.Plan.WPs[i])
+		if err != nil {
+			return nil, err
+		}
+		if b := filepath.Base(path); !seen[b] {
+			seen[b] = true
+			names = append(names, b)
+		}
+	}
+	return names, nil
+}
+
+func sha(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Freeze records the plan, with every file attached, as a plan_frozen
+// event. The record id is derived from the content, so freezing an
+// unchanged plan again writes nothing. The caller checks the plan first.
+func Freeze(p *Project, l *gitstore.Ledger, baseCommit string) (*Frozen, bool, error) {
+	names, err := p.files()
+	if err != nil {
+		return nil, false, err
+	}
+	f := &Frozen{Project: p.Name, Base: p.Plan.Base, BaseCommit: baseCommit, Gate: p.Plan.Gate, Files: map[string]string{}, WPs: p.Plan.WPs}
+	var atts []gitstore.AttachmentInput
+	digest := sha256.New()
+	fmt.Fprintf(digest, "%s\n", baseCommit)
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(p.Dir, n))
+		if err != nil {
+			return nil, false, fault.Invalidf("reading %s: %v", filepath.Join(Dir, p.Name, n), err)
+		}
+		f.Files[n] = sha(b)
+		fmt.Fprintf(digest, "%s %s\n", n, f.Files[n])
+		atts = append(atts, gitstore.AttachmentInput{Name: n, Content: b})
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		return nil, false, err
+	}
+	f.RecordID = fmt.Sprintf("plan/%s/frozen/%s", p.Name, hex.EncodeToString(digest.Sum(nil))[:16])
+	res, err := l.Append([]gitstore.Draft{{Kind: KindFrozen, ID: f.RecordID, Data: data, Attachments: atts}})
+	if err != nil {
+		return nil, false, err
+	}
+	return f, len(res.Written) == 1, nil
+}
+
+// History is what the ledger holds about one plan.
+type History struct {
+	Frozen *Frozen
+	// Amendments recorded after the latest freeze, oldest first.
+	Amendments []Amendment
+}
+
+// ReadHistory finds the latest freeze of a plan and the amendments after it.
+func ReadHistory(l *gitstore.Ledger, project string) (*History, error) {
+	h := &History{}
+	stop := errors.New("stop")
+	err := l.Log(gitstore.Query{}, func(env []byte) error {
+		var e gitstore.Event
+		if json.Unmarshal(env, &e) != nil || (e.Kind != KindFrozen && e.Kind != KindAmended) {
+			return nil
+		}
+		switch e.Kind {
+		case KindAmended:
+			var a Amendment
+			if json.Unmarshal(e.Data, &a) == nil && a.Project == project {
+				h.Amendments = append([]Amendment{a}, h.Amendments...)
+			}
+		case KindFrozen:
+			var f Frozen
+			if json.Unmarshal(e.Data, &f) == nil && f.Project == project {
+				f.RecordID, f.Time = e.ID, e.Time
+				h.Frozen = &f
+				return stop
+			}
+		}
+		return nil
+	})
+	if err != nil && err != stop {
+		return nil, err
+	}
+	return h, nil
+}
+
+// expected returns the hash each file should have now: the frozen one, or
+// for SPEC.md the one after the latest amendment.
+func (h *History) expected() map[string]string {
+	out := map[string]string{}
+	for k, v := range h.Frozen.Files {
+		out[k] = v
+	}
+	if n := len(h.Amendments); n > 0 {
+		out["SPEC.md"] = h.Amendments[n-1].SpecSHA256
+	}
+	return out
+}
+
+// FileState is one file of a plan compared with its frozen version.
+type FileState struct {
+	Name   string `json:"name"`
+	State  string `json:"state"` // unchanged, modified, missing, added
+	Frozen string `json:"frozen_sha256,omitempty"`
+	Now    string `json:"sha256,omitempty"`
+}
+
+// Drift compares the working files with the frozen plan.
+func Drift(p *Project, h *History) ([]FileState, error) {
+	want := h.expected()
+	names, err := p.files()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []FileState
+	for _, n := range names {
+		seen[n] = true
+		fs := FileState{Name: n, Frozen: want[n]}
+		b, err := os.ReadFile(filepath.Join(p.Dir, n))
+		switch {
+		case err != nil:
+			fs.State = "missing"
+		case want[n] == "":
+			fs.State, fs.Now = "added", sha(b)
+		default:
+			fs.Now = sha(b)
+			fs.State = "unchanged"
+			if fs.Now != want[n] {
+				fs.State = "modified"
+			}
+		}
+		out = append(out, fs)
+	}
+	var gone []string
+	for n := range want {
+		if !seen[n] {
+			gone = append(gone, n)
+		}
+	}
+	sort.Strings(gone)
+	for _, n := range gone {
+		out = append(out, FileState{Name: n, State: "missing", Frozen: want[n]})
+	}
+	return out, nil
+}
+
+// MaxCorrection bounds an amendment's text.
+const MaxCorrection = 8000
+
+// Amend appends a dated CORRECTION block to the SPEC and records it. The
+// record id comes from the text: the same correction twice is recorded once.
+func Amend(p *Project, l *gitstore.Ledger, text string, now time.Time) (bool, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return false, fault.Invalidf("--correction is empty")
+	}
+	if len(text) > MaxCorrection {
+		return false, fault.Invalidf("--correction is %d bytes; the limit is %d", len(text), MaxCorrection)
+	}
+	for _, r := range text {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return false, fault.Invalidf("--correction contains a control character")
+		}
+	}
+	id := fmt.Sprintf("plan/%s/amend/%s", p.Name, sha([]byte(text))[:16])
+	if _, _, err := l.Get(id); err == nil {
+		return false, nil
+	} else if !errors.Is(err, gitstore.ErrNotFound) {
+		return false, err
+	}
+	specPath := filepath.Join(p.Dir, "SPEC.md")
+	before, err := os.ReadFile(specPath)
+	if err != nil {
+		return false, fault.Invalidf("reading SPEC.md: %v", err)
+	}
+	date := now.UTC().Format(time.RFC3339)
+	after := strings.TrimRight(string(before), "\n") + "\n\n## CORRECTION " + date + "\n\n" + text + "\n"
+	if err := os.WriteFile(specPath, []byte(after), 0o644); err != nil {
+		return false, err
+	}
+	data, _ := json.Marshal(Amendment{Project: p.Name, Correction: text, SpecSHA256: sha([]byte(after)), Date: date})
+	if _, err := l.Append([]gitstore.Draft{{Kind: KindAmended, ID: id, Data: data}}); err != nil {
+		// Leave the SPEC as the user had it: the amendment did not happen.
+		os.WriteFile(specPath, before, 0o644)
+		return false, err
+	}
+	return true, nil
+}
