@@ -45,12 +45,18 @@ func newRunner(b *testing.B) *runner {
 	return r
 }
 
-// run executes a command with stdout discarded and returns its wall time.
+// run executes a command and returns its wall time and stdout.
 func (r *runner) run(dir string, stdin []byte, name string, args ...string) (time.Duration, []byte) {
+	r.b.Helper()
+	return r.runEnv(nil, dir, stdin, name, args...)
+}
+
+// runEnv is run with extra environment variables.
+func (r *runner) runEnv(env []string, dir string, stdin []byte, name string, args ...string) (time.Duration, []byte) {
 	r.b.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = testbin.Env(binDir, r.home)
+	cmd.Env = append(testbin.Env(binDir, r.home), env...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

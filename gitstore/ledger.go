@@ -20,6 +20,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitref"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 )
 
@@ -39,7 +40,7 @@ type Options struct {
 // Ledger reads and appends events of one repository.
 type Ledger struct {
 	repo *gitrepo.Repo
-	refs refStore
+	refs gitref.Store
 	objs objectWriter
 	opts Options
 	// Warnings collects problems met while reading (commits that are not
@@ -63,14 +64,14 @@ func Open(repo *gitrepo.Repo, opts Options) *Ledger {
 	}
 	return &Ledger{
 		repo: repo,
-		refs: refStore{common: repo.CommonDir},
+		refs: gitref.Store{Common: repo.CommonDir},
 		objs: objectWriter{dir: filepath.Join(repo.CommonDir, "objects")},
 		opts: opts,
 	}
 }
 
 func (l *Ledger) tips() (map[string]string, error) {
-	return l.refs.list(LedgerRefPrefix)
+	return l.refs.List(LedgerRefPrefix)
 }
 
 // view runs fn on an index that is current with the refs. It takes the
@@ -241,7 +242,7 @@ func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
 			res.Tip, loose = tip, n
 			return err
 		})
-		if !errors.Is(err, errStaleRef) || attempt >= 5 {
+		if !errors.Is(err, gitref.ErrStale) || attempt >= 5 {
 			break
 		}
 	}
@@ -370,7 +371,7 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending) (st
 		loose = len(objs)
 	}
 	ref := LedgerRefPrefix + writer
-	if err := l.refs.update(ref, tip, parent); err != nil {
+	if err := l.refs.Update(ref, tip, parent); err != nil {
 		return "", 0, err
 	}
 	// New events sort after everything this writer wrote; full pages fit that.

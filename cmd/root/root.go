@@ -16,6 +16,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/ledger"
 	"github.com/agentproto/agentproto/cmd/plan"
 	"github.com/agentproto/agentproto/cmd/synccmd"
+	"github.com/agentproto/agentproto/cmd/worktreecmd"
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -62,6 +63,8 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(ledger.NewCmdLedger(f))
 	cmd.AddCommand(synccmd.NewCmdSync(f, nil))
 	cmd.AddCommand(plan.NewCmdPlan(f))
+	cmd.AddCommand(worktreecmd.NewCmdWorktree(f))
+	cmd.AddCommand(worktreecmd.NewCmdTrust(f))
 	return cmd
 }
 

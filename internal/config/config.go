@@ -23,9 +23,30 @@ const FileName = "agentproto.toml"
 // Config is the whole of agentproto.toml. Every field has a default so that
 // a repository without the file works.
 type Config struct {
-	Ledger Ledger `toml:"ledger" json:"ledger"`
-	Sync   Sync   `toml:"sync" json:"sync"`
-	Plans  Plans  `toml:"plans" json:"plans"`
+	Ledger   Ledger   `toml:"ledger" json:"ledger"`
+	Sync     Sync     `toml:"sync" json:"sync"`
+	Plans    Plans    `toml:"plans" json:"plans"`
+	Worktree Worktree `toml:"worktree" json:"worktree"`
+}
+
+// Worktree configures where worktrees live and how they are set up. The
+// hook keys (setup, copy, env, teardown) are read from agentproto.toml as
+// committed at the base revision, never from a working tree, and run only
+// once trusted on this machine.
+type Worktree struct {
+	// Root is where worktrees live (<root>/<repo>/<slug>).
+	Root string `toml:"root" json:"root"`
+	// Base is the default base revision of new worktrees.
+	Base string `toml:"base" json:"base"`
+	// Setup commands run in a new worktree, in order.
+	Setup []string `toml:"setup" json:"setup"`
+	// Copy lists files (globs, relative to the main worktree) copied into a
+	// new worktree: typically ignored files such as .env.
+	Copy []string `toml:"copy" json:"copy"`
+	// Env is added to the environment of setup and teardown commands.
+	Env map[string]string `toml:"env" json:"env"`
+	// Teardown commands run in a worktree before it is removed.
+	Teardown []string `toml:"teardown" json:"teardown"`
 }
 
 // Plans configures plan files and executor prompts.
@@ -165,6 +186,16 @@ func (c *Config) validate() error {
 	for _, p := range []struct{ key, v string }{{"contract_block", c.Plans.ContractBlock}, {"agent_instructions", c.Plans.AgentInstructions}} {
 		if p.v != "" && (filepath.IsAbs(p.v) || strings.HasPrefix(filepath.Clean(p.v), "..")) {
 			return BadValue(fmt.Sprintf("%q must be a path inside the repository", p.v), "plans", p.key)
+		}
+	}
+	for i, p := range c.Worktree.Copy {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
+			return BadValue(fmt.Sprintf("entry %d (%q) must be a path inside the repository", i+1, p), "worktree", "copy")
+		}
+	}
+	for k := range c.Worktree.Env {
+		if k == "" || strings.ContainsAny(k, "= \t\n") {
+			return BadValue(fmt.Sprintf("%q is not an environment variable name", k), "worktree", "env")
 		}
 	}
 	if c.Plans.AgentInstructions == "" {

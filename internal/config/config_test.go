@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestDefaultsAndTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg != Default() {
+	if !reflect.DeepEqual(cfg, Default()) {
 		t.Fatalf("template changes defaults: %+v", cfg)
 	}
 	cfg, err = Parse([]byte("[ledger]\npack_threshold = 5\n"), "x")

@@ -26,4 +26,17 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # contract_block = ""
 # The file holding the definition of done; briefs point to it.
 # agent_instructions = "AGENTS.md"
+
+[worktree]
+# Where worktrees live: <root>/<repo>/<slug> (default ~/.agentproto/worktrees,
+# or $AGENTPROTO_WORKTREES_ROOT).
+# root = ""
+# Default base revision (else origin/HEAD, else HEAD).
+# base = ""
+# Hooks: read from this file AS COMMITTED at the base revision, and run only
+# after 'git agentproto trust' on this machine.
+# setup = ["make deps"]
+# copy = [".env"]
+# env = { GOFLAGS = "-mod=mod" }
+# teardown = []
 `

@@ -1,4 +1,7 @@
-package gitstore
+// Package gitref reads and updates refs the way the git CLI does — loose
+// files, packed-refs and "<ref>.lock" compare-and-swap — so that git and
+// agentproto can work on the same refs at the same time.
+package gitref
 
 import (
 	"bufio"
@@ -13,24 +16,23 @@ import (
 	"time"
 )
 
-// refStore reads and updates refs the way the git CLI does, so that git and
-// agentproto can work on the same refs at the same time.
-type refStore struct {
-	common string
+// Store is the refs of one repository (its common git dir).
+type Store struct {
+	Common string
 }
 
-// errStaleRef means the ref moved since it was read: the caller rebuilds on
+// ErrStale means the ref moved since it was read: the caller rebuilds on
 // the new tip and tries again.
-var errStaleRef = errors.New("ref moved during update")
+var ErrStale = errors.New("ref moved during update")
 
 // lockWait is how long an update waits for another process's ref lock.
 // Git holds ref locks for milliseconds; far longer means a dead holder.
 const lockWait = 5 * time.Second
 
-// read returns the ref's value from the loose file or, failing that, from
+// Read returns the ref's value from the loose file or, failing that, from
 // packed-refs; "" when the ref does not exist.
-func (s refStore) read(name string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(s.common, name))
+func (s Store) Read(name string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(s.Common, name))
 	if err == nil {
 		v := strings.TrimSpace(string(b))
 		if strings.HasPrefix(v, "ref: ") {
@@ -49,9 +51,9 @@ func (s refStore) read(name string) (string, error) {
 }
 
 // packed returns the packed refs that start with prefix.
-func (s refStore) packed(prefix string) (map[string]string, error) {
+func (s Store) packed(prefix string) (map[string]string, error) {
 	out := map[string]string{}
-	f, err := os.Open(filepath.Join(s.common, "packed-refs"))
+	f, err := os.Open(filepath.Join(s.Common, "packed-refs"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
@@ -75,14 +77,14 @@ func (s refStore) packed(prefix string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-// list returns every ref under prefix (which ends in "/"), loose ones
+// List returns every ref under prefix (which ends in "/"), loose ones
 // overriding packed ones as in git.
-func (s refStore) list(prefix string) (map[string]string, error) {
+func (s Store) List(prefix string) (map[string]string, error) {
 	refs, err := s.packed(prefix)
 	if err != nil {
 		return nil, err
 	}
-	root := filepath.Join(s.common, prefix)
+	root := filepath.Join(s.Common, prefix)
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -100,7 +102,7 @@ func (s refStore) list(prefix string) (map[string]string, error) {
 			}
 			return err
 		}
-		rel, _ := filepath.Rel(s.common, path)
+		rel, _ := filepath.Rel(s.Common, path)
 		v := strings.TrimSpace(string(b))
 		if len(v) == 40 {
 			refs[filepath.ToSlash(rel)] = v
@@ -110,11 +112,11 @@ func (s refStore) list(prefix string) (map[string]string, error) {
 	return refs, err
 }
 
-// update moves ref name from old ("" = must not exist) to new, following
+// Update moves ref name from old ("" = must not exist) to new, following
 // git's protocol: create "<ref>.lock" exclusively, check the current value
 // under the lock, write the new value into the lock, rename it over the ref.
-func (s refStore) update(name, newOID, oldOID string) error {
-	path := filepath.Join(s.common, name)
+func (s Store) Update(name, newOID, oldOID string) error {
+	path := filepath.Join(s.Common, name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -128,14 +130,14 @@ func (s refStore) update(name, newOID, oldOID string) error {
 			os.Remove(path + ".lock")
 		}
 	}()
-	cur, err := s.read(name)
+	cur, err := s.Read(name)
 	if err != nil {
 		lock.Close()
 		return err
 	}
 	if cur != oldOID {
 		lock.Close()
-		return errStaleRef
+		return ErrStale
 	}
 	if _, err := lock.WriteString(newOID + "\n"); err != nil {
 		lock.Close()
@@ -152,9 +154,8 @@ func (s refStore) update(name, newOID, oldOID string) error {
 }
 
 // lock takes "<path>.lock". A lock older than lockWait is left over from a
-// killed process: every agentproto writer holds the index lock while it holds
-// a ref lock, and git never holds one that long.
-func (s refStore) lock(path string) (*os.File, error) {
+// killed process: git and agentproto hold ref locks for milliseconds.
+func (s Store) lock(path string) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
 	delay := time.Millisecond
 	for {
@@ -184,4 +185,36 @@ func (s refStore) lock(path string) (*os.File, error) {
 			delay *= 2
 		}
 	}
+}
+
+// ValidRefName reports whether name (such as "refs/heads/wt/x") follows
+// git's rules for ref names (git check-ref-format), without a subprocess.
+func ValidRefName(name string) bool {
+	if name == "" || name == "@" || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
+		strings.Contains(name, "..") || strings.Contains(name, "//") || strings.Contains(name, "@{") {
+		return false
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return false
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// Symbolic returns the target of a symbolic ref stored as a loose file
+// ("ref: refs/heads/main"), read from dir (the common dir, or a worktree's
+// git dir for HEAD).
+func Symbolic(dir, name string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return "", false
+	}
+	t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: ")
+	return t, ok
 }

@@ -1,0 +1,106 @@
+package worktreecmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// lsRow is one worktree as `worktree ls` shows it.
+type lsRow struct {
+	*worktree.Meta
+	Head        string              `json:"head"`
+	Tree        *worktree.TreeState `json:"tree,omitempty"`
+	Integration string              `json:"integration,omitempty"`
+	Live        bool                `json:"live"`
+}
+
+func newCmdLs(f *cmdutil.Factory) *cobra.Command {
+	var status, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ls [--status] [--json]",
+		Short: "List agentproto worktrees (with --status: tree state and integration)",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			all, err := worktree.All(repo)
+			if err != nil {
+				return err
+			}
+			rows := []lsRow{}
+			for _, m := range all {
+				r := lsRow{Meta: m}
+				if out, err := repo.Git("rev-parse", "--verify", "--quiet", "refs/heads/"+m.Branch); err == nil {
+					r.Head = strings.TrimSpace(string(out))
+				}
+				if status {
+					s, err := worktree.State(repo, m)
+					if err != nil {
+						return fmt.Errorf("worktree %s: %w", m.Slug, err)
+					}
+					r.Tree = &s
+					if r.Integration, err = worktree.Integration(repo, m); err != nil {
+						r.Integration = err.Error()
+					}
+				}
+				rows = append(rows, r)
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, rows)
+			}
+			for _, r := range rows {
+				line := fmt.Sprintf("%-20s %-24s %.12s  %s", r.Slug, r.Branch, r.Head, r.Path)
+				if r.State != worktree.StateReady {
+					line += "  [" + r.State + "]"
+				}
+				if r.Tree != nil {
+					tree := "clean"
+					if !r.Tree.Clean {
+						tree = fmt.Sprintf("dirty (%d modified, %d untracked)", r.Tree.Modified, r.Tree.Untracked)
+					}
+					line += fmt.Sprintf("  %s, %s", tree, r.Integration)
+				}
+				fmt.Fprintln(f.IO.Out, line)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&status, "status", false, "also show tree state and integration into the base")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func newCmdChanges(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "changes SLUG [--json]",
+		Short: "List every path changed relative to the base: committed, staged, unstaged, untracked",
+		Args:  cmdutil.ExactArgs(1, "one slug"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, m, err := load(f, args[0])
+			if err != nil {
+				return err
+			}
+			changes, err := worktree.Changes(repo, m)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, changes)
+			}
+			for _, c := range changes {
+				fmt.Fprintf(f.IO.Out, "%-9s %s (%s)\n", c.Status, c.Path, strings.Join(c.Where, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -1,0 +1,282 @@
+package worktree
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// openStorage opens the common git dir with descriptors kept open: without
+// it go-git reopens the pack for every object it reads, which dominated
+// checkout time.
+func openStorage(common string) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(common), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+}
+
+// treeEntry is one file of the tree to check out.
+type treeEntry struct {
+	path string
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
+// checkoutTree writes the files of commit's tree under dir and returns the
+// index entries with their stat data, so that git sees the tree clean
+// without re-reading a file. One goroutine walks the tree while several
+// workers read blobs, each with its own storage (go-git storages are not
+// safe for concurrent use), and write them with plain system calls: the
+// os.File machinery costs several extra calls per file. Trees go-git cannot
+// check out faithfully (submodules, checkout conversions) are refused; the
+// caller removes what was written.
+func checkoutTree(g *git.Repository, st *filesystem.Storage, common, dir string, commit plumbing.Hash) ([]*index.Entry, error) {
+	c, err := g.CommitObject(commit)
+	if err != nil {
+		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	// Checkout allocates a buffer per blob; collecting garbage less often
+	// is worth more than the memory.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+
+	jobs := make(chan treeEntry, 512)
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	dirs := &dirMaker{root: dir, made: map[string]bool{}}
+
+	workers := runtime.GOMAXPROCS(0) + 1
+	results := make([][]*index.Entry, workers)
+	errs := make([]error, workers+1)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			wst := openStorage(common)
+			defer wst.Close()
+			var buf bytes.Buffer
+			for e := range jobs {
+				if errs[w] != nil {
+					continue // drain so the walker can finish
+				}
+				if err := dirs.ensure(filepath.Dir(e.path)); err != nil {
+					errs[w] = err
+					halt()
+					continue
+				}
+				ie, err := writeEntry(wst, dir, e, &buf)
+				if err != nil {
+					errs[w] = err
+					halt()
+					continue
+				}
+				results[w] = append(results[w], ie)
+			}
+		}(w)
+	}
+	errs[workers] = walkTree(st, tree, jobs, stop)
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []*index.Entry
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// walkTree sends every file of tree to jobs until stop closes.
+func walkTree(st *filesystem.Storage, tree *object.Tree, jobs chan<- treeEntry, stop <-chan struct{}) error {
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, e, err := w.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch e.Mode {
+		case filemode.Dir:
+			continue
+		case filemode.Submodule:
+			return unsupported("the base tree has a submodule at %s", name)
+		}
+		if path.Base(name) == ".gitattributes" {
+			if err := checkAttributes(st, name, e.Hash); err != nil {
+				return err
+			}
+		}
+		select {
+		case jobs <- treeEntry{path: name, hash: e.Hash, mode: e.Mode}:
+		case <-stop:
+			return nil
+		}
+	}
+}
+
+// dirMaker creates directories once, parents first, from many goroutines.
+type dirMaker struct {
+	root string
+	mu   sync.Mutex
+	made map[string]bool
+}
+
+func (d *dirMaker) ensure(rel string) error {
+	if rel == "." {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ensureLocked(rel)
+}
+
+func (d *dirMaker) ensureLocked(rel string) error {
+	if rel == "." || d.made[rel] {
+		return nil
+	}
+	if err := d.ensureLocked(filepath.Dir(rel)); err != nil {
+		return err
+	}
+	if err := syscall.Mkdir(filepath.Join(d.root, rel), 0o777); err != nil && err != syscall.EEXIST {
+		return fmt.Errorf("creating %s: %w", rel, err)
+	}
+	d.made[rel] = true
+	return nil
+}
+
+func writeEntry(st *filesystem.Storage, dir string, e treeEntry, buf *bytes.Buffer) (*index.Entry, error) {
+	obj, err := st.EncodedObject(plumbing.BlobObject, e.hash)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s (%s): %w", e.path, e.hash, err)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	buf.Reset()
+	_, err = buf.ReadFrom(rd)
+	rd.Close()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, e.path)
+	var st2 syscall.Stat_t
+	switch e.mode {
+	case filemode.Symlink:
+		if err := os.Symlink(buf.String(), path); err != nil {
+			return nil, err
+		}
+		if err := syscall.Lstat(path, &st2); err != nil {
+			return nil, err
+		}
+	default:
+		perm := uint32(0o666)
+		if e.mode == filemode.Executable {
+			perm = 0o777
+		}
+		fd, err := syscall.Open(path, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, perm)
+		if err != nil {
+			return nil, fmt.Errorf("creating %s: %w", e.path, err)
+		}
+		for b := buf.Bytes(); len(b) > 0; {
+			n, err := syscall.Write(fd, b)
+			if err != nil {
+				syscall.Close(fd)
+				return nil, fmt.Errorf("writing %s: %w", e.path, err)
+			}
+			b = b[n:]
+		}
+		err = syscall.Fstat(fd, &st2)
+		if cerr := syscall.Close(fd); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &index.Entry{
+		Hash: e.hash, Name: e.path, Mode: e.mode,
+		CreatedAt:  time.Unix(st2.Ctim.Sec, st2.Ctim.Nsec),
+		ModifiedAt: time.Unix(st2.Mtim.Sec, st2.Mtim.Nsec),
+		Dev:        uint32(st2.Dev), Inode: uint32(st2.Ino),
+		UID: st2.Uid, GID: st2.Gid, Size: uint32(st2.Size),
+	}, nil
+}
+
+// writeIndex writes the index through "index.lock" and a rename, as git
+// does, so a reader never sees half an index.
+func writeIndex(path string, entries []*index.Entry) error {
+	idx := &index.Index{Version: 2, Entries: entries}
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := index.NewEncoder(bw).Encode(idx); err != nil {
+		f.Close()
+		os.Remove(lock)
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		os.Remove(lock)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(lock)
+		return err
+	}
+	return os.Rename(lock, path)
+}
+
+// attributeProblems lists .gitattributes rules that ask git to transform
+// files on checkout, which go-git does not do.
+func attributeProblems(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, attr := range strings.Fields(line)[1:] {
+			name, _, _ := strings.Cut(strings.TrimLeft(attr, "-!"), "=")
+			switch name {
+			case "filter", "eol", "text", "working-tree-encoding", "ident", "crlf":
+				if !strings.HasPrefix(attr, "-") && !strings.HasPrefix(attr, "!") {
+					out = append(out, line)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,314 @@
+package worktree
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitref"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// RootEnv overrides where worktrees live when the config does not say.
+const RootEnv = "AGENTPROTO_WORKTREES_ROOT"
+
+// Location returns where worktree slug lives: <root>/<repo>/<slug>, the root
+// being the configured one, else $AGENTPROTO_WORKTREES_ROOT, else
+// ~/.agentproto/worktrees. It is always outside the repository.
+func Location(repo *gitrepo.Repo, configured, slug string) (string, error) {
+	root := configured
+	if root == "" {
+		root = os.Getenv(RootEnv)
+	}
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no worktree root: set [worktree] root or %s (%v)", RootEnv, err)
+		}
+		root = filepath.Join(home, ".agentproto", "worktrees")
+	}
+	if strings.HasPrefix(root, "~/") {
+		home, _ := os.UserHomeDir()
+		root = filepath.Join(home, root[2:])
+	}
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(repo.WorkTree)
+	if repo.WorkTree == "" {
+		name = strings.TrimSuffix(filepath.Base(repo.CommonDir), ".git")
+	}
+	path := filepath.Join(root, name, slug)
+	for _, inside := range []string{repo.WorkTree, repo.CommonDir} {
+		if inside == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(inside, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return "", fault.Invalidf("worktree root %s is inside the repository (%s); worktrees must live outside it", root, inside)
+		}
+	}
+	return path, nil
+}
+
+// ResolveBase turns the requested base (or the configured one, else
+// origin/HEAD, else HEAD) into a branch-like name and a commit. Common forms
+// are read straight from the refs; anything else is asked of git.
+func ResolveBase(repo *gitrepo.Repo, requested, configured string) (name, commit string, err error) {
+	candidates := []string{requested}
+	if requested == "" {
+		candidates = []string{configured, "origin/HEAD", "HEAD"}
+	}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if n, h, ok := resolveFast(repo, c); ok {
+			return n, h, nil
+		}
+		out, err := repo.Git("rev-parse", "--verify", "--quiet", c+"^{commit}")
+		if err == nil {
+			name := c
+			if abbrev, err := repo.Git("rev-parse", "--abbrev-ref", c); err == nil {
+				if a := strings.TrimSpace(string(abbrev)); a != "" && a != "HEAD" {
+					name = a
+				}
+			}
+			return name, strings.TrimSpace(string(out)), nil
+		}
+		if requested != "" {
+			return "", "", fault.Invalidf("base %q does not name a commit", requested)
+		}
+	}
+	return "", "", fault.Invalidf("no base: the repository has no commit yet")
+}
+
+// resolveFast resolves HEAD, branches and remote-tracking branches from
+// the ref files, which always point at commits.
+func resolveFast(repo *gitrepo.Repo, rev string) (string, string, bool) {
+	refs := gitref.Store{Common: repo.CommonDir}
+	var full string
+	switch {
+	case rev == "HEAD":
+		t, ok := gitref.Symbolic(repo.GitDir, "HEAD")
+		if !ok {
+			return "", "", false // detached: let git say what it is
+		}
+		full = t
+	case strings.HasSuffix(rev, "/HEAD"):
+		t, ok := gitref.Symbolic(repo.CommonDir, "refs/remotes/"+rev)
+		if !ok {
+			return "", "", false
+		}
+		full = t
+	default:
+		for _, cand := range []string{"refs/heads/" + rev, "refs/remotes/" + rev} {
+			if h, err := refs.Read(cand); err == nil && h != "" {
+				full = cand
+				break
+			}
+		}
+	}
+	if !strings.HasPrefix(full, "refs/heads/") && !strings.HasPrefix(full, "refs/remotes/") {
+		return "", "", false
+	}
+	h, err := refs.Read(full)
+	if err != nil || len(h) != 40 {
+		return "", "", false
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(full, "refs/heads/"), "refs/remotes/")
+	return name, h, true
+}
+
+// NewOptions say what worktree to make.
+type NewOptions struct {
+	Slug       string
+	Path       string // from Location
+	Branch     string // default wt/SLUG
+	Base       string // name as given
+	BaseCommit string
+
+	// Restore checks out an existing branch at checkoutCommit.
+	checkoutCommit string
+	existingBranch bool
+}
+
+// Provision creates a real linked worktree: git's admin dir under the
+// common dir, a .git file in the worktree, the files of the base tree and an
+// index with stat data, so that git status is clean at once. On any failure
+// everything it made is removed again.
+func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
+	if err := ValidateSlug(o.Slug); err != nil {
+		return nil, err
+	}
+	if o.Branch == "" {
+		o.Branch = BranchPrefix + o.Slug
+	}
+	if !gitref.ValidRefName("refs/heads/" + o.Branch) {
+		return nil, fault.Invalidf("%q is not a valid branch name", o.Branch)
+	}
+	st := openStorage(repo.CommonDir)
+	defer st.Close()
+	if err := checkRepository(repo, st); err != nil {
+		return nil, err
+	}
+	g, err := git.Open(st, nil)
+	if err != nil {
+		return nil, fmt.Errorf("opening repository: %w", err)
+	}
+	at := o.BaseCommit
+	if o.checkoutCommit != "" {
+		at = o.checkoutCommit
+	}
+	admin := adminDir(repo, o.Slug)
+	if _, err := os.Stat(admin); err == nil {
+		return nil, fault.Conflictf("a worktree named %s already exists (%s)", o.Slug, admin)
+	}
+	if err := ensureEmptyDir(o.Path); err != nil {
+		return nil, err
+	}
+
+	var undo []func()
+	defer func() {
+		if err != nil {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		}
+	}()
+	ref := "refs/heads/" + o.Branch
+	if !o.existingBranch {
+		refs := gitref.Store{Common: repo.CommonDir}
+		if err := refs.Update(ref, o.BaseCommit, ""); err == gitref.ErrStale {
+			return nil, fault.Conflictf("branch %s already exists; pick another slug or --branch", o.Branch)
+		} else if err != nil {
+			return nil, err
+		}
+		undo = append(undo, func() { repo.Git("update-ref", "-d", ref, o.BaseCommit) })
+	}
+
+	if err := os.MkdirAll(admin, 0o755); err != nil {
+		return nil, err
+	}
+	undo = append(undo, func() { os.RemoveAll(admin) })
+	// "locked" keeps git worktree prune away while the tree is half made.
+	files := map[string]string{
+		"locked":    "initializing\n",
+		"HEAD":      "ref: " + ref + "\n",
+		"commondir": "../..\n",
+		"gitdir":    filepath.Join(o.Path, ".git") + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(admin, name), []byte(text), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	created, err := mkdirOwned(o.Path)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		undo = append(undo, func() { os.RemoveAll(o.Path) })
+	}
+	if err := os.WriteFile(filepath.Join(o.Path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	idx, err := checkoutTree(g, st, repo.CommonDir, o.Path, plumbing.NewHash(at))
+	if err != nil {
+		return nil, err
+	}
+	if err := writeIndex(filepath.Join(admin, "index"), idx); err != nil {
+		return nil, err
+	}
+	m = &Meta{Slug: o.Slug, Path: o.Path, Branch: o.Branch, Base: o.Base, BaseCommit: o.BaseCommit,
+		Created: time.Now().UTC().Format(time.RFC3339), State: StateReady}
+	if err := writeMeta(repo, m); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(filepath.Join(admin, "locked")); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ensureEmptyDir refuses a path that exists and holds anything: nothing of
+// the user's is ever overwritten.
+func ensureEmptyDir(path string) error {
+	entries, err := os.ReadDir(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fault.Conflictf("%s exists and is not an empty directory", path)
+	}
+	if len(entries) > 0 {
+		return fault.Conflictf("%s exists and is not empty; nothing was changed", path)
+	}
+	return nil
+}
+
+// mkdirOwned creates path (and parents) and reports whether path itself
+// was created here, so undo removes only what we made.
+func mkdirOwned(path string) (bool, error) {
+	if _, err := os.Stat(path); err == nil {
+		return false, nil
+	}
+	return true, os.MkdirAll(path, 0o755)
+}
+
+// checkRepository refuses layouts go-git cannot serve correctly: reftable
+// refs, sparse checkouts, line-ending conversion.
+func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
+	cfg, err := st.Config()
+	if err != nil {
+		return fmt.Errorf("reading repository config: %w", err)
+	}
+	raw := cfg.Raw
+	if v := raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
+		return unsupported("the repository stores refs as %s", v)
+	}
+	if strings.EqualFold(raw.Section("core").Option("sparseCheckout"), "true") {
+		return unsupported("the repository uses a sparse checkout")
+	}
+	if v := strings.ToLower(raw.Section("core").Option("autocrlf")); v == "true" || v == "input" {
+		return unsupported("core.autocrlf=%s converts line endings on checkout", v)
+	}
+	if b, err := os.ReadFile(repo.Path("info", "attributes")); err == nil {
+		if p := attributeProblems(string(b)); len(p) > 0 {
+			return unsupported("info/attributes asks for checkout conversions (%s)", p[0])
+		}
+	}
+	return nil
+}
+
+// checkAttributes refuses a .gitattributes that asks for filters (LFS),
+// line-ending or encoding conversion: go-git would write the raw blobs.
+func checkAttributes(st *filesystem.Storage, name string, hash plumbing.Hash) error {
+	obj, err := st.EncodedObject(plumbing.BlobObject, hash)
+	if err != nil {
+		return err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(rd)
+	rd.Close()
+	if err != nil {
+		return err
+	}
+	if p := attributeProblems(string(b)); len(p) > 0 {
+		return unsupported("%s asks for checkout conversions (%s), e.g. Git LFS", name, p[0])
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package worktree
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// SalvagePrefix holds archived worktree states:
+// refs/agentproto/salvage/<slug>/<UTC timestamp>.
+const SalvagePrefix = "refs/agentproto/salvage/"
+
+// RemoveOptions allow removing a dirty worktree, one kind of loss at a time.
+type RemoveOptions struct {
+	DiscardModified  bool
+	DiscardUntracked bool
+}
+
+// Remove deletes the worktree and its admin dir. A dirty tree is refused
+// unless the options accept that exact loss. The branch is kept: commits
+// are never lost by removing a worktree.
+func Remove(repo *gitrepo.Repo, m *Meta, o RemoveOptions) error {
+	if _, err := os.Stat(filepath.Join(adminDir(repo, m.Slug), "locked")); err == nil {
+		return fault.Refusedf("worktree %s is locked (git worktree unlock %s to release it)", m.Slug, m.Path)
+	}
+	force := false
+	if _, err := os.Stat(m.Path); err == nil {
+		s, err := State(repo, m)
+		if err != nil {
+			return err
+		}
+		var refuse []string
+		if s.Modified > 0 && !o.DiscardModified {
+			refuse = append(refuse, fmt.Sprintf("%d modified paths (--discard-modified)", s.Modified))
+		}
+		if s.Untracked > 0 && !o.DiscardUntracked {
+			refuse = append(refuse, fmt.Sprintf("%d untracked files (--discard-untracked)", s.Untracked))
+		}
+		if len(refuse) > 0 {
+			return fault.Refusedf("worktree %s has %s; nothing was removed (or keep it all: git agentproto worktree archive %s)", m.Slug, strings.Join(refuse, " and "), m.Slug)
+		}
+		force = !s.Clean
+	}
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	if _, err := repo.Git(append(args, m.Path)...); err != nil {
+		// The directory may be gone already; let git drop the admin dir.
+		if _, serr := os.Stat(m.Path); !os.IsNotExist(serr) {
+			return err
+		}
+		if _, err := repo.Git("worktree", "prune"); err != nil {
+			return err
+		}
+		os.RemoveAll(adminDir(repo, m.Slug))
+	}
+	return nil
+}
+
+// Salvage is an archived worktree state.
+type Salvage struct {
+	Ref      string `json:"ref"`
+	Commit   string `json:"commit"`
+	Head     string `json:"head"`
+	Meta     Meta   `json:"meta"`
+	Archived string `json:"archived"`
+}
+
+// Archive saves the whole state of the worktree — its commits, its index
+// and its working tree with untracked, non-ignored files — as commits on a
+// salvage ref, then removes the worktree. Nothing is removed unless the
+// snapshot was written.
+func Archive(repo *gitrepo.Repo, m *Meta, now time.Time) (*Salvage, error) {
+	wt := Repo(repo, m)
+	head, err := wt.Git("rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	h := strings.TrimSpace(string(head))
+	indexTree, err := wt.Git("write-tree")
+	if err != nil {
+		return nil, fmt.Errorf("the index of %s has conflicts; resolve them first: %w", m.Slug, err)
+	}
+	// The working tree goes through a copy of the index, so the real one
+	// is left exactly as it was.
+	tmp, err := os.CreateTemp("", "agentproto-salvage-index-")
+	if err != nil {
+		return nil, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	real, err := os.ReadFile(filepath.Join(adminDir(repo, m.Slug), "index"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(tmp.Name(), real, 0o600); err != nil {
+		return nil, err
+	}
+	add := wt.Command("add", "-A", "--", ".")
+	add.Env = append(add.Env, "GIT_INDEX_FILE="+tmp.Name())
+	if out, err := add.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("snapshotting %s: %v: %s", m.Slug, err, out)
+	}
+	wtree := wt.Command("write-tree")
+	wtree.Env = append(wtree.Env, "GIT_INDEX_FILE="+tmp.Name())
+	workTree, err := wtree.Output()
+	if err != nil {
+		return nil, fmt.Errorf("snapshotting %s: %v", m.Slug, err)
+	}
+	s := &Salvage{Head: h, Meta: *m, Archived: now.UTC().Format(time.RFC3339)}
+	meta, _ := json.Marshal(s)
+	ic, err := repo.Git("commit-tree", strings.TrimSpace(string(indexTree)), "-p", h, "-m", "agentproto salvage "+m.Slug+": index")
+	if err != nil {
+		return nil, err
+	}
+	wc, err := repo.Git("commit-tree", strings.TrimSpace(string(workTree)), "-p", strings.TrimSpace(string(ic)),
+		"-m", "agentproto salvage "+m.Slug+": working tree\n\n"+string(meta))
+	if err != nil {
+		return nil, err
+	}
+	s.Commit = strings.TrimSpace(string(wc))
+	s.Ref = SalvagePrefix + m.Slug + "/" + now.UTC().Format("20060102T150405.000000000Z")
+	if _, err := repo.Git("update-ref", s.Ref, s.Commit, strings.Repeat("0", 40)); err != nil {
+		return nil, err
+	}
+	if err := Remove(repo, m, RemoveOptions{DiscardModified: true, DiscardUntracked: true}); err != nil {
+		return s, fmt.Errorf("saved %s as %s, but removing it failed: %w", m.Slug, s.Ref, err)
+	}
+	return s, nil
+}
+
+// LatestSalvage returns the newest salvage of slug.
+func LatestSalvage(repo *gitrepo.Repo, slug string) (*Salvage, error) {
+	out, err := repo.Git("for-each-ref", "--format=%(refname) %(objectname)", SalvagePrefix+slug+"/")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Fields(strings.TrimSpace(string(out)))
+	if len(lines) < 2 {
+		return nil, fault.Invalidf("no archived state of worktree %q (refs %s%s/*)", slug, SalvagePrefix, slug)
+	}
+	type pair struct{ ref, oid string }
+	var refs []pair
+	for i := 0; i+1 < len(lines); i += 2 {
+		refs = append(refs, pair{lines[i], lines[i+1]})
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].ref < refs[j].ref })
+	last := refs[len(refs)-1]
+	msg, err := repo.Git("log", "-1", "--format=%B", last.oid)
+	if err != nil {
+		return nil, err
+	}
+	_, body, _ := strings.Cut(string(msg), "\n\n")
+	var s Salvage
+	if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &s); err != nil {
+		return nil, fmt.Errorf("salvage %s is unreadable: %v", last.ref, err)
+	}
+	s.Ref, s.Commit = last.ref, last.oid
+	return &s, nil
+}
+
+// Restore brings an archived worktree back: the branch checked out at the
+// same place, then the index and working tree as they were, untracked files
+// included. The salvage ref is kept.
+func Restore(repo *gitrepo.Repo, s *Salvage) (*Meta, error) {
+	if _, err := os.Stat(adminDir(repo, s.Meta.Slug)); err == nil {
+		return nil, fault.Conflictf("worktree %s exists; remove or archive it before restoring", s.Meta.Slug)
+	}
+	branchRef := "refs/heads/" + s.Meta.Branch
+	if out, err := repo.Git("rev-parse", "--verify", "--quiet", branchRef); err != nil {
+		// The branch was deleted since: bring it back where it was.
+		if _, err := repo.Git("update-ref", branchRef, s.Head, strings.Repeat("0", 40)); err != nil {
+			return nil, err
+		}
+	} else if strings.TrimSpace(string(out)) != s.Head {
+		return nil, fault.Conflictf("branch %s moved since the archive (now %s, archived at %s); restore would not be faithful", s.Meta.Branch, strings.TrimSpace(string(out))[:12], s.Head[:12])
+	}
+	m, err := Provision(repo, NewOptions{Slug: s.Meta.Slug, Path: s.Meta.Path, Branch: s.Meta.Branch,
+		Base: s.Meta.Base, BaseCommit: s.Meta.BaseCommit, checkoutCommit: s.Head, existingBranch: true})
+	if err != nil {
+		return nil, err
+	}
+	wt := Repo(repo, m)
+	if _, err := wt.Git("read-tree", "-u", "--reset", s.Commit+"^{tree}"); err != nil {
+		return nil, fmt.Errorf("restoring the working tree of %s: %w", m.Slug, err)
+	}
+	if _, err := wt.Git("read-tree", s.Commit+"^1^{tree}"); err != nil {
+		return nil, fmt.Errorf("restoring the index of %s: %w", m.Slug, err)
+	}
+	return m, nil
+}
+
+// Class is how gc sorts a worktree.
+type Class struct {
+	Slug        string    `json:"slug"`
+	Action      string    `json:"action"` // reclaim, salvage, hold
+	Reason      string    `json:"reason"`
+	Tree        TreeState `json:"tree"`
+	Integration string    `json:"integration"`
+	Live        bool      `json:"live"`
+}
+
+// Classify sorts worktrees for gc: reclaim (integrated or without commits,
+// clean, idle), salvage (dirty, idle), hold (live, or unmerged commits).
+// Sessions are not tracked yet, so no worktree is live.
+func Classify(repo *gitrepo.Repo, m *Meta) (Class, error) {
+	c := Class{Slug: m.Slug}
+	s, err := State(repo, m)
+	if err != nil {
+		return c, err
+	}
+	in, err := Integration(repo, m)
+	if err != nil {
+		return c, err
+	}
+	c.Tree, c.Integration = s, in
+	switch {
+	case c.Live:
+		c.Action, c.Reason = "hold", "a session is attached"
+	case !s.Clean:
+		c.Action, c.Reason = "salvage", "uncommitted work, no session attached"
+	case in == "not merged":
+		c.Action, c.Reason = "hold", "commits not in the base"
+	default:
+		c.Action, c.Reason = "reclaim", "clean and "+in
+	}
+	return c, nil
+}

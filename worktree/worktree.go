@@ -1,0 +1,122 @@
+// Package worktree provisions linked worktrees with go-git, runs their setup
+// hooks, inspects them and tears them down without ever losing work.
+package worktree
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// BranchPrefix names the branch of each worktree: wt/SLUG.
+const BranchPrefix = "wt/"
+
+// metaFile sits in the worktree's admin dir beside git's own files; git
+// ignores it, and it goes away with the admin dir.
+const metaFile = "agentproto.json"
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+// ValidateSlug reports why slug cannot name a worktree.
+func ValidateSlug(slug string) error {
+	if !slugPattern.MatchString(slug) {
+		return fault.Invalidf("worktree slug %q is not valid: use lowercase letters, digits and dashes (at most 63)", slug)
+	}
+	return nil
+}
+
+// States of a worktree's provisioning.
+const (
+	StateReady       = "ready"
+	StateSetupFailed = "setup-failed"
+)
+
+// Meta is what agentproto records about a worktree it made.
+type Meta struct {
+	Slug       string `json:"slug"`
+	Path       string `json:"path"`
+	Branch     string `json:"branch"`
+	Base       string `json:"base"`
+	BaseCommit string `json:"base_commit"`
+	Created    string `json:"created"`
+	State      string `json:"state"`
+	Failure    string `json:"failure,omitempty"`
+}
+
+func adminDir(repo *gitrepo.Repo, slug string) string {
+	return repo.Path("worktrees", slug)
+}
+
+func writeMeta(repo *gitrepo.Repo, m *Meta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(adminDir(repo, m.Slug), metaFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(adminDir(repo, m.Slug), metaFile))
+}
+
+// Load returns the record of worktree slug.
+func Load(repo *gitrepo.Repo, slug string) (*Meta, error) {
+	if err := ValidateSlug(slug); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(adminDir(repo, slug), metaFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fault.Invalidf("no agentproto worktree %q (see git agentproto worktree ls)", slug)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("worktree %s: %s is corrupt: %v", slug, metaFile, err)
+	}
+	return &m, nil
+}
+
+// All returns every worktree agentproto made in this repository, by slug.
+func All(repo *gitrepo.Repo) ([]*Meta, error) {
+	entries, err := os.ReadDir(repo.Path("worktrees"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []*Meta
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(repo.Path("worktrees", e.Name()), metaFile)); err != nil {
+			continue // made by git itself, not ours
+		}
+		m, err := Load(repo, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
+	return out, nil
+}
+
+// errUnsupported marks repositories go-git cannot provision faithfully.
+type unsupportedError struct{ msg string }
+
+func (e *unsupportedError) Error() string {
+	return e.msg + "; agentproto does not provision such repositories (use git worktree add)"
+}
+
+func unsupported(format string, args ...any) error {
+	return fault.Wrap(fault.Refused, &unsupportedError{msg: fmt.Sprintf(format, args...)})
+}
