@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/cmd/configcmd"
+	"github.com/agentproto/agentproto/cmd/hookscmd"
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
 	"github.com/agentproto/agentproto/cmd/plan"
@@ -65,6 +66,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(plan.NewCmdPlan(f))
 	cmd.AddCommand(worktreecmd.NewCmdWorktree(f))
 	cmd.AddCommand(worktreecmd.NewCmdTrust(f))
+	cmd.AddCommand(hookscmd.NewCmdHooks(f))
 	return cmd
 }
 
