@@ -5,7 +5,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 
-.PHONY: all build test demo bench man install uninstall completion vet fmt clean
+.PHONY: all build test demo bench man install uninstall completion vet fmt clean proto
 
 all: build
 
@@ -45,3 +45,10 @@ uninstall:
 
 clean:
 	rm -rf bin man completion
+
+# Regenerate the committed protobuf stubs (needs protoc, protoc-gen-go and
+# protoc-gen-go-grpc on PATH); a normal build never needs this.
+proto:
+	protoc --go_out=. --go_opt=paths=source_relative \
+		--go-grpc_out=. --go-grpc_opt=paths=source_relative \
+		plugins/internal/proto/adapter.proto

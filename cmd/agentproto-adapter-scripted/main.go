@@ -1,0 +1,10 @@
+// Command agentproto-adapter-scripted is the scripted reference adapter: a
+// deterministic fake agent for tests and the demo.
+package main
+
+import (
+	"github.com/agentproto/agentproto/plugins/adapters/scripted"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+func main() { sdk.Serve(scripted.Adapter{}) }

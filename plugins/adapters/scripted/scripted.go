@@ -1,0 +1,305 @@
+// Package scripted is a deterministic fake agent for tests and the demo.
+// A prompt carries a fenced agentproto-script block with one JSON step per
+// line; the adapter performs the steps in the session's directory.
+//
+//	```agentproto-script
+//	{"op":"write","path":"hello.txt","content":"hi\n"}
+//	{"op":"say","text":"wrote hello.txt"}
+//	```
+//
+// Steps: write, append, delete (path, content); run (cmd, via sh -c); say
+// (text); sleep (ms); end_turn; exit (code); crash; hang (ignore everything
+// from then on, terminate included); spawn (cmd, a long-lived child); fault
+// (fault, text: a typed provider error). A prompt without a script block
+// gets its text echoed back.
+package scripted
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// Version of the scripted adapter.
+const Version = "1.0.0"
+
+// Adapter is the scripted adapter.
+type Adapter struct{}
+
+// Info declares every capability so that supervisor paths can be exercised.
+func (Adapter) Info() sdk.Info {
+	return sdk.Info{Name: "scripted", Version: Version, Capabilities: sdk.Capabilities,
+		Models: []string{"scripted"}, AuthMethods: []string{"none"}}
+}
+
+// Step is one line of a script.
+type Step struct {
+	Op      string `json:"op"`
+	Path    string `json:"path,omitempty"`
+	Content string `json:"content,omitempty"`
+	Cmd     string `json:"cmd,omitempty"`
+	Text    string `json:"text,omitempty"`
+	Ms      int    `json:"ms,omitempty"`
+	Code    int    `json:"code,omitempty"`
+	Fault   string `json:"fault,omitempty"`
+}
+
+// Parse extracts the steps of the agentproto-script block of a prompt.
+func Parse(prompt string) ([]Step, bool, error) {
+	const open = "```agentproto-script"
+	i := strings.Index(prompt, open)
+	if i < 0 {
+		return nil, false, nil
+	}
+	body := prompt[i+len(open):]
+	j := strings.Index(body, "```")
+	if j < 0 {
+		return nil, true, fmt.Errorf("the agentproto-script block is not closed")
+	}
+	var steps []Step
+	sc := bufio.NewScanner(strings.NewReader(body[:j]))
+	sc.Buffer(make([]byte, 64*1024), 8<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var s Step
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return nil, true, fmt.Errorf("script line %d: %v", n, err)
+		}
+		steps = append(steps, s)
+	}
+	return steps, true, sc.Err()
+}
+
+// Start begins a session.
+func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
+	fi, err := os.Stat(req.Dir)
+	if err != nil || !fi.IsDir() {
+		return nil, sdk.Problemf("directory %q does not exist", req.Dir)
+	}
+	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out}
+	if req.InitialPrompt != "" {
+		s.startTurn(req.InitialPrompt)
+	}
+	return s, nil
+}
+
+type session struct {
+	dir string
+	env []string
+	out sdk.Emitter
+
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	turnDone chan struct{}
+	hung     bool
+	exited   bool
+	children []*exec.Cmd
+}
+
+func (s *session) Prompt(ctx context.Context, text string, interrupt bool) error {
+	s.mu.Lock()
+	hung, exited, busy := s.hung, s.exited, s.turnDone != nil
+	s.mu.Unlock()
+	switch {
+	case hung:
+		return nil // ignores everything
+	case exited:
+		return sdk.Problemf("the session has exited")
+	case busy && interrupt:
+		s.interrupt()
+	case busy:
+		return sdk.Problemf("a turn is running; send the prompt with interrupt, or wait for the turn to end")
+	}
+	if text != "" {
+		s.startTurn(text)
+	}
+	return nil
+}
+
+func (s *session) interrupt() {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.turnDone
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+func (s *session) startTurn(prompt string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.cancel, s.turnDone = cancel, done
+	s.mu.Unlock()
+	s.out.TurnStarted()
+	go func() {
+		end := s.run(ctx, prompt)
+		s.mu.Lock()
+		s.cancel, s.turnDone = nil, nil
+		s.mu.Unlock()
+		if end {
+			s.out.TurnEnded()
+		}
+		close(done)
+	}()
+}
+
+// run performs a prompt's steps; it reports whether the turn ends normally.
+func (s *session) run(ctx context.Context, prompt string) bool {
+	steps, found, err := Parse(prompt)
+	if err != nil {
+		s.out.Error(err.Error(), "")
+		return true
+	}
+	if !found {
+		s.out.Output([]byte("echo: " + prompt + "\n"))
+		return true
+	}
+	for _, st := range steps {
+		if ctx.Err() != nil {
+			s.out.Output([]byte("interrupted\n"))
+			return true
+		}
+		switch st.Op {
+		case "write", "append":
+			if err := s.write(st, st.Op == "append"); err != nil {
+				s.out.Error(err.Error(), "")
+			}
+		case "delete":
+			if err := os.Remove(s.path(st.Path)); err != nil {
+				s.out.Error(err.Error(), "")
+			}
+		case "run":
+			s.runCmd(ctx, st.Cmd)
+		case "say":
+			s.out.Output([]byte(st.Text + "\n"))
+		case "sleep":
+			select {
+			case <-time.After(time.Duration(st.Ms) * time.Millisecond):
+			case <-ctx.Done():
+			}
+		case "end_turn":
+			return true
+		case "exit":
+			s.mu.Lock()
+			s.exited = true
+			s.mu.Unlock()
+			s.out.TurnEnded()
+			s.out.Exited(st.Code)
+			return false
+		case "crash":
+			fmt.Fprintln(os.Stderr, "scripted: crashing on purpose")
+			os.Exit(3)
+		case "hang":
+			s.mu.Lock()
+			s.hung = true
+			s.mu.Unlock()
+			select {} // the turn never ends
+		case "spawn":
+			cmd := sdk.Command(s.dir, s.env, "sh", "-c", st.Cmd)
+			if err := cmd.Start(); err != nil {
+				s.out.Error(err.Error(), "")
+				continue
+			}
+			s.mu.Lock()
+			s.children = append(s.children, cmd)
+			s.mu.Unlock()
+			s.out.Output([]byte(fmt.Sprintf("spawned pid %d\n", cmd.Process.Pid)))
+		case "fault":
+			s.out.Error(st.Text, st.Fault)
+		default:
+			s.out.Error(fmt.Sprintf("unknown script op %q", st.Op), "")
+		}
+	}
+	return true
+}
+
+// path resolves a script path inside the session directory.
+func (s *session) path(p string) string {
+	return filepath.Join(s.dir, filepath.Clean("/" + p))
+}
+
+func (s *session) write(st Step, appendTo bool) error {
+	path := s.path(st.Path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if appendTo {
+		flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flag, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(st.Content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// runCmd runs a shell command and streams its output.
+func (s *session) runCmd(ctx context.Context, command string) {
+	cmd := sdk.Command(s.dir, s.env, "sh", "-c", command)
+	w := outWriter{s.out}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		s.out.Error(err.Error(), "")
+		return
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			s.out.Error(fmt.Sprintf("%s: %v", command, err), "")
+		}
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+type outWriter struct{ out sdk.Emitter }
+
+func (w outWriter) Write(p []byte) (int, error) {
+	w.out.Output(p)
+	return len(p), nil
+}
+
+func (s *session) Terminate(ctx context.Context) error {
+	s.mu.Lock()
+	hung := s.hung
+	s.mu.Unlock()
+	if hung {
+		select {} // ignores terminate too: the host must kill the group
+	}
+	s.interrupt()
+	s.mu.Lock()
+	for _, c := range s.children {
+		c.Process.Kill()
+	}
+	exited := s.exited
+	s.exited = true
+	s.mu.Unlock()
+	if !exited {
+		s.out.Exited(0)
+	}
+	return nil
+}

@@ -1,0 +1,267 @@
+// Package host launches adapter plugins and talks to them: checksum checked
+// on every launch, an environment built on purpose, its own process group so
+// that killing a session kills every process the agent started.
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/internal/proto"
+	"github.com/agentproto/agentproto/plugins/internal/wire"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// Spec says which binary serves an adapter.
+type Spec struct {
+	Name   string
+	Path   string
+	SHA256 string // pinned checksum; "" when not pinned
+}
+
+// FileSHA256 returns the checksum of a file.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// LaunchOptions shape the plugin process.
+type LaunchOptions struct {
+	// Env is the whole environment of the plugin; nothing of the host's
+	// leaks in (go-plugin's SkipHostEnv).
+	Env []string
+	// Stderr receives the plugin's stderr as it comes.
+	Stderr io.Writer
+	// StartTimeout bounds the handshake.
+	StartTimeout time.Duration
+}
+
+// Client is one launched adapter plugin.
+type Client struct {
+	Spec Spec
+	rpc  proto.AdapterClient
+	pc   *plugin.Client
+	cmd  *exec.Cmd
+	tail *Tail
+	once sync.Once
+}
+
+// Launch starts the plugin, verifies its checksum against the pin, and
+// pings it. A pinned checksum that no longer matches is refused (exit 5).
+func Launch(spec Spec, o LaunchOptions) (*Client, error) {
+	var checksum []byte
+	if spec.SHA256 != "" {
+		got, err := FileSHA256(spec.Path)
+		if err != nil {
+			return nil, fmt.Errorf("adapter %s: %w", spec.Name, err)
+		}
+		if !strings.EqualFold(got, spec.SHA256) {
+			return nil, fault.Refusedf("adapter %s: %s has sha256 %s but %s is pinned; if the change is expected, run git agentproto plugin pin %s", spec.Name, spec.Path, got, spec.SHA256, spec.Name)
+		}
+		checksum, _ = hex.DecodeString(spec.SHA256)
+	}
+	tail := NewTail(8 << 10)
+	var stderr io.Writer = tail
+	if o.Stderr != nil {
+		stderr = io.MultiWriter(tail, o.Stderr)
+	}
+	cmd := exec.Command(spec.Path)
+	cmd.Env = o.Env
+	// Its own process group: Kill reaches the agent CLI it spawns too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cfg := &plugin.ClientConfig{
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: wire.PluginSets(nil),
+		Cmd:              cmd,
+		SkipHostEnv:      true,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		Stderr:           stderr,
+		StartTimeout:     o.StartTimeout,
+		Logger:           hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(wire.MaxMessage), grpc.MaxCallSendMsgSize(wire.MaxMessage))},
+	}
+	if checksum != nil {
+		// A fresh hash per launch: a reused one fails the second check.
+		cfg.SecureConfig = &plugin.SecureConfig{Checksum: checksum, Hash: sha256.New()}
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 20 * time.Second
+	}
+	pc := plugin.NewClient(cfg)
+	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail}
+	rpcClient, err := pc.Client()
+	if err != nil {
+		c.Kill()
+		return nil, c.launchError(err)
+	}
+	raw, err := rpcClient.Dispense(wire.PluginName)
+	if err != nil {
+		c.Kill()
+		return nil, c.launchError(err)
+	}
+	c.rpc = raw.(proto.AdapterClient)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx); err != nil {
+		c.Kill()
+		return nil, c.launchError(err)
+	}
+	return c, nil
+}
+
+func (c *Client) launchError(err error) error {
+	msg := fmt.Sprintf("adapter %s (%s) failed to start: %v", c.Spec.Name, c.Spec.Path, err)
+	if t := c.tail.String(); t != "" {
+		msg += "\nstderr (last lines):\n" + t
+	}
+	return errors.New(msg)
+}
+
+// StderrTail returns the end of the plugin's stderr.
+func (c *Client) StderrTail() string { return c.tail.String() }
+
+// Pid is the plugin's process id (also its process group id).
+func (c *Client) Pid() int {
+	if c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// Ping checks the plugin answers.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := c.rpc.Ping(ctx, &proto.PingRequest{Payload: []byte("ping")})
+	return err
+}
+
+// Describe asks the adapter who it is.
+func (c *Client) Describe(ctx context.Context) (sdk.Info, error) {
+	r, err := c.rpc.Describe(ctx, &proto.DescribeRequest{})
+	if err != nil {
+		return sdk.Info{}, err
+	}
+	return sdk.Info{Name: r.Name, Version: r.Version, Capabilities: r.Capabilities, Models: r.Models, AuthMethods: r.AuthMethods}, nil
+}
+
+// Start starts the session.
+func (c *Client) Start(ctx context.Context, req sdk.StartRequest) error {
+	r, err := c.rpc.StartSession(ctx, &proto.StartSessionRequest{SessionId: req.SessionID, Dir: req.Dir, Model: req.Model,
+		Env: req.Env, InitialPrompt: req.InitialPrompt, Options: req.Options})
+	if err != nil {
+		return err
+	}
+	return diagError(r.Diagnostics)
+}
+
+// Prompt sends a turn or an interrupt.
+func (c *Client) Prompt(ctx context.Context, text string, interrupt bool) error {
+	r, err := c.rpc.Prompt(ctx, &proto.PromptRequest{Text: text, Interrupt: interrupt})
+	if err != nil {
+		return err
+	}
+	return diagError(r.Diagnostics)
+}
+
+// Event is one thing a session did.
+type Event = proto.Event
+
+// Event kinds.
+const (
+	Output      = proto.EventKind_EVENT_KIND_OUTPUT
+	TurnStarted = proto.EventKind_EVENT_KIND_TURN_STARTED
+	TurnEnded   = proto.EventKind_EVENT_KIND_TURN_ENDED
+	Error       = proto.EventKind_EVENT_KIND_ERROR
+	Exited      = proto.EventKind_EVENT_KIND_EXITED
+)
+
+// Events calls fn with every event after seq until the session exits, the
+// stream breaks or ctx ends.
+func (c *Client) Events(ctx context.Context, after uint64, fn func(*Event) error) error {
+	stream, err := c.rpc.Events(ctx, &proto.EventsRequest{AfterSeq: after})
+	if err != nil {
+		return err
+	}
+	for {
+		e, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+}
+
+// Terminate asks the adapter to end the session.
+func (c *Client) Terminate(ctx context.Context) error {
+	_, err := c.rpc.Terminate(ctx, &proto.TerminateRequest{})
+	return err
+}
+
+// Kill ends the plugin and its whole process group: go-plugin's own Kill
+// stops only the plugin, and the agent CLI it started would be orphaned.
+func (c *Client) Kill() {
+	c.once.Do(func() {
+		if c.cmd.Process != nil {
+			syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		}
+		if c.pc != nil {
+			c.pc.Kill()
+		}
+	})
+}
+
+// Exited reports whether the plugin process has ended.
+func (c *Client) Exited() bool { return c.pc != nil && c.pc.Exited() }
+
+func diagError(ds []*proto.Diagnostic) error {
+	var msgs []string
+	for _, d := range ds {
+		if d.Severity != proto.Severity_SEVERITY_ERROR {
+			continue
+		}
+		m := d.Summary
+		if d.Detail != "" {
+			m += ": " + d.Detail
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fault.Invalidf("%s", strings.Join(msgs, "; "))
+}
+
+// Wrap makes a Client over an already connected adapter, for in-process
+// protocol tests; Kill then only closes nothing.
+func Wrap(name string, rpc proto.AdapterClient) *Client {
+	return &Client{Spec: Spec{Name: name}, rpc: rpc, cmd: &exec.Cmd{}, tail: NewTail(1024)}
+}
