@@ -100,8 +100,12 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		Stderr:           stderr,
-		StartTimeout:     o.StartTimeout,
-		Logger:           hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
+		// After Serve, go-plugin carries the plugin's os.Stderr and
+		// os.Stdout over gRPC; keep those lines as well.
+		SyncStderr:   stderr,
+		SyncStdout:   stderr,
+		StartTimeout: o.StartTimeout,
+		Logger:       hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(wire.MaxMessage), grpc.MaxCallSendMsgSize(wire.MaxMessage))},
 	}

@@ -86,8 +86,10 @@ func (e emitter) Output(p []byte) {
 	}
 	e.log.add(&proto.Event{Kind: proto.EventKind_EVENT_KIND_OUTPUT, Data: append([]byte(nil), p...)})
 }
-func (e emitter) TurnStarted() { e.log.add(&proto.Event{Kind: proto.EventKind_EVENT_KIND_TURN_STARTED}) }
-func (e emitter) TurnEnded()   { e.log.add(&proto.Event{Kind: proto.EventKind_EVENT_KIND_TURN_ENDED}) }
+func (e emitter) TurnStarted() {
+	e.log.add(&proto.Event{Kind: proto.EventKind_EVENT_KIND_TURN_STARTED})
+}
+func (e emitter) TurnEnded() { e.log.add(&proto.Event{Kind: proto.EventKind_EVENT_KIND_TURN_ENDED}) }
 func (e emitter) Error(text, fault string) {
 	e.log.add(&proto.Event{Kind: proto.EventKind_EVENT_KIND_ERROR, Text: text, Fault: fault})
 }

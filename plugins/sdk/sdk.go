@@ -8,6 +8,7 @@ package sdk
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -132,6 +133,12 @@ func Command(dir string, env []string, name string, args ...string) *exec.Cmd {
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	return cmd
 }
+
+// Stderr writes straight to the plugin's standard error, which the host
+// keeps and shows when a session fails. Unlike os.Stderr after Serve, it is
+// not relayed over gRPC, so a line written just before the process dies is
+// not lost.
+var Stderr io.Writer = os.NewFile(2, "stderr")
 
 // Environ merges the process environment with extra, extra winning.
 func Environ(extra map[string]string) []string {

@@ -141,4 +141,3 @@ func problemOnly(err error) error {
 	}
 	return err
 }
-

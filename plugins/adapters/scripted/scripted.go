@@ -203,7 +203,7 @@ func (s *session) run(ctx context.Context, prompt string) bool {
 			s.out.Exited(st.Code)
 			return false
 		case "crash":
-			fmt.Fprintln(os.Stderr, "scripted: crashing on purpose")
+			fmt.Fprintln(sdk.Stderr, "scripted: crashing on purpose")
 			os.Exit(3)
 		case "hang":
 			s.mu.Lock()
@@ -231,7 +231,7 @@ func (s *session) run(ctx context.Context, prompt string) bool {
 
 // path resolves a script path inside the session directory.
 func (s *session) path(p string) string {
-	return filepath.Join(s.dir, filepath.Clean("/" + p))
+	return filepath.Join(s.dir, filepath.Clean("/"+p))
 }
 
 func (s *session) write(st Step, appendTo bool) error {
