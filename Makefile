@@ -10,7 +10,7 @@ LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 all: build
 
 build:
-	go build -ldflags "$(LDFLAGS)" -o bin/git-agentproto ./cmd/git-agentproto
+	go build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/git-agentproto ./cmd/agentproto-adapter-scripted
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -246,3 +246,13 @@ func TestSyncReportsARefusingRemote(t *testing.T) {
 		t.Fatalf("unknown remote: err=%v stderr=%s", err, errOut)
 	}
 }
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}

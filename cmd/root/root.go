@@ -16,6 +16,8 @@ import (
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
 	"github.com/agentproto/agentproto/cmd/plan"
+	"github.com/agentproto/agentproto/cmd/plugincmd"
+	"github.com/agentproto/agentproto/cmd/sessionscmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/cmd/worktreecmd"
 	"github.com/agentproto/agentproto/internal/fault"
@@ -67,6 +69,9 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(worktreecmd.NewCmdWorktree(f))
 	cmd.AddCommand(worktreecmd.NewCmdTrust(f))
 	cmd.AddCommand(hookscmd.NewCmdHooks(f))
+	cmd.AddCommand(plugincmd.NewCmdPlugin(f))
+	cmd.AddCommand(sessionscmd.NewCmdSessions(f))
+	cmd.AddCommand(sessionscmd.NewCmdServe(f))
 	return cmd
 }
 

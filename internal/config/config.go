@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -23,10 +24,29 @@ const FileName = "agentproto.toml"
 // Config is the whole of agentproto.toml. Every field has a default so that
 // a repository without the file works.
 type Config struct {
-	Ledger   Ledger   `toml:"ledger" json:"ledger"`
-	Sync     Sync     `toml:"sync" json:"sync"`
-	Plans    Plans    `toml:"plans" json:"plans"`
-	Worktree Worktree `toml:"worktree" json:"worktree"`
+	Ledger   Ledger            `toml:"ledger" json:"ledger"`
+	Sync     Sync              `toml:"sync" json:"sync"`
+	Plans    Plans             `toml:"plans" json:"plans"`
+	Worktree Worktree          `toml:"worktree" json:"worktree"`
+	Plugins  map[string]Plugin `toml:"plugins" json:"plugins"`
+	Sessions Sessions          `toml:"sessions" json:"sessions"`
+}
+
+// Plugin configures one executor adapter: [plugins.NAME].
+type Plugin struct {
+	// Path of the adapter binary; default: agentproto-adapter-NAME on PATH.
+	Path string `toml:"path" json:"path,omitempty"`
+	// SHA256 pins the binary: a different one is refused.
+	SHA256 string `toml:"sha256" json:"sha256,omitempty"`
+	// Options are passed to the adapter when a session starts.
+	Options map[string]string `toml:"options" json:"options,omitempty"`
+}
+
+// Sessions configures the sessions daemon.
+type Sessions struct {
+	// IdleExit: the daemon stops after this long with no live session and
+	// no client (a duration such as "10m").
+	IdleExit string `toml:"idle_exit" json:"idle_exit"`
 }
 
 // Worktree configures where worktrees live and how they are set up. The
@@ -83,9 +103,10 @@ type Sync struct {
 // Default returns the configuration used when a key is absent.
 func Default() Config {
 	return Config{
-		Ledger: Ledger{PackThreshold: 16, AutoMaintenance: 2000},
-		Sync:   Sync{Remote: "origin"},
-		Plans:  Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
+		Ledger:   Ledger{PackThreshold: 16, AutoMaintenance: 2000},
+		Sync:     Sync{Remote: "origin"},
+		Plans:    Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
+		Sessions: Sessions{IdleExit: "10m"},
 	}
 }
 
@@ -157,6 +178,11 @@ func ValueError(text []byte, name string, err error) error {
 	return err
 }
 
+var (
+	pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	sha256Hex  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+)
+
 // typeErrPattern reads the line and key out of the decoder's type errors,
 // which are plain strings rather than ParseErrors.
 var typeErrPattern = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
@@ -197,6 +223,17 @@ func (c *Config) validate() error {
 		if k == "" || strings.ContainsAny(k, "= \t\n") {
 			return BadValue(fmt.Sprintf("%q is not an environment variable name", k), "worktree", "env")
 		}
+	}
+	for name, p := range c.Plugins {
+		if !pluginName.MatchString(name) {
+			return BadValue("plugin names are lowercase letters, digits and dashes", "plugins", name)
+		}
+		if p.SHA256 != "" && !sha256Hex.MatchString(p.SHA256) {
+			return BadValue(fmt.Sprintf("%q is not a sha256 in hex", p.SHA256), "plugins", name, "sha256")
+		}
+	}
+	if d, err := time.ParseDuration(c.Sessions.IdleExit); err != nil || d <= 0 {
+		return BadValue(fmt.Sprintf("%q is not a duration with a unit, such as \"10m\"", c.Sessions.IdleExit), "sessions", "idle_exit")
 	}
 	if c.Plans.AgentInstructions == "" {
 		return BadValue("must name the file holding the definition of done", "plans", "agent_instructions")

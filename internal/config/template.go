@@ -39,4 +39,14 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # copy = [".env"]
 # env = { GOFLAGS = "-mod=mod" }
 # teardown = []
+
+# Executor adapters: agentproto-adapter-NAME on PATH, or configured here.
+# [plugins.aider]
+# path = "/usr/local/bin/agentproto-adapter-exec"
+# sha256 = "..."              # pin the binary (git agentproto plugin pin aider)
+# options = { command = "aider --yes --message {prompt}" }
+
+[sessions]
+# The sessions daemon stops after this long with nothing to do.
+# idle_exit = "10m"
 `

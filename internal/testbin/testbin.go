@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// Build compiles ./cmd/git-agentproto into a new temporary directory and
-// returns that directory; the caller removes it.
+// Build compiles git-agentproto and the scripted adapter into a new
+// temporary directory and returns that directory; the caller removes it.
 func Build() (string, error) {
 	dir, err := os.MkdirTemp("", "agentproto-bin-")
 	if err != nil {
@@ -20,7 +20,7 @@ func Build() (string, error) {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "git-agentproto"), "./cmd/git-agentproto")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-adapter-scripted")
 	build.Dir = root
 	out, err := build.CombinedOutput()
 	if err != nil {
@@ -43,6 +43,8 @@ func Env(binDir, home string) []string {
 	}
 	return append(env,
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		// Daemons started by tests stop soon after the test is done.
+		"AGENTPROTO_DAEMON_IDLE=5s",
 		"HOME="+home,
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",

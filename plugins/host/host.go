@@ -139,7 +139,10 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 }
 
 func (c *Client) launchError(err error) error {
-	msg := fmt.Sprintf("adapter %s (%s) failed to start: %v", c.Spec.Name, c.Spec.Path, err)
+	// go-plugin's messages run to a dozen lines of generic advice; the first
+	// line says what happened.
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	msg := fmt.Sprintf("adapter %s (%s) failed to start: %s", c.Spec.Name, c.Spec.Path, strings.TrimSpace(first))
 	if t := c.tail.String(); t != "" {
 		msg += "\nstderr (last lines):\n" + t
 	}

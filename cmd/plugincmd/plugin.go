@@ -1,0 +1,195 @@
+// Package plugincmd wires `plugin ls`, `plugin describe` and `plugin pin`.
+package plugincmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
+)
+
+// NewCmdPlugin returns the `plugin` command.
+func NewCmdPlugin(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plugin <command>",
+		Short: "List, describe and pin executor adapter plugins",
+		Long: `Adapters are plugin binaries: [plugins.NAME] path in agentproto.toml, or
+agentproto-adapter-NAME on PATH. A pinned sha256 is checked on every launch;
+a changed binary is refused (exit 5).`,
+	}
+	cmd.AddCommand(newCmdLs(f), newCmdDescribe(f), newCmdPin(f))
+	return cmd
+}
+
+func root(f *cmdutil.Factory) (config.Config, string, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return config.Config{}, "", err
+	}
+	cfg, _, err := f.Config()
+	return cfg, repo.WorkTree, err
+}
+
+func newCmdLs(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ls [--json]",
+		Short: "List the adapters agentproto can find",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, top, err := root(f)
+			if err != nil {
+				return err
+			}
+			type row struct {
+				Name     string `json:"name"`
+				Path     string `json:"path"`
+				Source   string `json:"source"`
+				Pinned   bool   `json:"pinned"`
+				Checksum string `json:"checksum"` // ok, mismatch, unpinned
+			}
+			rows := []row{}
+			for _, fd := range host.List(cfg.Plugins, top) {
+				r := row{Name: fd.Name, Path: fd.Path, Source: fd.Source, Pinned: fd.SHA256 != "", Checksum: "unpinned"}
+				if r.Pinned {
+					sum, err := host.FileSHA256(fd.Path)
+					r.Checksum = "ok"
+					if err != nil || !strings.EqualFold(sum, fd.SHA256) {
+						r.Checksum = "mismatch"
+					}
+				}
+				rows = append(rows, r)
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, rows)
+			}
+			for _, r := range rows {
+				fmt.Fprintf(f.IO.Out, "%-14s %-9s %-7s %s\n", r.Name, r.Checksum, r.Source, r.Path)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "describe NAME [--json]",
+		Short: "Launch an adapter and print what it declares: version, capabilities, models",
+		Args:  cmdutil.ExactArgs(1, "one adapter name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, top, err := root(f)
+			if err != nil {
+				return err
+			}
+			fd, err := host.Discover(args[0], cfg.Plugins, top)
+			if err != nil {
+				return err
+			}
+			c, err := host.Launch(fd.Spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
+			if err != nil {
+				return err
+			}
+			defer c.Kill()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			info, err := c.Describe(ctx)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"name": info.Name, "version": info.Version, "capabilities": info.Capabilities,
+					"models": info.Models, "auth_methods": info.AuthMethods, "path": fd.Path})
+			}
+			fmt.Fprintf(f.IO.Out, "name:         %s\nversion:      %s\npath:         %s\ncapabilities: %s\nmodels:       %s\nauth:         %s\n",
+				info.Name, info.Version, fd.Path, strings.Join(info.Capabilities, ", "), strings.Join(info.Models, ", "), strings.Join(info.AuthMethods, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func newCmdPin(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "pin NAME",
+		Short: "Record the adapter binary's sha256 in agentproto.toml ([plugins.NAME] sha256)",
+		Args:  cmdutil.ExactArgs(1, "one adapter name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			if repo.WorkTree == "" {
+				return fault.Invalidf("plugin pin edits agentproto.toml; this repository is bare")
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			fd, err := host.Discover(args[0], cfg.Plugins, repo.WorkTree)
+			if err != nil {
+				return err
+			}
+			sum, err := host.FileSHA256(fd.Path)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(repo.WorkTree, config.FileName)
+			old, err := os.ReadFile(path)
+			if err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			text := setPin(string(old), args[0], sum)
+			if _, err := config.Parse([]byte(text), config.FileName); err != nil {
+				return fmt.Errorf("pinning would make %s invalid (%v); nothing was changed", config.FileName, err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "pinned %s to sha256 %s in %s\n", args[0], sum, config.FileName)
+			return nil
+		},
+	}
+	return cmd
+}
+
+// setPin sets sha256 in the [plugins.NAME] table, adding the table or the
+// key when missing and leaving every other line as it was.
+func setPin(text, name, sum string) string {
+	lines := strings.Split(text, "\n")
+	header := regexp.MustCompile(`^\s*\[\s*plugins\.` + regexp.QuoteMeta(name) + `\s*\]\s*(#.*)?$`)
+	anyHeader := regexp.MustCompile(`^\s*\[`)
+	key := regexp.MustCompile(`^\s*sha256\s*=`)
+	line := fmt.Sprintf("sha256 = %q", sum)
+	for i, l := range lines {
+		if !header.MatchString(l) {
+			continue
+		}
+		j := i + 1
+		for ; j < len(lines) && !anyHeader.MatchString(lines[j]); j++ {
+			if key.MatchString(lines[j]) {
+				lines[j] = line
+				return strings.Join(lines, "\n")
+			}
+		}
+		out := append(append(append([]string{}, lines[:i+1]...), line), lines[i+1:]...)
+		return strings.Join(out, "\n")
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + fmt.Sprintf("\n[plugins.%s]\n%s\n", name, line)
+}

@@ -1,0 +1,118 @@
+// Package sessionscmd wires `serve` (the sessions daemon) and the `sessions`
+// verbs: start, ls, wait, output, prompt, kill, gc.
+package sessionscmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// NewCmdServe returns the daemon command, normally started by the CLI.
+func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the sessions daemon of this repository (started automatically)",
+		Long: `The daemon owns the adapter plugins of running sessions, so sessions outlive
+the command that started them. The sessions commands start it on demand; it
+stops by itself after [sessions] idle_exit with no live session and no client.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			idle, _ := time.ParseDuration(cfg.Sessions.IdleExit)
+			if v := os.Getenv("AGENTPROTO_DAEMON_IDLE"); v != "" {
+				if d, err := time.ParseDuration(v); err == nil {
+					idle = d
+				}
+			}
+			err = sessions.NewDaemon(repo, idle, os.Stderr).Run()
+			if errors.Is(err, sessions.ErrRunning) {
+				return nil
+			}
+			return err
+		},
+	}
+}
+
+// NewCmdSessions returns the `sessions` command.
+func NewCmdSessions(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions <command>",
+		Short: "Start executor sessions and steer them from separate commands",
+		Long: `A session is one agent run by an adapter plugin in a directory or worktree.
+Sessions outlive the command that started them (a daemon owns them), so a
+supervisor starts several, waits for them, reads their output, prompts or
+interrupts them, and kills them, minutes apart. Lifecycle transitions
+(launched, running, settled, exited, failed, cleaned) are ledger events;
+raw output stays local under the common git dir.`,
+	}
+	cmd.AddCommand(newCmdStart(f), newCmdLs(f), newCmdWait(f), newCmdOutput(f),
+		newCmdPrompt(f), newCmdKill(f), newCmdGC(f))
+	return cmd
+}
+
+func client(f *cmdutil.Factory) (*sessions.Client, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
+}
+
+func store(f *cmdutil.Factory) (sessions.Store, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return sessions.Store{}, err
+	}
+	return sessions.NewStore(repo.CommonDir), nil
+}
+
+// readText reads --text/--prompt or the file given instead.
+func readText(text, file, what string) (string, error) {
+	if file != "" {
+		if text != "" {
+			return "", fault.Invalidf("--%s and --%s-file cannot be used together", what, what)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fault.Invalidf("reading --%s-file: %v", what, err)
+		}
+		return string(b), nil
+	}
+	return text, nil
+}
+
+func absDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || !fi.IsDir() {
+		return "", fault.Invalidf("--dir %s is not a directory", dir)
+	}
+	return abs, nil
+}
+
+func printRecord(f *cmdutil.Factory, r *sessions.Record) {
+	fmt.Fprintf(f.IO.Out, "%s  %-8s %-10s turns=%d  %s\n", r.ID, r.State, r.Adapter, r.Turns, r.Dir)
+}

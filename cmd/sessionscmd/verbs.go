@@ -1,0 +1,368 @@
+package sessionscmd
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+func newCmdStart(f *cmdutil.Factory) *cobra.Command {
+	var adapter, model, slug, dir, prompt, promptFile, label string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "start --adapter NAME [--model M] (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--label L] [--json]",
+		Short: "Start a session and print its id",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if adapter == "" {
+				return fault.Invalidf("--adapter is required")
+			}
+			if (slug == "") == (dir == "") {
+				return fault.Invalidf("give exactly one of --worktree and --dir")
+			}
+			text, err := readText(prompt, promptFile, "prompt")
+			if err != nil {
+				return err
+			}
+			if strings.TrimSpace(text) == "" {
+				return fault.Invalidf("a session starts with a prompt: --prompt or --prompt-file")
+			}
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			if slug != "" {
+				m, err := worktree.Load(repo, slug)
+				if err != nil {
+					return err
+				}
+				dir = m.Path
+			}
+			abs, err := absDir(dir)
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			found, err := host.Discover(adapter, cfg.Plugins, repo.WorkTree)
+			if err != nil {
+				return err
+			}
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
+				Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: abs, Worktree: slug,
+				Prompt: text, Label: label, Env: os.Environ(), Options: cfg.Plugins[adapter].Options}})
+			if err != nil {
+				if resp != nil && resp.Session != nil {
+					fmt.Fprintln(f.IO.ErrOut, "session", resp.Session.ID, "failed")
+				}
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, resp.Session)
+			}
+			fmt.Fprintln(f.IO.Out, resp.Session.ID)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&adapter, "adapter", "", "adapter name")
+	fl.StringVar(&model, "model", "", "model id")
+	fl.StringVar(&slug, "worktree", "", "run in this agentproto worktree")
+	fl.StringVar(&dir, "dir", "", "run in this directory")
+	fl.StringVar(&prompt, "prompt", "", "first prompt")
+	fl.StringVar(&promptFile, "prompt-file", "", "read the first prompt from a file")
+	fl.StringVar(&label, "label", "", "a label for people")
+	fl.BoolVar(&asJSON, "json", false, "print the session as JSON")
+	return cmd
+}
+
+func newCmdLs(f *cmdutil.Factory) *cobra.Command {
+	var asJSON, all bool
+	cmd := &cobra.Command{
+		Use:   "ls [--all] [--json]",
+		Short: "List sessions: id, label, adapter, model, dir, state, turns, last activity, pid",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := store(f)
+			if err != nil {
+				return err
+			}
+			recs, err := st.All()
+			if err != nil {
+				return err
+			}
+			rows := []*sessions.Record{}
+			for _, r := range recs {
+				if all || r.State != sessions.StateCleaned {
+					rows = append(rows, r)
+				}
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, rows)
+			}
+			for _, r := range rows {
+				label := r.Label
+				if label == "" {
+					label = "-"
+				}
+				fmt.Fprintf(f.IO.Out, "%s  %-12s %-9s %-10s %-12s turns=%-3d %s  pid=%d  %s\n", r.ID, label, r.State, r.Adapter,
+					orDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), r.Pid, r.Dir)
+				for _, w := range r.Warnings {
+					fmt.Fprintf(f.IO.Out, "    warning: %s\n", w)
+				}
+				if r.Failure != "" {
+					fmt.Fprintf(f.IO.Out, "    %s\n", r.Failure)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&all, "all", false, "include cleaned sessions")
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func newCmdWait(f *cmdutil.Factory) *cobra.Command {
+	var until, timeout string
+	cmd := &cobra.Command{
+		Use:   "wait ID... [--until turn-end|exit] [--timeout 40m]",
+		Short: "Block until every named session reaches the state; exit 4 on timeout",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fault.Invalidf("sessions wait takes at least one session id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, id := range args {
+				if err := sessions.ValidateID(id); err != nil {
+					return err
+				}
+			}
+			if d, err := time.ParseDuration(timeout); err != nil || d <= 0 {
+				return fault.Invalidf("--timeout %q needs a unit, such as 40m or 90s", timeout)
+			}
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Call(&sessions.Request{Op: "wait", IDs: args, Until: until, Timeout: timeout})
+			if err != nil {
+				return err
+			}
+			st, _ := store(f)
+			for _, id := range args {
+				if r, err := st.Load(id); err == nil {
+					printRecord(f, r)
+				}
+			}
+			if len(resp.Pending) > 0 {
+				return fault.Timeoutf("timed out after %s; still running: %s", timeout, strings.Join(resp.Pending, " "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&until, "until", "turn-end", "turn-end or exit")
+	cmd.Flags().StringVar(&timeout, "timeout", "40m", "how long to wait, with a unit")
+	return cmd
+}
+
+// escapes matches terminal control sequences (CSI, OSC) and stray controls.
+var escapes = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]`)
+
+func newCmdOutput(f *cmdutil.Factory) *cobra.Command {
+	var last int
+	var follow, clean bool
+	cmd := &cobra.Command{
+		Use:   "output ID [--last N] [--follow] [--clean]",
+		Short: "Print a session's output (the last N lines; --follow until it ends)",
+		Args:  cmdutil.ExactArgs(1, "one session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := store(f)
+			if err != nil {
+				return err
+			}
+			rec, err := st.Load(args[0])
+			if err != nil {
+				return err
+			}
+			if last < 0 {
+				return fault.Invalidf("--last must be 0 (all) or more")
+			}
+			file, err := os.Open(st.OutputPath(rec.ID))
+			if err != nil {
+				return err
+			}
+			defer file.Close()
+			b, err := io.ReadAll(file)
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(f.IO.Out)
+			defer w.Flush()
+			emit := func(p []byte) {
+				if clean {
+					p = escapes.ReplaceAll(p, nil)
+				}
+				w.Write(p)
+			}
+			if last > 0 {
+				lines := bytes.SplitAfter(b, []byte("\n"))
+				if n := len(lines); n > 0 && len(lines[n-1]) == 0 {
+					lines = lines[:n-1]
+				}
+				if len(lines) > last {
+					lines = lines[len(lines)-last:]
+				}
+				b = bytes.Join(lines, nil)
+			}
+			emit(b)
+			if !follow {
+				return nil
+			}
+			for {
+				w.Flush()
+				r, err := st.Load(rec.ID)
+				more, _ := io.ReadAll(file)
+				emit(more)
+				if err != nil || (sessions.Terminal(r.State) && len(more) == 0) {
+					return nil
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		},
+	}
+	cmd.Flags().IntVar(&last, "last", 0, "only the last N lines")
+	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing until the session ends")
+	cmd.Flags().BoolVar(&clean, "clean", false, "strip terminal escapes and control characters")
+	return cmd
+}
+
+func newCmdPrompt(f *cmdutil.Factory) *cobra.Command {
+	var text, file string
+	var interrupt bool
+	cmd := &cobra.Command{
+		Use:   "prompt ID (--text T | --file F) [--interrupt]",
+		Short: "Send a session another turn, or interrupt its current one",
+		Args:  cmdutil.ExactArgs(1, "one session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sessions.ValidateID(args[0]); err != nil {
+				return err
+			}
+			t, err := readText(text, file, "text")
+			if err != nil {
+				return err
+			}
+			if t == "" && !interrupt {
+				return fault.Invalidf("give --text or --file (or --interrupt alone)")
+			}
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			if _, err := c.Call(&sessions.Request{Op: "prompt", ID: args[0], Text: t, Interrupt: interrupt}); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "sent to %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&text, "text", "", "prompt text")
+	cmd.Flags().StringVar(&file, "file", "", "read the prompt from a file")
+	cmd.Flags().BoolVar(&interrupt, "interrupt", false, "interrupt the current turn first")
+	return cmd
+}
+
+func newCmdKill(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "kill ID",
+		Short: "End a session and every process it started",
+		Args:  cmdutil.ExactArgs(1, "one session id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sessions.ValidateID(args[0]); err != nil {
+				return err
+			}
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Call(&sessions.Request{Op: "kill", ID: args[0]})
+			if err != nil {
+				return err
+			}
+			printRecord(f, resp.Session)
+			return nil
+		},
+	}
+}
+
+func newCmdGC(f *cmdutil.Factory) *cobra.Command {
+	var apply, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "gc [--apply] [--json]",
+		Short: "Clean settled and dead sessions; report idle running ones as orphans",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			if !c.Running() {
+				fmt.Fprintln(f.IO.Out, "no sessions daemon runs; nothing is live")
+				return nil
+			}
+			resp, err := c.Call(&sessions.Request{Op: "gc", Apply: apply})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, resp.Records)
+			}
+			for _, r := range resp.Records {
+				what := "keep"
+				switch {
+				case r.State == sessions.StateCleaned:
+					what = "cleaned"
+				case r.State == sessions.StateSettled || sessions.Terminal(r.State):
+					what = "would clean"
+				case time.Since(r.LastActivity) > 15*time.Minute:
+					what = "orphan? (running, idle " + time.Since(r.LastActivity).Round(time.Minute).String() + ")"
+				}
+				fmt.Fprintf(f.IO.Out, "%-28s %s %s %s\n", what, r.ID, r.State, r.Dir)
+			}
+			if !apply {
+				fmt.Fprintln(f.IO.Out, "(dry run: use --apply)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&apply, "apply", false, "clean them")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -1,0 +1,111 @@
+package sessions
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// Client talks to the daemon of one repository.
+type Client struct {
+	Repo *gitrepo.Repo
+	// Serve is the command that starts a daemon (git-agentproto serve).
+	Serve []string
+}
+
+// Call sends one request, starting the daemon first when none runs.
+func (c *Client) Call(req *Request) (*Response, error) {
+	conn, err := c.dial(true)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	b, _ := json.Marshal(req)
+	if _, err := conn.Write(append(b, '\n')); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReaderSize(conn, 1<<20).ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("the sessions daemon closed the connection: %w (see %s)", err, c.logPath())
+	}
+	var resp Response
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, fmt.Errorf("bad answer from the sessions daemon: %v", err)
+	}
+	if resp.Error != "" {
+		kind := fault.Kind(resp.Kind)
+		if kind == 0 {
+			kind = fault.Failure
+		}
+		return &resp, fault.Wrap(kind, errors.New(resp.Error))
+	}
+	return &resp, nil
+}
+
+// Running reports whether a daemon answers, without starting one.
+func (c *Client) Running() bool {
+	conn, err := c.dial(false)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+func (c *Client) logPath() string {
+	return filepath.Join(c.Repo.CommonDir, "agentproto", "daemon.log")
+}
+
+func (c *Client) dial(start bool) (net.Conn, error) {
+	sock := SocketPath(c.Repo.CommonDir)
+	conn, err := net.Dial("unix", sock)
+	if err == nil || !start {
+		return conn, err
+	}
+	if err := c.spawn(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err = net.Dial("unix", sock); err == nil {
+			return conn, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("the sessions daemon did not start: %v (see %s)", err, c.logPath())
+}
+
+// spawn starts a detached daemon: its own session, no terminal, output to
+// daemon.log. It outlives this command.
+func (c *Client) spawn() error {
+	if len(c.Serve) == 0 {
+		return errors.New("no daemon command")
+	}
+	if err := os.MkdirAll(filepath.Dir(c.logPath()), 0o755); err != nil {
+		return err
+	}
+	log, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(c.Serve[0], c.Serve[1:]...)
+	cmd.Dir = c.Repo.CommonDir
+	cmd.Env = append(os.Environ(), "GIT_DIR="+c.Repo.CommonDir)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting the sessions daemon: %w", err)
+	}
+	return cmd.Process.Release()
+}

@@ -1,0 +1,62 @@
+package sessions
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Request is one call from the CLI to the daemon: one JSON line per
+// connection, answered by one JSON line.
+type Request struct {
+	Op string `json:"op"` // ping, start, prompt, kill, wait, gc
+
+	Start *StartArgs `json:"start,omitempty"`
+
+	ID        string   `json:"id,omitempty"`
+	Text      string   `json:"text,omitempty"`
+	Interrupt bool     `json:"interrupt,omitempty"`
+	IDs       []string `json:"ids,omitempty"`
+	Until     string   `json:"until,omitempty"` // turn-end or exit
+	Timeout   string   `json:"timeout,omitempty"`
+	Apply     bool     `json:"apply,omitempty"`
+}
+
+// StartArgs start a session.
+type StartArgs struct {
+	Adapter  string            `json:"adapter"`
+	Path     string            `json:"path"`
+	SHA256   string            `json:"sha256,omitempty"`
+	Model    string            `json:"model,omitempty"`
+	Dir      string            `json:"dir"`
+	Worktree string            `json:"worktree,omitempty"`
+	Prompt   string            `json:"prompt"`
+	Label    string            `json:"label,omitempty"`
+	Env      []string          `json:"env"`
+	Options  map[string]string `json:"options,omitempty"`
+}
+
+// Response answers a Request.
+type Response struct {
+	OK      bool      `json:"ok"`
+	Error   string    `json:"error,omitempty"`
+	Kind    int       `json:"kind,omitempty"` // fault kind of Error
+	Session *Record   `json:"session,omitempty"`
+	Records []*Record `json:"records,omitempty"`
+	Pending []string  `json:"pending,omitempty"`
+	Pid     int       `json:"pid,omitempty"`
+}
+
+// SocketPath is where the daemon of a repository listens. It lives in a
+// private directory under the runtime or temp dir, named by a hash of the
+// common dir: a Unix socket path must stay under 108 bytes.
+func SocketPath(common string) string {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" || len(base) > 60 {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(common))
+	return filepath.Join(base, fmt.Sprintf("agentproto-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
+}
