@@ -12,10 +12,12 @@ package sdktest
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/agentproto/agentproto/plugins/host"
@@ -42,6 +44,8 @@ type Options struct {
 // Run runs the suite against an adapter served in process over gRPC.
 func Run(t *testing.T, a sdk.Adapter, o Options) {
 	t.Helper()
+	// go-plugin's in-process harness logs at debug level by default.
+	hclog.DefaultOutput = io.Discard
 	newClient := func(t *testing.T) *host.Client {
 		client, _ := plugin.TestPluginGRPCConn(t, false, map[string]plugin.Plugin{
 			wire.PluginName: &wire.GRPCPlugin{Impl: sdk.NewServer(a)},
