@@ -10,7 +10,7 @@ LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 all: build
 
 build:
-	go build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/git-agentproto ./cmd/agentproto-adapter-scripted
+	go build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/git-agentproto ./cmd/agentproto-adapter-scripted ./cmd/agentproto-adapter-exec ./cmd/agentproto-adapter-claude-code ./cmd/agentproto-adapter-codex
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
@@ -37,11 +37,11 @@ completion: build
 
 install: build man
 	install -d $(BINDIR) $(MANDIR)
-	install -m 0755 bin/git-agentproto $(BINDIR)/git-agentproto
+	install -m 0755 bin/git-agentproto bin/agentproto-adapter-* $(BINDIR)/
 	install -m 0644 man/man1/*.1 $(MANDIR)/
 
 uninstall:
-	rm -f $(BINDIR)/git-agentproto $(MANDIR)/git-agentproto*.1
+	rm -f $(BINDIR)/git-agentproto $(BINDIR)/agentproto-adapter-* $(MANDIR)/git-agentproto*.1
 
 clean:
 	rm -rf bin man completion

@@ -9,22 +9,61 @@ import (
 
 // retainBytes bounds the output kept for replay to a reconnecting host; the
 // host persists everything it receives, so only a short gap needs replay.
+// A connected reader that falls behind slows the agent down instead of
+// losing output.
 const retainBytes = 32 << 20
 
 // eventLog numbers events and lets several readers follow them.
 type eventLog struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	events []*proto.Event
-	bytes  int
-	next   uint64
-	exited bool
+	mu      sync.Mutex
+	cond    *sync.Cond
+	events  []*proto.Event
+	bytes   int
+	next    uint64
+	exited  bool
+	readers map[int]uint64 // reader -> last seq it was given
+	nextRd  int
 }
 
 func newEventLog() *eventLog {
-	l := &eventLog{next: 1}
+	l := &eventLog{next: 1, readers: map[int]uint64{}}
 	l.cond = sync.NewCond(&l.mu)
 	return l
+}
+
+// trim drops the oldest events beyond retainBytes that every connected
+// reader has already been given.
+func (l *eventLog) trim() {
+	floor := ^uint64(0)
+	for _, pos := range l.readers {
+		floor = min(floor, pos)
+	}
+	for l.bytes > retainBytes && len(l.events) > 1 && l.events[0].Seq <= floor {
+		l.bytes -= len(l.events[0].Data) + len(l.events[0].Text)
+		l.events = l.events[1:]
+	}
+}
+
+func (l *eventLog) register() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.nextRd++
+	l.readers[l.nextRd] = 0
+	return l.nextRd
+}
+
+func (l *eventLog) advance(rd int, seq uint64) {
+	l.mu.Lock()
+	l.readers[rd] = seq
+	l.cond.Broadcast()
+	l.mu.Unlock()
+}
+
+func (l *eventLog) unregister(rd int) {
+	l.mu.Lock()
+	delete(l.readers, rd)
+	l.cond.Broadcast()
+	l.mu.Unlock()
 }
 
 func (l *eventLog) add(e *proto.Event) {
@@ -38,14 +77,15 @@ func (l *eventLog) add(e *proto.Event) {
 	e.UnixNanos = time.Now().UnixNano()
 	l.events = append(l.events, e)
 	l.bytes += len(e.Data) + len(e.Text)
-	for l.bytes > retainBytes && len(l.events) > 1 {
-		l.bytes -= len(l.events[0].Data) + len(l.events[0].Text)
-		l.events = l.events[1:]
-	}
 	if e.Kind == proto.EventKind_EVENT_KIND_EXITED {
 		l.exited = true
 	}
 	l.cond.Broadcast()
+	l.trim()
+	for l.bytes > retainBytes && len(l.readers) > 0 && !l.exited {
+		l.cond.Wait() // a reader is behind: wait for it rather than drop
+		l.trim()
+	}
 }
 
 // wait returns the events after seq, blocking until there is one or the

@@ -92,6 +92,8 @@ func (s *server) Prompt(ctx context.Context, r *proto.PromptRequest) (*proto.Pro
 }
 
 func (s *server) Events(r *proto.EventsRequest, stream proto.Adapter_EventsServer) error {
+	rd := s.log.register()
+	defer s.log.unregister(rd)
 	stop := make(chan struct{})
 	go func() {
 		<-stream.Context().Done()
@@ -107,6 +109,7 @@ func (s *server) Events(r *proto.EventsRequest, stream proto.Adapter_EventsServe
 			}
 			after = e.Seq
 		}
+		s.log.advance(rd, after)
 		if done {
 			return nil
 		}

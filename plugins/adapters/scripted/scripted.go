@@ -10,7 +10,8 @@
 // Steps: write, append, delete (path, content); run (cmd, via sh -c); say
 // (text); sleep (ms); end_turn; exit (code); crash; hang (ignore everything
 // from then on, terminate included); spawn (cmd, a long-lived child); fault
-// (fault, text: a typed provider error). A prompt without a script block
+// (fault, text: a typed provider error); flood (bytes of output, for
+// throughput measurements). A prompt without a script block
 // gets its text echoed back.
 package scripted
 
@@ -51,6 +52,7 @@ type Step struct {
 	Ms      int    `json:"ms,omitempty"`
 	Code    int    `json:"code,omitempty"`
 	Fault   string `json:"fault,omitempty"`
+	Bytes   int    `json:"bytes,omitempty"`
 }
 
 // Parse extracts the steps of the agentproto-script block of a prompt.
@@ -222,6 +224,15 @@ func (s *session) run(ctx context.Context, prompt string) bool {
 			s.out.Output([]byte(fmt.Sprintf("spawned pid %d\n", cmd.Process.Pid)))
 		case "fault":
 			s.out.Error(st.Text, st.Fault)
+		case "flood":
+			// Bulk output for throughput measurements: Bytes in 32 KiB chunks.
+			chunk := make([]byte, 32<<10)
+			for i := range chunk {
+				chunk[i] = 'a' + byte(i%26)
+			}
+			for left := st.Bytes; left > 0 && ctx.Err() == nil; left -= len(chunk) {
+				s.out.Output(chunk[:min(len(chunk), left)])
+			}
 		default:
 			s.out.Error(fmt.Sprintf("unknown script op %q", st.Op), "")
 		}
