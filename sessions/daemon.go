@@ -431,9 +431,32 @@ func (d *Daemon) prompt(id, text string, interrupt bool) error {
 	if Terminal(state) {
 		return fault.Invalidf("session %s is %s", id, state)
 	}
+	d.mu.Lock()
+	turns := l.rec.Turns
+	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	return l.client.Prompt(ctx, text, interrupt)
+	if err := l.client.Prompt(ctx, text, interrupt); err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	// Answer once the new turn has started, so that a wait sent right
+	// after this prompt waits for this turn, not the previous one.
+	deadline := time.AfterFunc(5*time.Second, func() {
+		d.mu.Lock()
+		d.changed.Broadcast()
+		d.mu.Unlock()
+	})
+	defer deadline.Stop()
+	start := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for l.rec.Turns == turns && !Terminal(l.rec.State) && time.Since(start) < 5*time.Second {
+		d.changed.Wait()
+	}
+	return nil
 }
 
 // kill terminates the session (politely, then its whole process group) and

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -48,8 +47,10 @@ type treeEntry struct {
 // os.File machinery costs several extra calls per file. Trees go-git cannot
 // check out faithfully (submodules, checkout conversions) are refused; the
 // caller removes what was written.
-func checkoutTree(g *git.Repository, st *filesystem.Storage, common, dir string, commit plumbing.Hash) ([]*index.Entry, error) {
-	c, err := g.CommitObject(commit)
+func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Hash) ([]*index.Entry, error) {
+	// Objects straight from the storage: git.Open would parse the config,
+	// and go-git rejects refspecs it does not know.
+	c, err := object.GetCommit(st, commit)
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
 	}

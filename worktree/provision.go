@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	formatconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -162,10 +162,6 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	if err := checkRepository(repo, st); err != nil {
 		return nil, err
 	}
-	g, err := git.Open(st, nil)
-	if err != nil {
-		return nil, fmt.Errorf("opening repository: %w", err)
-	}
 	at := o.BaseCommit
 	if o.checkoutCommit != "" {
 		at = o.checkoutCommit
@@ -223,7 +219,7 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	if err := os.WriteFile(filepath.Join(o.Path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	idx, err := checkoutTree(g, st, repo.CommonDir, o.Path, plumbing.NewHash(at))
+	idx, err := checkoutTree(st, repo.CommonDir, o.Path, plumbing.NewHash(at))
 	if err != nil {
 		return nil, err
 	}
@@ -269,11 +265,16 @@ func mkdirOwned(path string) (bool, error) {
 // checkRepository refuses layouts go-git cannot serve correctly: reftable
 // refs, sparse checkouts, line-ending conversion.
 func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
-	cfg, err := st.Config()
-	if err != nil {
-		return fmt.Errorf("reading repository config: %w", err)
+	// The raw file, not st.Config(): go-git rejects refspecs it does not
+	// know, such as the negative ones agentproto init adds.
+	raw := formatconfig.New()
+	if f, err := os.Open(repo.Path("config")); err == nil {
+		err = formatconfig.NewDecoder(f).Decode(raw)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("reading repository config: %w", err)
+		}
 	}
-	raw := cfg.Raw
 	if v := raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
 		return unsupported("the repository stores refs as %s", v)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/hookscmd"
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
+	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
 	"github.com/agentproto/agentproto/cmd/plugincmd"
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
@@ -72,6 +73,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(plugincmd.NewCmdPlugin(f))
 	cmd.AddCommand(sessionscmd.NewCmdSessions(f))
 	cmd.AddCommand(sessionscmd.NewCmdServe(f))
+	cmd.AddCommand(pipelinecmd.Commands(f)...)
 	return cmd
 }
 

@@ -30,6 +30,36 @@ type Config struct {
 	Worktree Worktree          `toml:"worktree" json:"worktree"`
 	Plugins  map[string]Plugin `toml:"plugins" json:"plugins"`
 	Sessions Sessions          `toml:"sessions" json:"sessions"`
+	Dispatch Dispatch          `toml:"dispatch" json:"dispatch"`
+	E2E      E2E               `toml:"e2e" json:"e2e"`
+	PR       PR                `toml:"pr" json:"pr"`
+}
+
+// Dispatch configures how work packages are dispatched.
+type Dispatch struct {
+	// Adapter runs WPs whose [[wp]] entry names none.
+	Adapter string `toml:"adapter" json:"adapter"`
+	// MaxParallel bounds the sessions of one wave.
+	MaxParallel int `toml:"max_parallel" json:"max_parallel"`
+	// Timeout bounds the wait for a wave's turns (a duration, "40m").
+	Timeout string `toml:"timeout" json:"timeout"`
+	// GateTimeout bounds one gate run.
+	GateTimeout string `toml:"gate_timeout" json:"gate_timeout"`
+}
+
+// E2E lists the live commands run against the integration worktree.
+type E2E struct {
+	Commands []string `toml:"commands" json:"commands"`
+}
+
+// PR configures pull requests.
+type PR struct {
+	// Remote receives the integration branch and names the repository.
+	Remote string `toml:"remote" json:"remote"`
+	// Repo ("OWNER/NAME") and Host override what the remote URL says.
+	Repo  string `toml:"repo" json:"repo,omitempty"`
+	Host  string `toml:"host" json:"host,omitempty"`
+	Draft bool   `toml:"draft" json:"draft"`
 }
 
 // Plugin configures one executor adapter: [plugins.NAME].
@@ -107,6 +137,8 @@ func Default() Config {
 		Sync:     Sync{Remote: "origin"},
 		Plans:    Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
 		Sessions: Sessions{IdleExit: "10m"},
+		Dispatch: Dispatch{MaxParallel: 4, Timeout: "40m", GateTimeout: "30m"},
+		PR:       PR{Remote: "origin"},
 	}
 }
 
@@ -234,6 +266,17 @@ func (c *Config) validate() error {
 	}
 	if d, err := time.ParseDuration(c.Sessions.IdleExit); err != nil || d <= 0 {
 		return BadValue(fmt.Sprintf("%q is not a duration with a unit, such as \"10m\"", c.Sessions.IdleExit), "sessions", "idle_exit")
+	}
+	for _, k := range []struct{ key, v string }{{"timeout", c.Dispatch.Timeout}, {"gate_timeout", c.Dispatch.GateTimeout}} {
+		if d, err := time.ParseDuration(k.v); err != nil || d <= 0 {
+			return BadValue(fmt.Sprintf("%q is not a duration with a unit, such as \"40m\"", k.v), "dispatch", k.key)
+		}
+	}
+	if c.Dispatch.MaxParallel < 1 {
+		return BadValue("must be at least 1", "dispatch", "max_parallel")
+	}
+	if c.PR.Repo != "" && strings.Count(c.PR.Repo, "/") != 1 {
+		return BadValue(fmt.Sprintf("%q is not OWNER/NAME", c.PR.Repo), "pr", "repo")
 	}
 	if c.Plans.AgentInstructions == "" {
 		return BadValue("must name the file holding the definition of done", "plans", "agent_instructions")

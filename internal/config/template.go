@@ -49,4 +49,21 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 [sessions]
 # The sessions daemon stops after this long with nothing to do.
 # idle_exit = "10m"
+
+[dispatch]
+# Adapter for work packages whose [[wp]] entry names none.
+# adapter = "claude-code"
+# max_parallel = 4
+# timeout = "40m"          # wait for a wave's turns
+# gate_timeout = "30m"     # one gate run
+
+[e2e]
+# Live commands run against the integration worktree.
+# commands = ["make e2e"]
+
+[pr]
+# remote = "origin"         # receives the integration branch
+# repo = "OWNER/NAME"       # overrides what the remote URL says
+# host = "github.com"
+# draft = false
 `

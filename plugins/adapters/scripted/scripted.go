@@ -11,8 +11,10 @@
 // (text); sleep (ms); end_turn; exit (code); crash; hang (ignore everything
 // from then on, terminate included); spawn (cmd, a long-lived child); fault
 // (fault, text: a typed provider error); flood (bytes of output, for
-// throughput measurements). A prompt without a script block
-// gets its text echoed back.
+// throughput measurements); report (report: the final report, printed as
+// an agentproto-report block). A prompt without a script block
+// gets its text echoed back — unless it points to a brief ("Your task is
+// your brief: PATH", as plan render writes), whose script block is run.
 package scripted
 
 import (
@@ -23,6 +25,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -44,15 +47,16 @@ func (Adapter) Info() sdk.Info {
 
 // Step is one line of a script.
 type Step struct {
-	Op      string `json:"op"`
-	Path    string `json:"path,omitempty"`
-	Content string `json:"content,omitempty"`
-	Cmd     string `json:"cmd,omitempty"`
-	Text    string `json:"text,omitempty"`
-	Ms      int    `json:"ms,omitempty"`
-	Code    int    `json:"code,omitempty"`
-	Fault   string `json:"fault,omitempty"`
-	Bytes   int    `json:"bytes,omitempty"`
+	Op      string          `json:"op"`
+	Path    string          `json:"path,omitempty"`
+	Content string          `json:"content,omitempty"`
+	Cmd     string          `json:"cmd,omitempty"`
+	Text    string          `json:"text,omitempty"`
+	Ms      int             `json:"ms,omitempty"`
+	Code    int             `json:"code,omitempty"`
+	Fault   string          `json:"fault,omitempty"`
+	Bytes   int             `json:"bytes,omitempty"`
+	Report  json.RawMessage `json:"report,omitempty"`
 }
 
 // Parse extracts the steps of the agentproto-script block of a prompt.
@@ -161,9 +165,20 @@ func (s *session) startTurn(prompt string) {
 	}()
 }
 
+// briefLine is how a rendered executor prompt points at its brief; the
+// scripted agent, like a real one, reads the brief it is pointed to.
+var briefLine = regexp.MustCompile(`(?m)^Your task is your brief: (\S+)`)
+
 // run performs a prompt's steps; it reports whether the turn ends normally.
 func (s *session) run(ctx context.Context, prompt string) bool {
 	steps, found, err := Parse(prompt)
+	if !found && err == nil {
+		if m := briefLine.FindStringSubmatch(prompt); m != nil {
+			if b, rerr := os.ReadFile(m[1]); rerr == nil {
+				steps, found, err = Parse(string(b))
+			}
+		}
+	}
 	if err != nil {
 		s.out.Error(err.Error(), "")
 		return true
@@ -224,6 +239,9 @@ func (s *session) run(ctx context.Context, prompt string) bool {
 			s.out.Output([]byte(fmt.Sprintf("spawned pid %d\n", cmd.Process.Pid)))
 		case "fault":
 			s.out.Error(st.Text, st.Fault)
+		case "report":
+			// The final report, fenced as the pipeline reads it.
+			s.out.Output([]byte("```agentproto-report\n" + string(st.Report) + "\n```\n"))
 		case "flood":
 			// Bulk output for throughput measurements: Bytes in 32 KiB chunks.
 			chunk := make([]byte, 32<<10)

@@ -1,0 +1,240 @@
+// Package pipelinecmd wires the supervisor pipeline: dispatch, verify,
+// checkpoint, consolidate, review, e2e, pr open and run.
+package pipelinecmd
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// Commands returns the pipeline commands for the root.
+func Commands(f *cmdutil.Factory) []*cobra.Command {
+	return []*cobra.Command{newCmdDispatch(f), newCmdVerify(f), newCmdCheckpoint(f), newCmdConsolidate(f),
+		newCmdReview(f), newCmdE2E(f), newCmdPR(f), newCmdRun(f)}
+}
+
+// env loads a plan, its history and the ledger.
+func env(f *cmdutil.Factory, project string) (*pipeline.Env, config.Config, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, config.Config{}, err
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return nil, cfg, err
+	}
+	p, err := plans.Load(repo.WorkTree, project)
+	if err != nil {
+		return nil, cfg, err
+	}
+	l, err := f.Ledger()
+	if err != nil {
+		return nil, cfg, err
+	}
+	h, err := plans.ReadHistory(l, p.Name)
+	if err != nil {
+		return nil, cfg, err
+	}
+	return &pipeline.Env{Repo: repo, Ledger: l, Project: p, History: h}, cfg, nil
+}
+
+func duration(s string) time.Duration {
+	d, _ := time.ParseDuration(s)
+	return d
+}
+
+func sessionsClient(f *cmdutil.Factory) (*sessions.Client, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
+}
+
+func newCmdDispatch(f *cmdutil.Factory) *cobra.Command {
+	var wps []string
+	var maxParallel int
+	var noWait bool
+	var timeout string
+	cmd := &cobra.Command{
+		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--timeout 40m]",
+		Short: "Run work packages: WP0 first and alone, then the others in parallel, each verified on disk",
+		Long: `Start one session per work package in its own worktree (wt/PROJECT-wpN, setup
+hooks run), prompted with plan render. WP0 runs first and alone; once it is
+verified the WPs it unblocks run in parallel (at most --max-parallel). After
+each wave the sessions are waited for and verified on disk; a failed
+verification stops with what to do next. Running dispatch again continues
+where it stopped: worktrees, live sessions and passing verifications are
+reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, cfg, err := env(f, args[0])
+			if err != nil {
+				return err
+			}
+			if rep := checkPlan(e, cfg); !rep.OK {
+				return fmt.Errorf("plan %s has %d errors (git agentproto plan check %s)", e.Project.Name, rep.Errors, e.Project.Name)
+			}
+			c, err := sessionsClient(f)
+			if err != nil {
+				return err
+			}
+			if maxParallel == 0 {
+				maxParallel = cfg.Dispatch.MaxParallel
+			}
+			if timeout == "" {
+				timeout = cfg.Dispatch.Timeout
+			}
+			if d := duration(timeout); d <= 0 {
+				return fmt.Errorf("--timeout %q needs a unit, such as 40m", timeout)
+			}
+			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: !noWait,
+				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ()}
+			return d.Run(wps)
+		},
+	}
+	cmd.Flags().StringArrayVar(&wps, "wp", nil, "only this work package (repeatable)")
+	cmd.Flags().IntVar(&maxParallel, "max-parallel", 0, "sessions at once (default [dispatch] max_parallel)")
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "start the sessions and return")
+	cmd.Flags().StringVar(&timeout, "timeout", "", "how long to wait for a wave (default [dispatch] timeout)")
+	return cmd
+}
+
+func checkPlan(e *pipeline.Env, cfg config.Config) *plans.Report {
+	contract, err := plans.ContractBlock(e.Repo.WorkTree, cfg.Plans)
+	if err != nil {
+		return &plans.Report{Errors: 1}
+	}
+	var files []string
+	if e.History.Frozen != nil {
+		if out, err := e.Repo.Git("ls-tree", "-r", "-z", "--name-only", e.History.Frozen.BaseCommit); err == nil {
+			for _, s := range strings.Split(string(out), "\x00") {
+				if s != "" {
+					files = append(files, s)
+				}
+			}
+		}
+	}
+	return plans.Check(e.Project, plans.CheckInput{Contract: contract, BaseFiles: files})
+}
+
+func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify PROJECT WPn [--json]",
+		Short: "Verify a work package on disk: changed paths vs its perimeter, the gate re-run; exit 0 only on pass",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, cfg, err := env(f, args[0])
+			if err != nil {
+				return err
+			}
+			v, err := e.Verify(args[1], duration(cfg.Dispatch.GateTimeout))
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				cmdutil.WriteJSON(f.IO.Out, v)
+			} else {
+				fmt.Fprintf(f.IO.Out, "%s %s: %s\n", e.Project.Name, v.WP, v.Verdict)
+				fmt.Fprintf(f.IO.Out, "  worktree %s at %.12s\n  changed: %s\n", v.Worktree, v.Head, strings.Join(v.Changed, ", "))
+				for _, o := range v.OutOfScope {
+					fmt.Fprintf(f.IO.Out, "  outside the perimeter: %s\n", o)
+				}
+				fmt.Fprintf(f.IO.Out, "  gate %q: exit %d in %s\n", v.Gate.Command, v.Gate.ExitCode, v.Gate.Duration)
+				for _, fd := range v.Findings {
+					fmt.Fprintf(f.IO.Out, "  %s\n", fd)
+				}
+			}
+			if v.Verdict != pipeline.Pass {
+				return cmdutil.Silent(fmt.Errorf("%s failed verification", v.WP))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verification as JSON")
+	return cmd
+}
+
+func newCmdCheckpoint(f *cmdutil.Factory) *cobra.Command {
+	var message string
+	cmd := &cobra.Command{
+		Use:   "checkpoint PROJECT WPn [-m MSG]",
+		Short: "Commit exactly the in-perimeter changed paths of a verified work package (never pushes)",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, _, err := env(f, args[0])
+			if err != nil {
+				return err
+			}
+			cp, err := e.Checkpoint(args[1], message)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "%s %s: %.12s (%d paths)\n", e.Project.Name, cp.WP, cp.Commit, len(cp.Paths))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&message, "message", "m", "", "commit message (default: the WP id and title)")
+	return cmd
+}
+
+func printFindings(f *cmdutil.Factory, fs []pipeline.Finding) {
+	for _, fd := range fs {
+		where := fd.File
+		if fd.Line > 0 {
+			where = fmt.Sprintf("%s:%d", fd.File, fd.Line)
+		}
+		if fd.WP != "" {
+			where = strings.TrimSpace(fd.WP + " " + where)
+		}
+		fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", fd.Code, where, fd.Message)
+	}
+}
+
+func newCmdConsolidate(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "consolidate PROJECT [--json]",
+		Short: "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, cfg, err := env(f, args[0])
+			if err != nil {
+				return err
+			}
+			c, err := e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
+			if asJSON && c != nil {
+				cmdutil.WriteJSON(f.IO.Out, c)
+			} else if c != nil {
+				if c.Branch != "" {
+					fmt.Fprintf(f.IO.Out, "integration worktree %s (%s)\n", c.Worktree, c.Branch)
+				}
+				for _, w := range c.Wiring {
+					fmt.Fprintf(f.IO.Out, "  wiring %s %s: %s (%s)\n", w.WP, w.File, w.Line, w.Status)
+				}
+				printFindings(f, c.Findings)
+				if c.Gate != nil {
+					fmt.Fprintf(f.IO.Out, "  merged %s; gate %q: exit %d\n", strings.Join(c.Merged, ", "), c.Gate.Command, c.Gate.ExitCode)
+				}
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

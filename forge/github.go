@@ -1,0 +1,195 @@
+// Package forge opens pull requests on GitHub (github.com and Enterprise)
+// through go-gh. It never merges, and never prints or logs the token.
+package forge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cli/go-gh/v2/pkg/api"
+	"github.com/cli/go-gh/v2/pkg/auth"
+
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// Repo names a repository on a GitHub host.
+type Repo struct {
+	Host  string `json:"host"`
+	Owner string `json:"owner"`
+	Name  string `json:"name"`
+}
+
+func (r Repo) String() string { return r.Host + "/" + r.Owner + "/" + r.Name }
+
+var (
+	scpURL   = regexp.MustCompile(`^[\w.-]+@([\w.-]+):([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
+	otherURL = regexp.MustCompile(`^(?:https?|ssh|git)://(?:[^@/]+@)?([\w.-]+)(?::\d+)?/([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
+)
+
+// ParseRemote reads host, owner and repository from a remote URL
+// (https://HOST/OWNER/REPO, git@HOST:OWNER/REPO, ssh://git@HOST/OWNER/REPO).
+func ParseRemote(u string) (Repo, error) {
+	if m := scpURL.FindStringSubmatch(u); m != nil {
+		return Repo{Host: m[1], Owner: m[2], Name: m[3]}, nil
+	}
+	if m := otherURL.FindStringSubmatch(u); m != nil {
+		return Repo{Host: m[1], Owner: m[2], Name: m[3]}, nil
+	}
+	return Repo{}, fault.Invalidf("remote URL %q does not name a GitHub repository (set [pr] repo = \"OWNER/NAME\" and [pr] host)", u)
+}
+
+// PullRequest is what is opened.
+type PullRequest struct {
+	Title string `json:"title"`
+	Head  string `json:"head"`
+	Base  string `json:"base"`
+	Body  string `json:"body"`
+	Draft bool   `json:"draft"`
+}
+
+// Result is an opened (or updated) pull request.
+type Result struct {
+	Number  int    `json:"number"`
+	URL     string `json:"html_url"`
+	Updated bool   `json:"updated"` // it existed already; its body was updated
+}
+
+// Client opens pull requests on one host.
+type Client struct {
+	rest *api.RESTClient
+	repo Repo
+	// Retries of a 5xx answer, with a doubling delay.
+	Retries int
+	Delay   time.Duration
+}
+
+// Options for NewClient. Transport is for tests (a loopback server).
+type Options struct {
+	Token     string
+	Transport http.RoundTripper
+}
+
+// Token finds a token for host: GH_TOKEN / GITHUB_TOKEN (or the Enterprise
+// variables), then gh's own configuration. It never returns the value in an
+// error.
+func Token(host string) (string, error) {
+	tok, _ := auth.TokenForHost(host)
+	if tok == "" {
+		return "", fault.Refusedf("no GitHub token for %s: set GH_TOKEN (or GITHUB_TOKEN), or log in with gh auth login", host)
+	}
+	return tok, nil
+}
+
+// NewClient returns a client for repo.
+func NewClient(repo Repo, o Options) (*Client, error) {
+	opts := api.ClientOptions{Host: repo.Host, AuthToken: o.Token, Transport: o.Transport, Timeout: 30 * time.Second,
+		Headers: map[string]string{"Accept": "application/vnd.github+json"}, LogIgnoreEnv: true}
+	if opts.Transport == nil {
+		opts.Transport = http.DefaultTransport
+	}
+	rest, err := api.NewRESTClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{rest: rest, repo: repo, Retries: 3, Delay: 200 * time.Millisecond}, nil
+}
+
+// do runs one call, retrying server errors.
+func (c *Client) do(method, path string, body any, out any) error {
+	var payload []byte
+	if body != nil {
+		payload, _ = json.Marshal(body)
+	}
+	delay := c.Delay
+	var err error
+	for attempt := 0; attempt <= c.Retries; attempt++ {
+		err = c.rest.Do(method, path, bytes.NewReader(payload), out)
+		var he *api.HTTPError
+		if !errors.As(err, &he) || he.StatusCode < 500 {
+			return err
+		}
+		time.Sleep(delay)
+		delay *= 2
+	}
+	return err
+}
+
+// Open creates the pull request; when one already exists for the head
+// branch (GitHub answers 422), that one's title and body are updated.
+func (c *Client) Open(pr PullRequest) (*Result, error) {
+	var res Result
+	path := fmt.Sprintf("repos/%s/%s/pulls", c.repo.Owner, c.repo.Name)
+	err := c.do(http.MethodPost, path, pr, &res)
+	if err == nil {
+		return &res, nil
+	}
+	var he *api.HTTPError
+	if !errors.As(err, &he) {
+		return nil, fmt.Errorf("opening the pull request on %s: %w", c.repo, err)
+	}
+	switch {
+	case he.StatusCode == http.StatusUnprocessableEntity && alreadyExists(he):
+		return c.update(pr)
+	case he.StatusCode == http.StatusUnauthorized:
+		return nil, fault.Refusedf("GitHub refused the token for %s (401): it is missing, expired or revoked", c.repo.Host)
+	case he.StatusCode == http.StatusNotFound:
+		return nil, fault.Invalidf("repository %s not found (404), or the token cannot see it", c.repo)
+	}
+	return nil, fmt.Errorf("opening the pull request on %s: %s", c.repo, describe(he))
+}
+
+func alreadyExists(he *api.HTTPError) bool {
+	if strings.Contains(he.Message, "already exists") {
+		return true
+	}
+	for _, e := range he.Errors {
+		if strings.Contains(e.Message, "already exists") {
+			return true
+		}
+	}
+	return false
+}
+
+func describe(he *api.HTTPError) string {
+	msg := fmt.Sprintf("HTTP %d: %s", he.StatusCode, he.Message)
+	for _, e := range he.Errors {
+		msg += fmt.Sprintf("; %s %s %s", e.Resource, e.Field, e.Message)
+	}
+	return msg
+}
+
+// update finds the open pull request of the head branch and updates it.
+func (c *Client) update(pr PullRequest) (*Result, error) {
+	var open []Result
+	q := url.Values{"head": {c.repo.Owner + ":" + pr.Head}, "state": {"open"}}
+	if err := c.do(http.MethodGet, fmt.Sprintf("repos/%s/%s/pulls?%s", c.repo.Owner, c.repo.Name, q.Encode()), nil, &open); err != nil {
+		return nil, fmt.Errorf("finding the existing pull request: %w", err)
+	}
+	if len(open) == 0 {
+		return nil, fmt.Errorf("GitHub says a pull request for %s exists, but none is open", pr.Head)
+	}
+	var res Result
+	patch := map[string]string{"title": pr.Title, "body": pr.Body}
+	if err := c.do(http.MethodPatch, fmt.Sprintf("repos/%s/%s/pulls/%d", c.repo.Owner, c.repo.Name, open[0].Number), patch, &res); err != nil {
+		return nil, fmt.Errorf("updating pull request #%d: %w", open[0].Number, err)
+	}
+	res.Updated = true
+	return &res, nil
+}
+
+// Request describes the call Open would make, for --dry-run.
+func Request(repo Repo, pr PullRequest) string {
+	base := "https://api.github.com/"
+	if !strings.EqualFold(repo.Host, "github.com") {
+		base = "https://" + repo.Host + "/api/v3/"
+	}
+	b, _ := json.MarshalIndent(pr, "", "  ")
+	return fmt.Sprintf("POST %srepos/%s/%s/pulls\n%s\n", base, repo.Owner, repo.Name, b)
+}

@@ -1,0 +1,288 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// Finding is one problem a pipeline step found.
+type Finding struct {
+	Code    string `json:"code"`
+	WP      string `json:"wp,omitempty"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// AppliedWiring is a wiring line and what consolidate did with it.
+type AppliedWiring struct {
+	WP     string `json:"wp"`
+	File   string `json:"file"`
+	Line   string `json:"line"`
+	Status string `json:"status"` // applied, present
+}
+
+// Consolidation is the data of a plan_consolidated event.
+type Consolidation struct {
+	Project  string          `json:"project"`
+	Worktree string          `json:"worktree"`
+	Branch   string          `json:"branch"`
+	Head     string          `json:"head"`
+	Merged   []string        `json:"merged"`
+	Wiring   []AppliedWiring `json:"wiring"`
+	Findings []Finding       `json:"findings"`
+	Gate     *Gate           `json:"gate,omitempty"`
+	OK       bool            `json:"ok"`
+}
+
+// order returns the WPs in dependency order (stable by plan order).
+func order(p *plans.Project) []plans.WP {
+	done := map[string]bool{}
+	var out []plans.WP
+	for len(out) < len(p.Plan.WPs) {
+		progressed := false
+		for _, wp := range p.Plan.WPs {
+			if done[wp.ID] {
+				continue
+			}
+			ready := true
+			for _, d := range wp.DependsOn {
+				if !done[d] {
+					ready = false
+				}
+			}
+			if ready {
+				done[wp.ID] = true
+				out = append(out, wp)
+				progressed = true
+			}
+		}
+		if !progressed {
+			break // a cycle: plan check refuses it before freeze
+		}
+	}
+	return out
+}
+
+// IntegrationWorktree returns the single writer's worktree, making it from
+// the frozen base when it does not exist yet.
+func (e *Env) IntegrationWorktree(root string) (*worktree.Meta, error) {
+	slug := IntegrationSlug(e.Project.Name)
+	if m, err := worktree.Load(e.Repo, slug); err == nil {
+		return m, nil
+	}
+	frozen, err := e.Frozen()
+	if err != nil {
+		return nil, err
+	}
+	path, err := worktree.Location(e.Repo, root, slug)
+	if err != nil {
+		return nil, err
+	}
+	return worktree.Provision(e.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: frozen.BaseCommit})
+}
+
+// Consolidate is the single writer: it merges the verified WP branches into
+// the integration worktree in dependency order, applies the shared-file
+// wiring the reports list, and runs the gate. A conflict or a collision
+// stops it with the list, and the integration branch is put back as it was.
+func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidation, error) {
+	frozen, err := e.Frozen()
+	if err != nil {
+		return nil, err
+	}
+	st, err := ReadState(e.Ledger, e.Project.Name)
+	if err != nil {
+		return nil, err
+	}
+	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}}
+	wps := order(e.Project)
+	for _, wp := range wps {
+		if !st.Verified(wp.ID) {
+			c.Findings = append(c.Findings, Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
+		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
+			c.Findings = append(c.Findings, Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
+		}
+	}
+	if len(c.Findings) > 0 {
+		return c, fault.Refusedf("consolidate needs every work package verified and checkpointed")
+	}
+	m, err := e.IntegrationWorktree(root)
+	if err != nil {
+		return nil, err
+	}
+	c.Worktree, c.Branch = m.Path, m.Branch
+	wt := worktree.Repo(e.Repo, m)
+	if s, err := worktree.State(e.Repo, m); err != nil {
+		return nil, err
+	} else if !s.Clean {
+		return nil, fault.Refusedf("the integration worktree %s has uncommitted changes; nothing was merged", m.Path)
+	}
+	startOut, err := wt.Git("rev-parse", "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	start := strings.TrimSpace(string(startOut))
+	rollback := func() { wt.Git("reset", "-q", "--hard", start) }
+
+	for _, wp := range wps {
+		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
+		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, branch); err != nil {
+			conflicts, _ := wt.Git("diff", "--name-only", "--diff-filter=U")
+			for _, f := range strings.Fields(string(conflicts)) {
+				c.Findings = append(c.Findings, Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
+			}
+			if len(conflicts) == 0 {
+				c.Findings = append(c.Findings, Finding{Code: "merge-failed", WP: wp.ID, Message: err.Error()})
+			}
+			wt.Git("merge", "--abort")
+			rollback()
+			return c, fmt.Errorf("consolidate stopped at %s: %d conflicts; the integration branch is unchanged", wp.ID, len(c.Findings))
+		}
+		c.Merged = append(c.Merged, wp.ID)
+	}
+
+	wiring, findings := collectWiring(e.Project, wps, st)
+	c.Findings = append(c.Findings, findings...)
+	if hasErrors(c.Findings) {
+		rollback()
+		return c, fmt.Errorf("consolidate stopped: %d findings in the reports; the integration branch is unchanged", len(c.Findings))
+	}
+	changedFiles, err := applyWiring(m.Path, wiring, c)
+	if err != nil {
+		rollback()
+		return c, err
+	}
+	if len(changedFiles) > 0 {
+		if _, err := wt.Git(append([]string{"add", "--"}, changedFiles...)...); err != nil {
+			rollback()
+			return c, err
+		}
+		if _, err := wt.Git("commit", "-q", "-m", "consolidate "+e.Project.Name+": shared-file wiring"); err != nil {
+			rollback()
+			return c, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
+	defer cancel()
+	gate, log := RunGate(ctx, m.Path, frozen.Gate)
+	gate.Log = "gate.log"
+	c.Gate = &gate
+	head, _ := wt.Git("rev-parse", "HEAD")
+	c.Head = strings.TrimSpace(string(head))
+	c.OK = gate.ExitCode == 0 && !gate.Piped
+	if !c.OK {
+		c.Findings = append(c.Findings, Finding{Code: "gate-failed", File: "", Message: fmt.Sprintf("the gate %q exited %d in the integration worktree", gate.Command, gate.ExitCode)})
+	}
+	id := fmt.Sprintf("pipeline/%s/consolidate/%s", e.Project.Name, c.Head)
+	if err := e.record(KindConsolidated, id, c, []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}); err != nil {
+		return c, err
+	}
+	if !c.OK {
+		return c, fmt.Errorf("the gate failed in the integration worktree (exit %d)", gate.ExitCode)
+	}
+	return c, nil
+}
+
+func hasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Code != "report-missing" {
+			return true
+		}
+	}
+	return false
+}
+
+// collectWiring gathers the wiring of every WP's report and finds the
+// collisions: one line wired by two WPs, one name claimed twice, wiring
+// into a file that is not shared.
+func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring, []Finding) {
+	var out []AppliedWiring
+	var fs []Finding
+	lineBy := map[string]string{}
+	claimBy := map[string]string{}
+	for _, wp := range wps {
+		v := st.Verifications[wp.ID]
+		for _, f := range v.Findings {
+			if strings.HasPrefix(f, "report-malformed") {
+				fs = append(fs, Finding{Code: "report-malformed", WP: wp.ID, Message: f})
+			}
+		}
+		if v.Report == nil {
+			fs = append(fs, Finding{Code: "report-missing", WP: wp.ID, Message: wp.ID + " gave no report; no wiring applied for it"})
+			continue
+		}
+		for _, w := range v.Report.Wiring {
+			owners := plans.Owner(p, w.File)
+			if len(owners) != 1 || owners[0] != "shared" {
+				fs = append(fs, Finding{Code: "wiring-not-shared", WP: wp.ID, File: w.File, Message: w.File + " is not a shared file; its owner changes it, not the wiring"})
+				continue
+			}
+			key := w.File + "\x00" + strings.TrimSpace(w.Line)
+			if other, ok := lineBy[key]; ok && other != wp.ID {
+				fs = append(fs, Finding{Code: "wiring-collision", WP: wp.ID, File: w.File, Message: fmt.Sprintf("%s and %s both wire %q", other, wp.ID, w.Line)})
+				continue
+			}
+			lineBy[key] = wp.ID
+			out = append(out, AppliedWiring{WP: wp.ID, File: w.File, Line: w.Line})
+		}
+		for _, cl := range v.Report.Claims {
+			if other, ok := claimBy[cl]; ok && other != wp.ID {
+				fs = append(fs, Finding{Code: "claim-collision", WP: wp.ID, Message: fmt.Sprintf("%s and %s both claim %s", other, wp.ID, cl)})
+			}
+			claimBy[cl] = wp.ID
+		}
+	}
+	return out, fs
+}
+
+// applyWiring appends each line to its file unless the file has it already.
+func applyWiring(dir string, wiring []AppliedWiring, c *Consolidation) ([]string, error) {
+	changed := map[string]bool{}
+	for _, w := range wiring {
+		path := filepath.Join(dir, filepath.FromSlash(w.File))
+		b, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+		present := false
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			if strings.TrimSpace(string(l)) == strings.TrimSpace(w.Line) {
+				present = true
+			}
+		}
+		w.Status = "present"
+		if !present {
+			if len(b) > 0 && b[len(b)-1] != '\n' {
+				b = append(b, '\n')
+			}
+			b = append(b, w.Line+"\n"...)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				return nil, err
+			}
+			w.Status = "applied"
+			changed[w.File] = true
+		}
+		c.Wiring = append(c.Wiring, w)
+	}
+	var files []string
+	for f := range changed {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	return files, nil
+}

@@ -1,0 +1,141 @@
+package pipeline
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agentproto/agentproto/forge"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// PRResult is the data of a pr_opened event.
+type PRResult struct {
+	Project string `json:"project"`
+	Repo    string `json:"repo"`
+	Head    string `json:"head"`
+	Base    string `json:"base"`
+	Number  int    `json:"number"`
+	URL     string `json:"url"`
+	Updated bool   `json:"updated"`
+}
+
+// PROptions say where and how to open the pull request.
+type PROptions struct {
+	Remote    string
+	Repo      forge.Repo
+	Base      string
+	Title     string
+	Draft     bool
+	DryRun    bool
+	Token     string
+	Transport http.RoundTripper
+	// AgentsFile is the definition of done, linked from the body.
+	AgentsFile string
+}
+
+// Body writes the pull request description from the ledger: the work
+// packages and their verified gates, consolidation, review findings, e2e
+// results, and a link to the definition of done (not a copy).
+func (e *Env) Body(st *State, repo forge.Repo, base, agentsFile string) string {
+	var b strings.Builder
+	p := e.Project
+	fmt.Fprintf(&b, "## Plan `%s`\n\n", p.Name)
+	fmt.Fprintf(&b, "Definition of done: [%s](https://%s/%s/%s/blob/%s/%s)\n\n", agentsFile, repo.Host, repo.Owner, repo.Name, base, agentsFile)
+	b.WriteString("### Work packages\n\n| WP | title | verify | gate exit | changed | checkpoint |\n|---|---|---|---|---|---|\n")
+	for _, wp := range order(p) {
+		v, ok := st.Verifications[wp.ID]
+		verdict, exit, changed := "not verified", "-", "-"
+		if ok {
+			verdict, exit, changed = v.Verdict, fmt.Sprint(v.Gate.ExitCode), fmt.Sprint(len(v.Changed))
+		}
+		cp := "-"
+		if c, ok := st.Checkpoints[wp.ID]; ok {
+			cp = short(c.Commit)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", wp.ID, wp.Title, verdict, exit, changed, cp)
+	}
+	if c := st.Consolidated; c != nil {
+		b.WriteString("\n### Consolidation\n\n")
+		if c.Gate != nil {
+			fmt.Fprintf(&b, "Gate `%s` in the integration worktree: exit %d.\n", c.Gate.Command, c.Gate.ExitCode)
+		}
+		fmt.Fprintf(&b, "Merged %s; %d wiring lines for shared files.\n", strings.Join(c.Merged, ", "), len(c.Wiring))
+	}
+	if r := st.Review; r != nil {
+		fmt.Fprintf(&b, "\n### Review\n\n%d findings.\n", len(r.Findings))
+		for i, f := range r.Findings {
+			if i == 30 {
+				fmt.Fprintf(&b, "- ... and %d more\n", len(r.Findings)-30)
+				break
+			}
+			fmt.Fprintf(&b, "- `%s` %s:%d %s\n", f.Code, f.File, f.Line, f.Message)
+		}
+	}
+	if r := st.E2E; r != nil {
+		b.WriteString("\n### End to end\n\n")
+		for _, c := range r.Commands {
+			fmt.Fprintf(&b, "- `%s`: exit %d\n", c.Gate.Command, c.Gate.ExitCode)
+		}
+	}
+	b.WriteString("\n_Opened by git agentproto, which never merges._\n")
+	return b.String()
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// OpenPR pushes the integration branch with the git CLI and opens (or
+// updates) the pull request. With DryRun it pushes nothing and returns the
+// request it would make.
+func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
+	frozen, err := e.Frozen()
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := ReadState(e.Ledger, e.Project.Name)
+	if err != nil {
+		return nil, "", err
+	}
+	if st.Consolidated == nil || !st.Consolidated.OK {
+		return nil, "", fault.Refusedf("plan %s is not consolidated with a green gate: run git agentproto consolidate %s", e.Project.Name, e.Project.Name)
+	}
+	m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name))
+	if err != nil {
+		return nil, "", err
+	}
+	base := o.Base
+	if base == "" {
+		base = strings.TrimPrefix(frozen.Base, "origin/")
+	}
+	title := o.Title
+	if title == "" {
+		title = "agentproto: " + e.Project.Name
+	}
+	pr := forge.PullRequest{Title: title, Head: m.Branch, Base: base, Body: e.Body(st, o.Repo, base, o.AgentsFile), Draft: o.Draft}
+	if o.DryRun {
+		return nil, fmt.Sprintf("git push %s %s:refs/heads/%s\n", o.Remote, m.Branch, m.Branch) + forge.Request(o.Repo, pr), nil
+	}
+	if _, err := e.Repo.Git("push", o.Remote, "refs/heads/"+m.Branch+":refs/heads/"+m.Branch); err != nil {
+		return nil, "", fmt.Errorf("pushing %s to %s: %w", m.Branch, o.Remote, err)
+	}
+	client, err := forge.NewClient(o.Repo, forge.Options{Token: o.Token, Transport: o.Transport})
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := client.Open(pr)
+	if err != nil {
+		return nil, "", err
+	}
+	r := &PRResult{Project: e.Project.Name, Repo: o.Repo.String(), Head: m.Branch, Base: base, Number: res.Number, URL: res.URL, Updated: res.Updated}
+	id := fmt.Sprintf("pipeline/%s/pr/%s/%d/%s/updated=%v", e.Project.Name, strings.ReplaceAll(o.Repo.String(), "/", "_"), res.Number, short(st.Consolidated.Head), res.Updated)
+	if err := e.record(KindPR, id, r, nil); err != nil {
+		return r, "", err
+	}
+	return r, "", nil
+}

@@ -1,0 +1,72 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Report is an executor's final report, given in its output as a fenced
+// block:
+//
+//	```agentproto-report
+//	{"wp": "WP1",
+//	 "files": ["lib/upper.sh"],
+//	 "design_choices": ["tr for case mapping"],
+//	 "wiring": [{"file": "registry.txt", "line": "upper lib/upper.sh"}],
+//	 "claims": ["command:upper"],
+//	 "exit_codes": [{"command": "sh test.sh", "exit_code": 0}]}
+//	```
+//
+// wiring lists the exact lines a shared file needs; claims names the
+// commands or symbols the WP introduces, so consolidate can see two WPs
+// claiming one name.
+type Report struct {
+	WP            string     `json:"wp"`
+	Files         []string   `json:"files"`
+	DesignChoices []string   `json:"design_choices"`
+	Wiring        []Wiring   `json:"wiring"`
+	Claims        []string   `json:"claims,omitempty"`
+	ExitCodes     []ExitCode `json:"exit_codes"`
+}
+
+// Wiring is one line a shared file needs.
+type Wiring struct {
+	File string `json:"file"`
+	Line string `json:"line"`
+}
+
+// ExitCode is a command the executor ran and its real exit code.
+type ExitCode struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+}
+
+const reportFence = "```agentproto-report"
+
+// ParseReport finds the last report block in output. It returns nil and no
+// error when there is none; a malformed block is an error naming why.
+func ParseReport(output []byte) (*Report, error) {
+	i := bytes.LastIndex(output, []byte(reportFence))
+	if i < 0 {
+		return nil, nil
+	}
+	body := output[i+len(reportFence):]
+	j := bytes.Index(body, []byte("```"))
+	if j < 0 {
+		return nil, fmt.Errorf("the agentproto-report block is not closed")
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(body[:j]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("the agentproto-report block is not valid: %v", err)
+	}
+	for k, w := range r.Wiring {
+		if strings.TrimSpace(w.File) == "" || strings.TrimSpace(w.Line) == "" || strings.Contains(w.Line, "\n") {
+			return nil, fmt.Errorf("wiring entry %d needs a file and one line", k+1)
+		}
+	}
+	return &r, nil
+}

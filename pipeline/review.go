@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// GateRun is a gate re-run by review.
+type GateRun struct {
+	Where string `json:"where"` // WP id or "integration"
+	Gate  Gate   `json:"gate"`
+}
+
+// ReviewResult is the data of a plan_reviewed event.
+type ReviewResult struct {
+	Project  string    `json:"project"`
+	Gates    []GateRun `json:"gates"`
+	Findings []Finding `json:"findings"`
+	Reviewer string    `json:"reviewer_session,omitempty"`
+	OK       bool      `json:"ok"`
+}
+
+// Review is adversarial and never fixes: it re-runs every gate, diffs each
+// WP's commits against its perimeter, and scans the added code for the
+// fake-work patterns of light models.
+func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
+	frozen, err := e.Frozen()
+	if err != nil {
+		return nil, err
+	}
+	r := &ReviewResult{Project: e.Project.Name, Gates: []GateRun{}, Findings: []Finding{}}
+	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
+	defer cancel()
+	base := frozen.BaseCommit
+	var heads []string
+	for _, wp := range order(e.Project) {
+		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
+		if err != nil {
+			r.Findings = append(r.Findings, Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
+			continue
+		}
+		g, _ := RunGate(ctx, m.Path, frozen.Gate)
+		r.Gates = append(r.Gates, GateRun{Where: wp.ID, Gate: g})
+		if g.ExitCode != 0 {
+			r.Findings = append(r.Findings, Finding{Code: "gate-failed", WP: wp.ID, Message: fmt.Sprintf("the gate exits %d in %s's worktree", g.ExitCode, wp.ID)})
+		}
+		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
+		out, err := e.Repo.Git("diff", "--name-only", "--no-renames", base, branch)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Fields(string(out)) {
+			owners := plans.Owner(e.Project, p)
+			if len(owners) != 1 || owners[0] != wp.ID {
+				r.Findings = append(r.Findings, Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
+			}
+		}
+		heads = append(heads, branch)
+	}
+	// The code to read: the integration branch when there is one, else each
+	// WP branch.
+	if m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name)); err == nil {
+		g, _ := RunGate(ctx, m.Path, frozen.Gate)
+		r.Gates = append(r.Gates, GateRun{Where: "integration", Gate: g})
+		if g.ExitCode != 0 {
+			r.Findings = append(r.Findings, Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
+		}
+		heads = []string{m.Branch}
+	}
+	seen := map[string]bool{}
+	for _, head := range heads {
+		fs, err := ScanRange(e.Repo.Git, base, head)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			key := f.Code + f.File + fmt.Sprint(f.Line)
+			if !seen[key] {
+				seen[key] = true
+				r.Findings = append(r.Findings, f)
+			}
+		}
+	}
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		if r.Findings[i].File != r.Findings[j].File {
+			return r.Findings[i].File < r.Findings[j].File
+		}
+		return r.Findings[i].Line < r.Findings[j].Line
+	})
+	r.OK = len(r.Findings) == 0
+	return r, nil
+}
+
+// ScanRange scans what base..head adds and deletes for fake-work patterns.
+func ScanRange(git func(args ...string) ([]byte, error), base, head string) ([]Finding, error) {
+	diff, err := git("diff", "-U0", "--no-renames", "--no-color", "--no-ext-diff", base, head)
+	if err != nil {
+		return nil, err
+	}
+	del, err := git("diff", "--name-only", "--no-renames", "--diff-filter=D", base, head)
+	if err != nil {
+		return nil, err
+	}
+	return scan(parseDiff(string(diff)), strings.Fields(string(del))), nil
+}
+
+// RecordReview stores a review and its reviewer report, if any.
+func (e *Env) RecordReview(r *ReviewResult, reviewerReport []byte) error {
+	var atts []gitstore.AttachmentInput
+	if len(reviewerReport) > 0 {
+		atts = append(atts, gitstore.AttachmentInput{Name: "reviewer-report.txt", Content: reviewerReport})
+	}
+	id := fmt.Sprintf("pipeline/%s/review/%d", e.Project.Name, time.Now().UnixNano())
+	return e.record(KindReviewed, id, r, atts)
+}
+
+// E2EResult is the data of a plan_e2e event.
+type E2EResult struct {
+	Project  string    `json:"project"`
+	Worktree string    `json:"worktree"`
+	Commands []GateRun `json:"commands"`
+	OK       bool      `json:"ok"`
+}
+
+// E2E runs the configured end-to-end commands in the integration worktree
+// and records their real exit codes.
+func (e *Env) E2E(commands []string, timeout time.Duration) (*E2EResult, error) {
+	m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name))
+	if err != nil {
+		return nil, fmt.Errorf("no integration worktree: run git agentproto consolidate %s first", e.Project.Name)
+	}
+	r := &E2EResult{Project: e.Project.Name, Worktree: m.Path, Commands: []GateRun{}, OK: true}
+	var atts []gitstore.AttachmentInput
+	for i, c := range commands {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		g, log := RunGate(ctx, m.Path, c)
+		cancel()
+		g.Log = fmt.Sprintf("e2e-%d.log", i+1)
+		atts = append(atts, gitstore.AttachmentInput{Name: g.Log, Content: log})
+		r.Commands = append(r.Commands, GateRun{Where: fmt.Sprintf("e2e %d", i+1), Gate: g})
+		if g.ExitCode != 0 {
+			r.OK = false
+		}
+	}
+	id := fmt.Sprintf("pipeline/%s/e2e/%d", e.Project.Name, time.Now().UnixNano())
+	return r, e.record(KindE2E, id, r, atts)
+}
