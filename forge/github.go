@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -81,6 +82,13 @@ type Options struct {
 // error.
 func Token(host string) (string, error) {
 	tok, _ := auth.TokenForHost(host)
+	// gh reads GH_TOKEN only for github.com; agentproto also takes it (and
+	// GITHUB_TOKEN) for an Enterprise host when nothing more specific is set.
+	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
+		if tok == "" {
+			tok = os.Getenv(k)
+		}
+	}
 	if tok == "" {
 		return "", fault.Refusedf("no GitHub token for %s: set GH_TOKEN (or GITHUB_TOKEN), or log in with gh auth login", host)
 	}
@@ -94,6 +102,7 @@ func NewClient(repo Repo, o Options) (*Client, error) {
 	if opts.Transport == nil {
 		opts.Transport = http.DefaultTransport
 	}
+	opts.Transport = authTransport{host: repo.Host, token: o.Token, rt: opts.Transport}
 	rest, err := api.NewRESTClient(opts)
 	if err != nil {
 		return nil, err
@@ -192,4 +201,19 @@ func Request(repo Repo, pr PullRequest) string {
 	}
 	b, _ := json.MarshalIndent(pr, "", "  ")
 	return fmt.Sprintf("POST %srepos/%s/%s/pulls\n%s\n", base, repo.Owner, repo.Name, b)
+}
+
+// authTransport adds the token for an Enterprise host given with a port,
+// which go-gh's own header logic compares without the port and skips.
+type authTransport struct {
+	host, token string
+	rt          http.RoundTripper
+}
+
+func (a authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if a.token != "" && req.Header.Get("Authorization") == "" && strings.EqualFold(req.URL.Host, a.host) {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "token "+a.token)
+	}
+	return a.rt.RoundTrip(req)
 }
