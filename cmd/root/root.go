@@ -15,6 +15,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/hookscmd"
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
+	"github.com/agentproto/agentproto/cmd/peercmd"
 	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
 	"github.com/agentproto/agentproto/cmd/plugincmd"
@@ -74,6 +75,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(sessionscmd.NewCmdSessions(f))
 	cmd.AddCommand(sessionscmd.NewCmdServe(f))
 	cmd.AddCommand(pipelinecmd.Commands(f)...)
+	cmd.AddCommand(peercmd.Commands(f)...)
 	return cmd
 }
 

@@ -1,0 +1,249 @@
+package peercmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/peers"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+func newCmdSupervisor(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "supervisor <command>",
+		Short: "The optional peer supervisor: prompt, observation packet, proposals, receipts, inject canary",
+		Long: `A supervisor is a registered peer with no authority over the others. It reads
+one read-only observation packet, decides (observe, inject, handoff, discard),
+and records a typed proposal. Only the host adapter path can write an executed
+receipt, and only for inject, when this clone's operator enabled it
+(git config agentproto.supervisor.inject enabled). See docs/peer-supervisor.md.`,
+	}
+	var goal, agent string
+	flags := func(c *cobra.Command) {
+		c.Flags().StringVar(&goal, "goal-id", "", "goal id")
+		c.Flags().StringVar(&agent, "agent-id", "", "the supervisor's agent id")
+	}
+	prompt := &cobra.Command{
+		Use: "prompt --goal-id G --agent-id A", Short: "Print the supervisor's task body", Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := service(f)
+			if err != nil {
+				return err
+			}
+			text, err := s.Prompt(goal, agent)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(f.IO.Out, text)
+			return nil
+		},
+	}
+	flags(prompt)
+	observe := &cobra.Command{
+		Use: "observe --goal-id G --agent-id A", Short: "Print the read-only supervisor_observation_v0 packet", Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := service(f)
+			if err != nil {
+				return err
+			}
+			o, err := s.Observe(goal, agent)
+			if err != nil {
+				return err
+			}
+			return cmdutil.WriteJSONIndent(f.IO.Out, o)
+		},
+	}
+	flags(observe)
+	cmd.AddCommand(prompt, observe, newCmdEvent(f), newCmdInject(f))
+	return cmd
+}
+
+func readInput(path, what string) ([]byte, error) {
+	if path == "" {
+		return nil, fault.Invalidf("--%s is required", what)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fault.Invalidf("--%s: %v", what, err)
+	}
+	if fi.Size() > peers.MaxInput {
+		return nil, fault.Invalidf("--%s is %d bytes; the limit is %d", what, fi.Size(), peers.MaxInput)
+	}
+	return os.ReadFile(path)
+}
+
+func newCmdEvent(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{Use: "event <command>", Short: "Record proposals and receipts; list them"}
+	var goal, agent, file string
+	var execute, asJSON bool
+	flags := func(c *cobra.Command) {
+		c.Flags().StringVar(&goal, "goal-id", "", "goal id")
+		c.Flags().StringVar(&agent, "agent-id", "", "the supervisor's agent id")
+	}
+	propose := &cobra.Command{
+		Use:   "propose --goal-id G --agent-id A --decision-json F [--execute]",
+		Short: "Validate a supervisor_decision_v0 and, with --execute, record it (supervisor_proposed)",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := service(f)
+			if err != nil {
+				return err
+			}
+			b, err := readInput(file, "decision-json")
+			if err != nil {
+				return err
+			}
+			var d peers.Decision
+			if err := peers.DecodeStrict(b, "the decision", &d); err != nil {
+				return err
+			}
+			p, written, err := s.Propose(goal, agent, &d, execute)
+			if err != nil {
+				return err
+			}
+			cmdutil.WriteJSONIndent(f.IO.Out, p)
+			switch {
+			case !execute:
+				fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --execute)")
+			case !written:
+				fmt.Fprintln(f.IO.ErrOut, "(already recorded with the same content)")
+			}
+			return nil
+		},
+	}
+	flags(propose)
+	propose.Flags().StringVar(&file, "decision-json", "", "file holding the decision")
+	propose.Flags().BoolVar(&execute, "execute", false, "record it")
+	receipt := &cobra.Command{
+		Use:   "receipt --goal-id G --agent-id A --receipt-json F [--execute]",
+		Short: "Validate a rejected or failed supervisor_receipt_v0 and, with --execute, record it",
+		Long: `The CLI records rejected and failed attempts only. An executed receipt is refused
+here (exit 5): only the host adapter path can write one, with capabilities it
+verified itself, an authority reference, evidence and a rollback boundary.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := service(f)
+			if err != nil {
+				return err
+			}
+			b, err := readInput(file, "receipt-json")
+			if err != nil {
+				return err
+			}
+			var r peers.ReceiptDoc
+			if err := peers.DecodeStrict(b, "the receipt", &r); err != nil {
+				return err
+			}
+			rec, written, err := s.RecordReceipt(goal, agent, &r, execute)
+			if err != nil {
+				return err
+			}
+			cmdutil.WriteJSONIndent(f.IO.Out, rec)
+			switch {
+			case !execute:
+				fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --execute)")
+			case !written:
+				fmt.Fprintln(f.IO.ErrOut, "(already recorded with the same content)")
+			}
+			return nil
+		},
+	}
+	flags(receipt)
+	receipt.Flags().StringVar(&file, "receipt-json", "", "file holding the receipt")
+	receipt.Flags().BoolVar(&execute, "execute", false, "record it")
+	list := &cobra.Command{
+		Use: "list --goal-id G --agent-id A [--json]", Short: "List proposals and their receipts", Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := service(f)
+			if err != nil {
+				return err
+			}
+			rows, err := s.List(goal, agent)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, rows)
+			}
+			for _, r := range rows {
+				fmt.Fprintf(f.IO.Out, "%-16s %-8s %-12s executed=%v receipts=%v\n", r.DecisionID, r.Kind, r.Target, r.Executed, r.Receipts)
+			}
+			return nil
+		},
+	}
+	flags(list)
+	list.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(propose, receipt, list)
+	return cmd
+}
+
+func newCmdInject(f *cmdutil.Factory) *cobra.Command {
+	var r peers.InjectRequest
+	var execute bool
+	cmd := &cobra.Command{
+		Use:   "inject --goal-id G --agent-id A --decision-id D --authority-ref R --rollback-mode M --rollback-policy-ref P [--execute]",
+		Short: "The inject canary: validate, and with --execute send the message and record the executed receipt",
+		Long: `Without --execute the whole request is validated (the decision exists and is an
+inject, the target's session is live and its adapter declares
+session_message_injection) and nothing is called. With --execute the message
+goes through the host's session path and the executed (or failed) receipt is
+appended with the capabilities the adapter declared. A prior executed receipt
+suppresses a second send. Executing is off unless this clone's operator
+enabled it: git config --local agentproto.supervisor.inject enabled.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := service(f)
+			if err != nil {
+				return err
+			}
+			plan, err := s.PlanInject(r)
+			if err != nil {
+				return err
+			}
+			if plan.Already != nil {
+				fmt.Fprintf(f.IO.Out, "decision %s was already executed (receipt %s); nothing sent\n", r.DecisionID, plan.Already.Receipt.ReceiptID)
+				return nil
+			}
+			if !execute {
+				fmt.Fprintf(f.IO.Out, "valid: would inject decision %s into session %s (%d characters); nothing sent\n", r.DecisionID, plan.Session, len(plan.Decision.Message))
+				return nil
+			}
+			repo, _ := f.Repo()
+			dir := repo.WorkTree
+			if dir == "" {
+				dir = repo.GitDir
+			}
+			if !peers.InjectEnabled(dir) {
+				return fault.Refusedf("executing injections is disabled on this clone; its operator enables it with: git config --local %s enabled", peers.InjectConfigKey)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			client := &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}
+			send := func(ctx context.Context, session, message string) error {
+				_, err := client.Call(&sessions.Request{Op: "prompt", ID: session, Text: message})
+				return err
+			}
+			rec, err := s.ExecuteInject(r, plan, send)
+			if rec != nil {
+				cmdutil.WriteJSONIndent(f.IO.Out, rec)
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&r.Goal, "goal-id", "", "goal id")
+	fl.StringVar(&r.Agent, "agent-id", "", "the supervisor's agent id")
+	fl.StringVar(&r.DecisionID, "decision-id", "", "the inject decision")
+	fl.StringVar(&r.AuthorityRef, "authority-ref", "", "opaque reference to the authority for this execution")
+	fl.StringVar(&r.RollbackMode, "rollback-mode", "", "compensating_action or not_reversible")
+	fl.StringVar(&r.RollbackPolicyRef, "rollback-policy-ref", "", "opaque reference to the rollback policy")
+	fl.BoolVar(&execute, "execute", false, "send it")
+	return cmd
+}

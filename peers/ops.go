@@ -1,0 +1,317 @@
+package peers
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// Service carries out peer commands on one repository.
+type Service struct {
+	Repo   *gitrepo.Repo
+	Ledger *gitstore.Ledger
+	Now    func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// append records one event; written is false when the same record existed.
+func (s *Service) append(kind, id string, data any) (bool, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return false, err
+	}
+	res, err := s.Ledger.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b}})
+	if err != nil {
+		return false, err
+	}
+	return len(res.Written) == 1, nil
+}
+
+func (s *Service) state() (*State, error) { return Read(s.Ledger) }
+
+func texts(fields map[string]string) error {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := CheckText(k, fields[k], MaxText); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Register records a peer. Its capabilities default to what the adapter
+// declares; any capability named must be in the closed set.
+func (s *Service) Register(p Peer) (bool, error) {
+	if err := ValidateName("agent id", p.Agent); err != nil {
+		return false, err
+	}
+	if err := ValidateName("adapter", p.Adapter); err != nil {
+		return false, err
+	}
+	for _, c := range p.Capabilities {
+		if !sdk.ValidCapability(c) {
+			return false, fault.Invalidf("capability %q is not one of %s", c, strings.Join(sdk.Capabilities, ", "))
+		}
+	}
+	if p.QuotaTurns < 0 {
+		return false, fault.Invalidf("--quota-turns must be 0 (none) or more")
+	}
+	sort.Strings(p.Capabilities)
+	return s.append(KindPeerRegistered, "peer/"+p.Agent+"/registered", p)
+}
+
+// AttachSession ties a running session to a peer: its turns count against
+// the peer's quota and the inject canary reaches the peer through it.
+func (s *Service) AttachSession(agent, session string) error {
+	st, err := s.state()
+	if err != nil {
+		return err
+	}
+	if st.Peers[agent] == nil {
+		return fault.Invalidf("no peer %q (git agentproto peer register)", agent)
+	}
+	if _, err := sessions.NewStore(s.Repo.CommonDir).Load(session); err != nil {
+		return err
+	}
+	_, err = s.append(KindPeerSession, "peer/"+agent+"/session/"+session, map[string]string{"agent": agent, "session": session})
+	return err
+}
+
+// NewGoal records a goal.
+func (s *Service) NewGoal(id, title string) (bool, error) {
+	if err := ValidateName("goal id", id); err != nil {
+		return false, err
+	}
+	if strings.TrimSpace(title) == "" {
+		return false, fault.Invalidf("--title is required")
+	}
+	if err := texts(map[string]string{"--title": title}); err != nil {
+		return false, err
+	}
+	return s.append(KindGoal, "goal/"+id, map[string]string{"id": id, "title": title})
+}
+
+func (s *Service) goal(st *State, id string) (*Goal, error) {
+	if err := ValidateName("goal id", id); err != nil {
+		return nil, err
+	}
+	g := st.Goals[id]
+	if g == nil {
+		return nil, fault.Invalidf("no goal %q (git agentproto goal new)", id)
+	}
+	return g, nil
+}
+
+// Configure validates (and with execute records) a goal's supervisor
+// configuration. clear disables it.
+func (s *Service) Configure(goalID, supervisor string, supervised []string, clear, execute bool) (*SupervisorConfig, bool, error) {
+	st, err := s.state()
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := s.goal(st, goalID); err != nil {
+		return nil, false, err
+	}
+	var cfg *SupervisorConfig
+	if !clear {
+		if st.Peers[supervisor] == nil {
+			return nil, false, fault.Invalidf("--supervisor-agent %q is not a registered peer", supervisor)
+		}
+		seen := map[string]bool{}
+		for _, a := range supervised {
+			if st.Peers[a] == nil {
+				return nil, false, fault.Invalidf("--supervised-agent %q is not a registered peer", a)
+			}
+			if a == supervisor {
+				return nil, false, fault.Invalidf("--supervised-agent %q is the supervisor; a supervisor does not observe itself", a)
+			}
+			if seen[a] {
+				return nil, false, fault.Invalidf("--supervised-agent %q given twice", a)
+			}
+			seen[a] = true
+		}
+		sort.Strings(supervised)
+		cfg = &SupervisorConfig{Schema: SchemaConfig, SupervisorAgent: supervisor, SupervisedAgents: supervised, ExecutionMode: ModeProposalOnly}
+		if cfg.SupervisedAgents == nil {
+			cfg.SupervisedAgents = []string{}
+		}
+	}
+	if !execute {
+		return cfg, false, nil
+	}
+	id := fmt.Sprintf("goal/%s/configured/%d", goalID, s.now().UnixNano())
+	written, err := s.append(KindGoalConfigured, id, map[string]any{"goal": goalID, "supervisor": cfg})
+	return cfg, written, err
+}
+
+// AddTodo records a todo of a goal.
+func (s *Service) AddTodo(goalID, todo, title string) (bool, error) {
+	st, err := s.state()
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.goal(st, goalID); err != nil {
+		return false, err
+	}
+	if err := ValidateName("todo id", todo); err != nil {
+		return false, err
+	}
+	if err := texts(map[string]string{"--title": title}); err != nil {
+		return false, err
+	}
+	return s.append(KindTodo, "goal/"+goalID+"/todo/"+todo, map[string]string{"goal": goalID, "todo": todo, "title": title})
+}
+
+// Claim leases a todo to an agent. A peer claims only for itself: acting
+// for another peer is refused (exit 5), as is a todo another peer holds.
+func (s *Service) Claim(goalID, todo, agent, actor string, lease time.Duration) (*Claim, error) {
+	st, err := s.state()
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.goal(st, goalID)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := g.Todos[todo]; !ok {
+		return nil, fault.Invalidf("goal %s has no todo %q", goalID, todo)
+	}
+	if st.Peers[agent] == nil {
+		return nil, fault.Invalidf("no peer %q", agent)
+	}
+	if actor != "" && actor != agent {
+		return nil, fault.Refusedf("%s cannot claim a todo for %s: a peer claims only for itself", actor, agent)
+	}
+	now := s.now()
+	if c, ok := st.Claimed(goalID, todo, now); ok && c.Agent != agent {
+		return nil, fault.Refusedf("todo %s is claimed by %s until %s", todo, c.Agent, c.Until)
+	}
+	if lease <= 0 || lease > 24*time.Hour {
+		return nil, fault.Invalidf("--lease must be a duration with a unit, up to 24h")
+	}
+	c := &Claim{Goal: goalID, Todo: todo, Agent: agent, Until: now.Add(lease).UTC().Format(time.RFC3339)}
+	_, err = s.append(KindTodoClaimed, fmt.Sprintf("goal/%s/todo/%s/claim/%d", goalID, todo, now.UnixNano()), c)
+	return c, err
+}
+
+// Release gives a todo back; only its holder can.
+func (s *Service) Release(goalID, todo, agent, actor string) error {
+	st, err := s.state()
+	if err != nil {
+		return err
+	}
+	if _, err := s.goal(st, goalID); err != nil {
+		return err
+	}
+	if actor != "" && actor != agent {
+		return fault.Refusedf("%s cannot release a todo for %s", actor, agent)
+	}
+	c, ok := st.Claims[goalID][todo]
+	if !ok || c.Agent != agent {
+		return fault.Invalidf("%s holds no claim on todo %s", agent, todo)
+	}
+	_, err = s.append(KindTodoReleased, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, s.now().UnixNano()),
+		Claim{Goal: goalID, Todo: todo, Agent: agent})
+	return err
+}
+
+// SetStatus records a peer's state and next action on a goal.
+func (s *Service) SetStatus(st Status) error {
+	state, err := s.state()
+	if err != nil {
+		return err
+	}
+	if _, err := s.goal(state, st.Goal); err != nil {
+		return err
+	}
+	if state.Peers[st.Agent] == nil {
+		return fault.Invalidf("no peer %q", st.Agent)
+	}
+	if strings.TrimSpace(st.State) == "" || strings.TrimSpace(st.NextAction) == "" {
+		return fault.Invalidf("--state and --next-action are required")
+	}
+	if err := texts(map[string]string{"--state": st.State, "--next-action": st.NextAction, "--workspace": st.Workspace, "--handoff": st.Handoff}); err != nil {
+		return err
+	}
+	_, err = s.append(KindPeerStatus, fmt.Sprintf("goal/%s/status/%s/%d", st.Goal, st.Agent, s.now().UnixNano()), st)
+	return err
+}
+
+// AddEvidence records a compact evidence reference.
+func (s *Service) AddEvidence(ev Evidence) error {
+	state, err := s.state()
+	if err != nil {
+		return err
+	}
+	if _, err := s.goal(state, ev.Goal); err != nil {
+		return err
+	}
+	if state.Peers[ev.Agent] == nil {
+		return fault.Invalidf("no peer %q", ev.Agent)
+	}
+	if strings.TrimSpace(ev.Ref) == "" || strings.TrimSpace(ev.Summary) == "" {
+		return fault.Invalidf("--ref and --summary are required")
+	}
+	if err := texts(map[string]string{"--ref": ev.Ref, "--summary": ev.Summary}); err != nil {
+		return err
+	}
+	_, err = s.append(KindEvidence, fmt.Sprintf("goal/%s/evidence/%s/%d", ev.Goal, ev.Agent, s.now().UnixNano()), ev)
+	return err
+}
+
+// Quota says what a peer has left.
+type Quota struct {
+	Agent     string `json:"agent"`
+	Turns     int    `json:"turns_used"`
+	Limit     int    `json:"quota_turns"`
+	Remaining int    `json:"remaining"`
+	Unlimited bool   `json:"unlimited"`
+}
+
+// QuotaGuard reports a peer's remaining turns; spent is exit 5. A peer
+// reads only its own quota.
+func (s *Service) QuotaGuard(agent, actor string) (*Quota, error) {
+	if actor != "" && actor != agent {
+		return nil, fault.Refusedf("%s cannot run the quota guard of %s: each peer spends and checks only its own quota", actor, agent)
+	}
+	st, err := s.state()
+	if err != nil {
+		return nil, err
+	}
+	p := st.Peers[agent]
+	if p == nil {
+		return nil, fault.Invalidf("no peer %q", agent)
+	}
+	q := &Quota{Agent: agent, Limit: p.QuotaTurns, Unlimited: p.QuotaTurns == 0}
+	store := sessions.NewStore(s.Repo.CommonDir)
+	for _, id := range p.Sessions {
+		if r, err := store.Load(id); err == nil {
+			q.Turns += r.Turns
+		}
+	}
+	if !q.Unlimited {
+		q.Remaining = max(0, q.Limit-q.Turns)
+		if q.Remaining == 0 {
+			return q, fault.Refusedf("%s has spent its quota: %d of %d turns", agent, q.Turns, q.Limit)
+		}
+	}
+	return q, nil
+}
