@@ -62,9 +62,9 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 
 	// Peers: capabilities default to what the adapter declares.
 	ok("peer", "register", "sup", "--adapter", "scripted")
-	ok("peer", "register", "alice", "--adapter", "scripted", "--quota-turns", "1")
+	ok("peer", "register", "alice", "--adapter", "scripted", "--quota-turns", "2")
 	ok("peer", "register", "bob", "--adapter", "scripted", "--capability", "session_termination")
-	if out := ok("peer", "ls"); !strings.Contains(out, "alice            scripted     quota=1  session_interrupt,session_message_injection") {
+	if out := ok("peer", "ls"); !strings.Contains(out, "alice            scripted     quota=2  session_interrupt,session_message_injection") {
 		t.Fatalf("peer ls:\n%s", out)
 	}
 	code(2, "peer", "register", "eve", "--adapter", "scripted", "--capability", "root_access")
@@ -119,8 +119,9 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	ok("evidence", "add", "--goal", "g1", "--agent", "bob", "--ref", "issue:12", "--summary", "parser blocked on token type")
 	golden(t, "observe-complete.json", ok("supervisor", "observe", "--goal-id", "g1", "--agent-id", "sup"))
 
-	// Quota: alice spent her one turn; nobody else may check it.
-	if e := code(5, "peer", "quota-guard", "alice"); !strings.Contains(e, "spent its quota: 1 of 1 turns") {
+	// Quota: alice spent her two turns (the liveness ping and the prompt);
+	// nobody else may check it.
+	if e := code(5, "peer", "quota-guard", "alice"); !strings.Contains(e, "spent its quota: 2 of 2 turns") {
 		t.Fatal(e)
 	}
 	code(5, "peer", "quota-guard", "alice", "--as", "sup")
@@ -187,7 +188,7 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	}
 	var recs []struct{ Turns int }
 	json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "sessions", "ls", "--json")), &recs)
-	if len(recs) != 1 || recs[0].Turns != 2 {
+	if len(recs) != 1 || recs[0].Turns != 3 {
 		t.Fatalf("the second execute sent again: %+v", recs)
 	}
 	list := ok("supervisor", "event", "list", "--goal-id", "g1", "--agent-id", "sup", "--json")

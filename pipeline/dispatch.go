@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -28,6 +31,25 @@ type Dispatcher struct {
 	GateTimeout time.Duration
 	Out         io.Writer
 	CallerEnv   []string
+	// Sleep waits out a rate limit; tests shorten it.
+	Sleep func(time.Duration)
+
+	rateRetries     map[string]int
+	pendingFallback map[string]string // WP -> profile its next session runs on
+}
+
+// KindFallback records a WP moving to the next profile.
+const KindFallback = "wp_fallback"
+
+// Fallback is the data of a wp_fallback event.
+type Fallback struct {
+	Project string `json:"project"`
+	WP      string `json:"wp"`
+	Session string `json:"session"`
+	From    string `json:"from_profile"`
+	To      string `json:"to_profile"`
+	Fault   string `json:"fault"`
+	Reason  string `json:"reason"`
 }
 
 func (d *Dispatcher) say(wp, what, format string, args ...any) {
@@ -58,6 +80,13 @@ func (d *Dispatcher) Run(only []string) error {
 	}
 	if d.MaxParallel < 1 {
 		d.MaxParallel = 4
+	}
+	if d.Sleep == nil {
+		d.Sleep = time.Sleep
+	}
+	d.rateRetries, d.pendingFallback = map[string]int{}, map[string]string{}
+	if err := d.preflight(); err != nil {
+		return err
 	}
 	for {
 		st, err := ReadState(d.Env.Ledger, p.Name)
@@ -108,6 +137,13 @@ func (d *Dispatcher) Run(only []string) error {
 		}
 		if err := d.wait(ready, ids); err != nil {
 			return err
+		}
+		retry, err := d.handleFaults(st, ready, ids)
+		if err != nil {
+			return err
+		}
+		if retry {
+			continue // some WPs moved to another profile: run the wave again
 		}
 		for _, wp := range ready {
 			v, err := d.Env.Verify(wp.ID, d.GateTimeout)
@@ -172,18 +208,38 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		}
 		d.say(wp.ID, "worktree", "%s (%s)", m.Path, m.Branch)
 	}
-	if last, ok := st.LastDispatch(wp.ID); ok {
+	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
 			d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
 			return rec.ID, nil
 		}
 	}
-	adapter := wp.Adapter
+	profile := d.profileFor(st, wp)
+	adapter, model := wp.Adapter, wp.Model
+	options := map[string]string{}
+	for k, v := range d.Config.Plugins[adapter].Options {
+		options[k] = v
+	}
+	var allow []string
+	if profile != "" {
+		p := d.Config.Profiles[profile]
+		adapter, model = p.Adapter, p.Model
+		options = map[string]string{}
+		for k, v := range d.Config.Plugins[adapter].Options {
+			options[k] = v
+		}
+		for k, v := range p.Options {
+			options[k] = v
+		}
+		if p.KeyEnv != "" {
+			allow = append(allow, p.KeyEnv)
+		}
+	}
 	if adapter == "" {
 		adapter = d.Config.Dispatch.Adapter
 	}
 	if adapter == "" {
-		return "", fault.Invalidf("no adapter for %s: set adapter in its [[wp]] entry or [dispatch] adapter in agentproto.toml", wp.ID)
+		return "", fault.Invalidf("no adapter for %s: set profile or adapter in its [[wp]] entry, or [dispatch] fallback or adapter in agentproto.toml", wp.ID)
 	}
 	found, err := host.Discover(adapter, d.Config.Plugins, d.Env.Repo.WorkTree)
 	if err != nil {
@@ -194,20 +250,144 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		return "", err
 	}
 	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
-		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: wp.Model, Dir: m.Path, Worktree: slug,
-		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: d.CallerEnv, Options: d.Config.Plugins[adapter].Options}})
-	if err != nil {
+		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,
+		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: d.CallerEnv, Options: options,
+		Ping: true, AllowEnv: allow, Profile: profile}})
+	if err != nil && (resp == nil || resp.Session == nil) {
 		return "", err
 	}
 	brief, _ := p.BriefPath(&wp)
-	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: adapter, Model: wp.Model,
-		Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1}
+	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: adapter, Model: model,
+		Profile: profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
 		return "", err
 	}
-	d.say(wp.ID, "session", "%s started (%s)", resp.Session.ID, adapter)
+	delete(d.pendingFallback, wp.ID)
+	if err != nil {
+		// The session failed to start (a dead provider, a failed liveness
+		// ping): handleFaults moves the WP to the next profile.
+		d.say(wp.ID, "session", "%s failed to start: %v", resp.Session.ID, err)
+		return resp.Session.ID, nil
+	}
+	how := adapter
+	if profile != "" {
+		how = "profile " + profile + ", " + adapter
+	}
+	d.say(wp.ID, "session", "%s started (%s)", resp.Session.ID, how)
 	return resp.Session.ID, nil
+}
+
+// profileFor is the profile a WP runs on: the one of its last dispatch
+// (a fallback moves it), else its own, else the first fallback profile.
+func (d *Dispatcher) profileFor(st *State, wp plans.WP) string {
+	if last, ok := st.LastDispatch(wp.ID); ok && last.Profile != "" {
+		if next, ok := d.pendingFallback[wp.ID]; ok {
+			return next
+		}
+		return last.Profile
+	}
+	if next, ok := d.pendingFallback[wp.ID]; ok {
+		return next
+	}
+	if wp.Profile != "" {
+		return wp.Profile
+	}
+	if len(d.Config.Dispatch.Fallback) > 0 {
+		return d.Config.Dispatch.Fallback[0]
+	}
+	return ""
+}
+
+// nextProfile is the fallback profile after from.
+func (d *Dispatcher) nextProfile(from string) string {
+	fb := d.Config.Dispatch.Fallback
+	for i, p := range fb {
+		if p == from && i+1 < len(fb) {
+			return fb[i+1]
+		}
+	}
+	if from == "" && len(fb) > 0 {
+		return fb[0]
+	}
+	return ""
+}
+
+// handleFaults looks at the wave's sessions: a provider-dead fault (or a
+// failed liveness ping) moves the WP to the next profile, recorded in the
+// ledger; a rate limit is waited out and retried first. It reports whether
+// the wave must run again.
+func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool, error) {
+	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	retry := false
+	for i, wp := range wps {
+		rec, err := store.Load(ids[i])
+		if err != nil {
+			return false, err
+		}
+		fault := ""
+		for _, f := range rec.Faults {
+			if profiles.DeadFaults[f] || f == sdk.FaultRateLimited {
+				fault = f
+			}
+		}
+		if rec.State == sessions.StateFailed {
+			switch {
+			case strings.Contains(rec.Failure, "liveness ping"):
+				fault = "ping_failed"
+			case fault == "":
+				return false, fmt.Errorf("%s: session %s failed: %s", wp.ID, rec.ID, rec.Failure)
+			}
+		}
+		if fault == "" {
+			continue
+		}
+		from := rec.Profile
+		if fault == sdk.FaultRateLimited && d.rateRetries[wp.ID] < 2 {
+			d.rateRetries[wp.ID]++
+			wait := duration(d.Config.Dispatch.RateLimitWait) << (d.rateRetries[wp.ID] - 1)
+			d.say(wp.ID, "rate-limit", "waiting %s before trying %s again", wait, or(from, rec.Adapter))
+			d.Sleep(wait)
+			d.kill(rec.ID)
+			d.pendingFallback[wp.ID] = from
+			retry = true
+			continue
+		}
+		to := d.nextProfile(from)
+		if to == "" {
+			return false, fault2(wp.ID, rec, fault)
+		}
+		fb := Fallback{Project: d.Env.Project.Name, WP: wp.ID, Session: rec.ID, From: from, To: to, Fault: fault, Reason: rec.Failure}
+		id := fmt.Sprintf("pipeline/%s/%s/fallback/%s", d.Env.Project.Name, wp.ID, rec.ID)
+		if err := d.Env.record(KindFallback, id, fb, nil); err != nil {
+			return false, err
+		}
+		d.say(wp.ID, "fallback", "%s on %s: moving from %s to profile %s", fault, rec.ID, or(from, rec.Adapter), to)
+		d.kill(rec.ID)
+		d.pendingFallback[wp.ID] = to
+		retry = true
+	}
+	return retry, nil
+}
+
+func fault2(wp string, rec *sessions.Record, f string) error {
+	return fmt.Errorf("%s: session %s hit %s and no fallback profile is left ([dispatch] fallback)", wp, rec.ID, f)
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func duration(s string) time.Duration {
+	d, _ := time.ParseDuration(s)
+	return d
+}
+
+func (d *Dispatcher) kill(id string) {
+	d.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
 }
 
 // wait blocks until every session of the wave ends its turn, printing
@@ -247,9 +427,6 @@ func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
 				if err != nil {
 					return err
 				}
-				if rec.State == sessions.StateFailed {
-					return fmt.Errorf("%s: session %s failed: %s", wps[i].ID, id, rec.Failure)
-				}
 				if rec.State != sessions.StateSettled && !sessions.Terminal(rec.State) {
 					return fault.Timeoutf("%s: session %s still %s after %s", wps[i].ID, id, rec.State, d.Timeout)
 				}
@@ -266,4 +443,41 @@ func filepathDir(common string) string {
 		return strings.TrimSuffix(common, string(os.PathSeparator)+".git")
 	}
 	return common
+}
+
+// preflight checks every profile the plan may use and stops with the table
+// when one has a problem.
+func (d *Dispatcher) preflight() error {
+	names := map[string]bool{}
+	for _, wp := range d.Env.Project.Plan.WPs {
+		if wp.Profile != "" {
+			names[wp.Profile] = true
+		}
+	}
+	for _, f := range d.Config.Dispatch.Fallback {
+		names[f] = true
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	var list []string
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	rs := profiles.Check(d.Config, d.Env.Repo.WorkTree, list, os.Getenv)
+	bad := false
+	for _, r := range rs {
+		if !r.OK {
+			bad = true
+		}
+	}
+	if !bad {
+		return nil
+	}
+	fmt.Fprintf(d.Out, "%-14s %-12s %-20s %s\n", "PROFILE", "ADAPTER", "MODEL", "PROBLEMS")
+	for _, r := range rs {
+		fmt.Fprintf(d.Out, "%-14s %-12s %-20s %s\n", r.Name, r.Adapter, or(r.Model, "-"), strings.Join(r.Problems, "; "))
+	}
+	return fault.Refusedf("profile preflight failed; fix the profiles above (git agentproto profile check)")
 }

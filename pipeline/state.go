@@ -41,6 +41,7 @@ type Dispatch struct {
 	Session  string `json:"session"`
 	Adapter  string `json:"adapter"`
 	Model    string `json:"model,omitempty"`
+	Profile  string `json:"profile,omitempty"`
 	Brief    string `json:"brief_sha256"`
 	Attempt  int    `json:"attempt"`
 }

@@ -33,7 +33,9 @@ type Plan struct {
 	Base   string   `toml:"base" json:"base"`
 	Gate   string   `toml:"gate" json:"gate"`
 	Shared []string `toml:"shared" json:"shared"`
-	WPs    []WP     `toml:"wp" json:"wps"`
+	// Tags select the lessons included in executor prompts.
+	Tags []string `toml:"tags" json:"tags,omitempty"`
+	WPs  []WP     `toml:"wp" json:"wps"`
 }
 
 // WP is one work package.
@@ -46,6 +48,7 @@ type WP struct {
 	DependsOn []string `toml:"depends_on" json:"depends_on"`
 	Adapter   string   `toml:"adapter" json:"adapter,omitempty"`
 	Model     string   `toml:"model" json:"model,omitempty"`
+	Profile   string   `toml:"profile" json:"profile,omitempty"`
 }
 
 // Project is a plan folder on disk.

@@ -219,11 +219,12 @@ func (d *Daemon) handle(req *Request) *Response {
 // gets; the rest of the daemon's or caller's environment stays out.
 var allowedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "SHELL", "TZ"}
 
-func adapterEnv(caller []string) []string {
+func adapterEnv(caller []string, extra []string) []string {
 	var env []string
+	allowed := append(append([]string{}, allowedEnv...), extra...)
 	for _, kv := range caller {
 		k, _, _ := strings.Cut(kv, "=")
-		for _, a := range allowedEnv {
+		for _, a := range allowed {
 			if k == a || strings.HasPrefix(k, "AGENTPROTO_") {
 				env = append(env, kv)
 				break
@@ -238,7 +239,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		return nil, fault.Invalidf("start needs an adapter, its path and a directory")
 	}
 	now := time.Now().UTC()
-	rec := &Record{ID: newID(), Label: a.Label, Adapter: a.Adapter, Model: a.Model, Dir: a.Dir, Worktree: a.Worktree,
+	rec := &Record{ID: newID(), Label: a.Label, Adapter: a.Adapter, Model: a.Model, Profile: a.Profile, Dir: a.Dir, Worktree: a.Worktree,
 		State: StateLaunched, Created: now, LastActivity: now}
 	out, err := os.OpenFile(d.store.OutputPath(rec.ID), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
@@ -250,7 +251,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	}
 	var stderr strings.Builder
 	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
-		host.LaunchOptions{Env: adapterEnv(a.Env)})
+		host.LaunchOptions{Env: adapterEnv(a.Env, a.AllowEnv)})
 	if err != nil {
 		out.Close()
 		d.transition(rec, StateFailed, err.Error(), nil)
@@ -272,12 +273,75 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	d.mu.Unlock()
 	d.transition(rec, StateLaunched, "", nil)
 	go d.follow(l)
-	err = client.Start(ctx, sdk.StartRequest{SessionID: rec.ID, Dir: a.Dir, Model: a.Model, InitialPrompt: a.Prompt, Options: a.Options})
+	first := a.Prompt
+	if a.Ping {
+		first = "" // start idle: the brief waits for the liveness check
+	}
+	err = client.Start(ctx, sdk.StartRequest{SessionID: rec.ID, Dir: a.Dir, Model: a.Model, InitialPrompt: first, Options: a.Options})
 	if err != nil {
 		d.fail(l, fmt.Sprintf("starting the session: %v", err))
 		return d.snapshot(rec), fmt.Errorf("session %s failed: %w", rec.ID, err)
 	}
+	if a.Ping {
+		if err := d.ping(l); err != nil {
+			d.fail(l, err.Error())
+			return d.snapshot(rec), fmt.Errorf("session %s failed: %w; it never received its prompt", rec.ID, err)
+		}
+		pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer pcancel()
+		if err := client.Prompt(pctx, a.Prompt, false); err != nil {
+			d.fail(l, fmt.Sprintf("sending the prompt: %v", err))
+			return d.snapshot(rec), err
+		}
+	}
 	return d.snapshot(rec), nil
+}
+
+// pingTimeout bounds the liveness check of the spawn protocol.
+const pingTimeout = 2 * time.Minute
+
+// ping sends sdk.PingPrompt and requires a line that is exactly READY in
+// the output of that turn.
+func (d *Daemon) ping(l *live) error {
+	d.mu.Lock()
+	turns, from := l.rec.Turns, l.rec.OutputBytes
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	err := l.client.Prompt(ctx, sdk.PingPrompt, false)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("liveness ping: %v", err)
+	}
+	deadline := time.AfterFunc(pingTimeout, func() {
+		d.mu.Lock()
+		d.changed.Broadcast()
+		d.mu.Unlock()
+	})
+	defer deadline.Stop()
+	start := time.Now()
+	d.mu.Lock()
+	for !(l.rec.Turns > turns && l.rec.State == StateSettled) && !Terminal(l.rec.State) && time.Since(start) < pingTimeout {
+		d.changed.Wait()
+	}
+	state, to := l.rec.State, l.rec.OutputBytes
+	d.mu.Unlock()
+	if state != StateSettled {
+		return fmt.Errorf("liveness ping: no answer (session %s)", state)
+	}
+	out, _ := os.ReadFile(d.store.OutputPath(l.rec.ID))
+	if int64(len(out)) >= to && to >= from {
+		out = out[from:to]
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.TrimSpace(line) == "READY" {
+			return nil
+		}
+	}
+	tail := strings.TrimSpace(string(out))
+	if len(tail) > 200 {
+		tail = tail[len(tail)-200:]
+	}
+	return fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q)", tail)
 }
 
 func (d *Daemon) snapshot(r *Record) *Record {

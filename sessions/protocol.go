@@ -11,7 +11,7 @@ import (
 // Request is one call from the CLI to the daemon: one JSON line per
 // connection, answered by one JSON line.
 type Request struct {
-	Op string `json:"op"` // ping, start, prompt, kill, wait, gc
+	Op string `json:"op"` // ping, start, prompt, kill, wait, gc, monitor, policy-*
 
 	Start *StartArgs `json:"start,omitempty"`
 
@@ -36,6 +36,14 @@ type StartArgs struct {
 	Label    string            `json:"label,omitempty"`
 	Env      []string          `json:"env"`
 	Options  map[string]string `json:"options,omitempty"`
+	// Ping runs the spawn protocol: start idle, check liveness with
+	// sdk.PingPrompt, and only then send Prompt.
+	Ping bool `json:"ping,omitempty"`
+	// AllowEnv names extra variables of Env the adapter gets (a profile's
+	// key variable). Their values are never stored.
+	AllowEnv []string `json:"allow_env,omitempty"`
+	// Profile names the profile the session runs, for the record.
+	Profile string `json:"profile,omitempty"`
 }
 
 // Response answers a Request.

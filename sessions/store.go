@@ -40,6 +40,7 @@ type Record struct {
 	Label        string    `json:"label,omitempty"`
 	Adapter      string    `json:"adapter"`
 	Model        string    `json:"model,omitempty"`
+	Profile      string    `json:"profile,omitempty"`
 	Dir          string    `json:"dir"`
 	Worktree     string    `json:"worktree,omitempty"`
 	State        string    `json:"state"`

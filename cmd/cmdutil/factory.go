@@ -42,6 +42,9 @@ func New(io *IOStreams, version string) *Factory {
 			return loaded{}, err
 		}
 		cfg, src, err := config.Load(repo.WorkTree)
+		if err == nil {
+			cfg, err = config.WithLocal(cfg, repo.CommonDir)
+		}
 		return loaded{cfg, src}, err
 	})
 	f.Config = func() (config.Config, config.Source, error) {

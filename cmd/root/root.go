@@ -19,6 +19,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
 	"github.com/agentproto/agentproto/cmd/plugincmd"
+	"github.com/agentproto/agentproto/cmd/profilecmd"
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/cmd/worktreecmd"
@@ -76,6 +77,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(sessionscmd.NewCmdServe(f))
 	cmd.AddCommand(pipelinecmd.Commands(f)...)
 	cmd.AddCommand(peercmd.Commands(f)...)
+	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	return cmd
 }
 

@@ -15,20 +15,54 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
 
 func newCmdStart(f *cmdutil.Factory) *cobra.Command {
-	var adapter, model, slug, dir, prompt, promptFile, label string
-	var asJSON bool
+	var adapter, model, slug, dir, prompt, promptFile, label, profile string
+	var asJSON, noPing bool
 	cmd := &cobra.Command{
-		Use:   "start --adapter NAME [--model M] (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--label L] [--json]",
+		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--label L] [--no-ping] [--json]",
 		Short: "Start a session and print its id",
-		Args:  cmdutil.NoArgs,
+		Long: `Start a session and print its id. The spawn protocol: the session starts idle,
+answers a liveness ping ("Reply with exactly READY"), and only then receives
+the prompt; a session that fails the ping never sees it (--no-ping skips the
+check). A profile names adapter, model and auth; the key variable it names is
+passed to the adapter from your environment and never stored.`,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			var allow []string
+			options := map[string]string{}
+			if profile != "" {
+				if adapter != "" {
+					return fault.Invalidf("--profile names the adapter; do not give --adapter too")
+				}
+				p, err := profiles.Resolve(cfg, profile)
+				if err != nil {
+					return err
+				}
+				adapter = p.Adapter
+				if model == "" {
+					model = p.Model
+				}
+				if p.KeyEnv != "" {
+					if os.Getenv(p.KeyEnv) == "" {
+						return fault.Refusedf("profile %s needs $%s, which is not set", profile, p.KeyEnv)
+					}
+					allow = append(allow, p.KeyEnv)
+				}
+				for k, v := range p.Options {
+					options[k] = v
+				}
+			}
 			if adapter == "" {
-				return fault.Invalidf("--adapter is required")
+				return fault.Invalidf("--adapter or --profile is required")
 			}
 			if (slug == "") == (dir == "") {
 				return fault.Invalidf("give exactly one of --worktree and --dir")
@@ -55,10 +89,6 @@ func newCmdStart(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
 			found, err := host.Discover(adapter, cfg.Plugins, repo.WorkTree)
 			if err != nil {
 				return err
@@ -69,7 +99,8 @@ func newCmdStart(f *cmdutil.Factory) *cobra.Command {
 			}
 			resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 				Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: abs, Worktree: slug,
-				Prompt: text, Label: label, Env: os.Environ(), Options: cfg.Plugins[adapter].Options}})
+				Prompt: text, Label: label, Env: os.Environ(), Options: mergeOptions(cfg.Plugins[adapter].Options, options),
+				Ping: !noPing, AllowEnv: allow, Profile: profile}})
 			if err != nil {
 				if resp != nil && resp.Session != nil {
 					fmt.Fprintln(f.IO.ErrOut, "session", resp.Session.ID, "failed")
@@ -92,7 +123,21 @@ func newCmdStart(f *cmdutil.Factory) *cobra.Command {
 	fl.StringVar(&promptFile, "prompt-file", "", "read the first prompt from a file")
 	fl.StringVar(&label, "label", "", "a label for people")
 	fl.BoolVar(&asJSON, "json", false, "print the session as JSON")
+	fl.StringVar(&profile, "profile", "", "executor profile ([profiles.NAME])")
+	fl.BoolVar(&noPing, "no-ping", false, "skip the liveness ping")
 	return cmd
+}
+
+// mergeOptions lays profile options over the adapter's configured ones.
+func mergeOptions(base, over map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
 }
 
 func newCmdLs(f *cmdutil.Factory) *cobra.Command {

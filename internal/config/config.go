@@ -24,15 +24,35 @@ const FileName = "agentproto.toml"
 // Config is the whole of agentproto.toml. Every field has a default so that
 // a repository without the file works.
 type Config struct {
-	Ledger   Ledger            `toml:"ledger" json:"ledger"`
-	Sync     Sync              `toml:"sync" json:"sync"`
-	Plans    Plans             `toml:"plans" json:"plans"`
-	Worktree Worktree          `toml:"worktree" json:"worktree"`
-	Plugins  map[string]Plugin `toml:"plugins" json:"plugins"`
-	Sessions Sessions          `toml:"sessions" json:"sessions"`
-	Dispatch Dispatch          `toml:"dispatch" json:"dispatch"`
-	E2E      E2E               `toml:"e2e" json:"e2e"`
-	PR       PR                `toml:"pr" json:"pr"`
+	Ledger   Ledger             `toml:"ledger" json:"ledger"`
+	Sync     Sync               `toml:"sync" json:"sync"`
+	Plans    Plans              `toml:"plans" json:"plans"`
+	Worktree Worktree           `toml:"worktree" json:"worktree"`
+	Plugins  map[string]Plugin  `toml:"plugins" json:"plugins"`
+	Sessions Sessions           `toml:"sessions" json:"sessions"`
+	Dispatch Dispatch           `toml:"dispatch" json:"dispatch"`
+	E2E      E2E                `toml:"e2e" json:"e2e"`
+	PR       PR                 `toml:"pr" json:"pr"`
+	Profiles map[string]Profile `toml:"profiles" json:"profiles"`
+	Policies Policies           `toml:"policies" json:"policies"`
+}
+
+// Profile is an executor profile: an adapter, a model and how it
+// authenticates. It holds no secret: KeyEnv names the variable whose value
+// is read from the environment at launch.
+type Profile struct {
+	Adapter string            `toml:"adapter" json:"adapter"`
+	Model   string            `toml:"model" json:"model,omitempty"`
+	Auth    string            `toml:"auth" json:"auth"` // api-key, subscription, none
+	KeyEnv  string            `toml:"key_env" json:"key_env,omitempty"`
+	Options map[string]string `toml:"options" json:"options,omitempty"`
+}
+
+// Policies configures the daemon's policy actions.
+type Policies struct {
+	// Notify is the command the notify action runs (sh -c), with
+	// AGENTPROTO_SESSION and AGENTPROTO_EVENT set.
+	Notify string `toml:"notify" json:"notify,omitempty"`
 }
 
 // Dispatch configures how work packages are dispatched.
@@ -45,6 +65,11 @@ type Dispatch struct {
 	Timeout string `toml:"timeout" json:"timeout"`
 	// GateTimeout bounds one gate run.
 	GateTimeout string `toml:"gate_timeout" json:"gate_timeout"`
+	// Fallback lists profiles in the order dispatch tries them when a
+	// provider is dead (no credit, wrong model, auth, unavailable).
+	Fallback []string `toml:"fallback" json:"fallback"`
+	// RateLimitWait is the first backoff after a rate_limited fault.
+	RateLimitWait string `toml:"rate_limit_wait" json:"rate_limit_wait"`
 }
 
 // E2E lists the live commands run against the integration worktree.
@@ -137,7 +162,7 @@ func Default() Config {
 		Sync:     Sync{Remote: "origin"},
 		Plans:    Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
 		Sessions: Sessions{IdleExit: "10m"},
-		Dispatch: Dispatch{MaxParallel: 4, Timeout: "40m", GateTimeout: "30m"},
+		Dispatch: Dispatch{MaxParallel: 4, Timeout: "40m", GateTimeout: "30m", RateLimitWait: "30s"},
 		PR:       PR{Remote: "origin"},
 	}
 }
@@ -146,6 +171,41 @@ func Default() Config {
 type Source struct {
 	Path   string `json:"path,omitempty"`
 	Exists bool   `json:"exists"`
+}
+
+// LocalProfiles is the file of this clone's own profile overrides, under
+// the common git dir: never committed.
+const LocalProfiles = "agentproto/profiles.toml"
+
+// WithLocal merges this clone's profile overrides over cfg: a local
+// profile replaces the committed one of the same name.
+func WithLocal(cfg Config, common string) (Config, error) {
+	path := filepath.Join(common, LocalProfiles)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, err
+	}
+	var local struct {
+		Profiles map[string]Profile `toml:"profiles"`
+	}
+	if err := DecodeStrict(b, path, &local); err != nil {
+		return cfg, err
+	}
+	merged := map[string]Profile{}
+	for k, v := range cfg.Profiles {
+		merged[k] = v
+	}
+	for k, v := range local.Profiles {
+		if err := v.validate(); err != nil {
+			return cfg, fault.Invalidf("%s: [profiles.%s] %v", path, k, err)
+		}
+		merged[k] = v
+	}
+	cfg.Profiles = merged
+	return cfg, nil
 }
 
 // Load reads agentproto.toml from the top of the working tree dir; a missing
@@ -210,6 +270,27 @@ func ValueError(text []byte, name string, err error) error {
 	return err
 }
 
+var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+func (p Profile) validate() error {
+	if !pluginName.MatchString(p.Adapter) {
+		return fmt.Errorf("adapter %q is not an adapter name", p.Adapter)
+	}
+	switch p.Auth {
+	case "api-key":
+		if p.KeyEnv == "" {
+			return fmt.Errorf("auth = \"api-key\" needs key_env, the NAME of the variable holding the key")
+		}
+	case "subscription", "none":
+	default:
+		return fmt.Errorf("auth %q is not api-key, subscription or none", p.Auth)
+	}
+	if p.KeyEnv != "" && !envName.MatchString(p.KeyEnv) {
+		return fmt.Errorf("key_env must name an environment variable (such as ANTHROPIC_API_KEY), not hold a value")
+	}
+	return nil
+}
+
 var (
 	pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	sha256Hex  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
@@ -270,6 +351,19 @@ func (c *Config) validate() error {
 	for _, k := range []struct{ key, v string }{{"timeout", c.Dispatch.Timeout}, {"gate_timeout", c.Dispatch.GateTimeout}} {
 		if d, err := time.ParseDuration(k.v); err != nil || d <= 0 {
 			return BadValue(fmt.Sprintf("%q is not a duration with a unit, such as \"40m\"", k.v), "dispatch", k.key)
+		}
+	}
+	if d, err := time.ParseDuration(c.Dispatch.RateLimitWait); err != nil || d < 0 {
+		return BadValue(fmt.Sprintf("%q is not a duration with a unit", c.Dispatch.RateLimitWait), "dispatch", "rate_limit_wait")
+	}
+	for name, p := range c.Profiles {
+		if err := p.validate(); err != nil {
+			return BadValue(err.Error(), "profiles", name)
+		}
+	}
+	for i, f := range c.Dispatch.Fallback {
+		if _, ok := c.Profiles[f]; !ok {
+			return BadValue(fmt.Sprintf("entry %d names no [profiles.%s]", i+1, f), "dispatch", "fallback")
 		}
 	}
 	if c.Dispatch.MaxParallel < 1 {

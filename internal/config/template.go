@@ -56,6 +56,22 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # max_parallel = 4
 # timeout = "40m"          # wait for a wave's turns
 # gate_timeout = "30m"     # one gate run
+# Profiles tried in order when a provider is dead (credit, model, auth, outage).
+# fallback = ["cheap", "mid", "subscription"]
+# rate_limit_wait = "30s"  # first backoff after a rate limit
+
+# Executor profiles: no secrets here. key_env NAMES the variable holding a key;
+# its value is read from the environment at launch and never stored or logged.
+# Local overrides: <git common dir>/agentproto/profiles.toml.
+# [profiles.cheap]
+# adapter = "codex"
+# model = "gpt-5-mini"
+# auth = "api-key"
+# key_env = "OPENAI_API_KEY"
+
+[policies]
+# Command run by the notify policy action (sh -c).
+# notify = "notify-send agentproto \"$AGENTPROTO_EVENT $AGENTPROTO_SESSION\""
 
 [e2e]
 # Live commands run against the integration worktree.

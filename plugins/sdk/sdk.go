@@ -54,6 +54,10 @@ const (
 	FaultEmptyTurn           = "empty_turn"
 )
 
+// PingPrompt is the liveness check of the spawn protocol: a session must
+// answer it with a line that is exactly READY before it gets its brief.
+const PingPrompt = "Reply with exactly READY and nothing else."
+
 // Info describes an adapter.
 type Info struct {
 	Name         string

@@ -96,7 +96,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if err != nil || !fi.IsDir() {
 		return nil, sdk.Problemf("directory %q does not exist", req.Dir)
 	}
-	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out}
+	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out, silentPing: req.Options["ping"] == "silent"}
 	if req.InitialPrompt != "" {
 		s.startTurn(req.InitialPrompt)
 	}
@@ -113,7 +113,10 @@ type session struct {
 	turnDone chan struct{}
 	hung     bool
 	exited   bool
-	children []*exec.Cmd
+	// silentPing makes the agent fail the liveness ping, for tests of the
+	// spawn protocol (option ping = "silent").
+	silentPing bool
+	children   []*exec.Cmd
 }
 
 func (s *session) Prompt(ctx context.Context, text string, interrupt bool) error {
@@ -171,6 +174,14 @@ var briefLine = regexp.MustCompile(`(?m)^Your task is your brief: (\S+)`)
 
 // run performs a prompt's steps; it reports whether the turn ends normally.
 func (s *session) run(ctx context.Context, prompt string) bool {
+	if prompt == sdk.PingPrompt {
+		if s.silentPing {
+			s.out.Output([]byte("thinking about it\n"))
+		} else {
+			s.out.Output([]byte("READY\n"))
+		}
+		return true
+	}
 	steps, found, err := Parse(prompt)
 	if !found && err == nil {
 		if m := briefLine.FindStringSubmatch(prompt); m != nil {
