@@ -325,9 +325,10 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		if err != nil {
 			return false, err
 		}
+		// The provider's own fault says more than the empty turn it causes.
 		fault := ""
 		for _, f := range rec.Faults {
-			if profiles.DeadFaults[f] || f == sdk.FaultRateLimited {
+			if (profiles.DeadFaults[f] || f == sdk.FaultRateLimited) && (fault == "" || fault == sdk.FaultEmptyTurn) {
 				fault = f
 			}
 		}

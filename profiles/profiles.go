@@ -68,6 +68,7 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 			continue
 		}
 		r.Adapter, r.Model, r.Auth = p.Adapter, p.Model, p.Auth
+		r.KeySet = p.KeyEnv == "" || getenv(p.KeyEnv) != ""
 		found, err := host.Discover(p.Adapter, cfg.Plugins, root)
 		if err != nil {
 			r.Problems = append(r.Problems, err.Error())
@@ -111,7 +112,6 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 				r.Problems = append(r.Problems, "model "+p.Model+" is not among the adapter's models ("+strings.Join(info.Models, ", ")+")")
 			}
 		}
-		r.KeySet = p.KeyEnv == "" || getenv(p.KeyEnv) != ""
 		if !r.KeySet {
 			r.Problems = append(r.Problems, "auth api-key needs $"+p.KeyEnv+", which is not set")
 		}

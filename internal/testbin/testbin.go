@@ -20,7 +20,7 @@ func Build() (string, error) {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-adapter-scripted")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-adapter-scripted", "./cmd/agentproto-adapter-exec")
 	build.Dir = root
 	out, err := build.CombinedOutput()
 	if err != nil {
