@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/plugins/sdk"
@@ -245,7 +246,11 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	prompt, err := plans.Render(p, d.Env.History, wp.ID, nil)
+	ls, err := lessons.List(d.Env.Ledger, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
+	if err != nil {
+		return "", err
+	}
+	prompt, err := plans.Render(p, d.Env.History, wp.ID, lessons.Texts(ls))
 	if err != nil {
 		return "", err
 	}

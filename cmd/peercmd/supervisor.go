@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/sessions"
 )
@@ -40,6 +41,16 @@ receipt, and only for inject, when this clone's operator enabled it
 				return err
 			}
 			fmt.Fprint(f.IO.Out, text)
+			ls, err := lessons.List(s.Ledger, []string{goal}, true, lessons.Recent)
+			if err != nil {
+				return err
+			}
+			if len(ls) > 0 {
+				fmt.Fprintln(f.IO.Out, "\nLessons from earlier runs:")
+				for _, l := range ls {
+					fmt.Fprintf(f.IO.Out, "- %s\n", l.Text)
+				}
+			}
 			return nil
 		},
 	}

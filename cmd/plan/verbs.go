@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -302,7 +303,11 @@ func newCmdRender(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			text, err := plans.Render(p, h, args[1], nil)
+			ls, err := lessons.List(l, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
+			if err != nil {
+				return err
+			}
+			text, err := plans.Render(p, h, args[1], lessons.Texts(ls))
 			if err != nil {
 				return err
 			}

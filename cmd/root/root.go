@@ -15,6 +15,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/hookscmd"
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
+	"github.com/agentproto/agentproto/cmd/lessoncmd"
 	"github.com/agentproto/agentproto/cmd/peercmd"
 	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
@@ -78,6 +79,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(pipelinecmd.Commands(f)...)
 	cmd.AddCommand(peercmd.Commands(f)...)
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
+	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	return cmd
 }
 

@@ -1,0 +1,77 @@
+// Package lessoncmd wires `lesson add` and `lesson ls`.
+package lessoncmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/lessons"
+)
+
+// NewCmdLesson returns the `lesson` command.
+func NewCmdLesson(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lesson <command>",
+		Short: "Record gotchas so the next supervisor and every executor prompt learn them",
+		Long: `Lessons are ledger events. plan render includes the recent lessons that share a
+tag with the plan's tags (plan.toml tags = [...]), and untagged ones when the plan
+has none; supervisor prompt includes those tagged with the goal id or untagged.`,
+	}
+	var tags []string
+	add := &cobra.Command{
+		Use:   "add TEXT [--tag T]...",
+		Short: "Record a lesson",
+		Args:  cmdutil.ExactArgs(1, "the lesson text"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := f.Ledger()
+			if err != nil {
+				return err
+			}
+			written, err := lessons.Add(l, args[0], tags)
+			if err != nil {
+				return err
+			}
+			if written {
+				fmt.Fprintln(f.IO.Out, "recorded the lesson")
+			} else {
+				fmt.Fprintln(f.IO.Out, "this lesson is already recorded")
+			}
+			return nil
+		},
+	}
+	add.Flags().StringArrayVar(&tags, "tag", nil, "a tag (repeatable)")
+	var asJSON bool
+	var lsTags []string
+	ls := &cobra.Command{
+		Use:   "ls [--tag T]... [--json]",
+		Short: "List lessons, newest first",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := f.ReadLedger()
+			if err != nil {
+				return err
+			}
+			out, err := lessons.List(l, lsTags, false, 0)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if out == nil {
+					out = []lessons.Lesson{}
+				}
+				return cmdutil.WriteJSON(f.IO.Out, out)
+			}
+			for _, x := range out {
+				fmt.Fprintf(f.IO.Out, "%s  [%s]  %s\n", x.Time[:10], strings.Join(x.Tags, ","), x.Text)
+			}
+			return nil
+		},
+	}
+	ls.Flags().StringArrayVar(&lsTags, "tag", nil, "only lessons with this tag")
+	ls.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(add, ls)
+	return cmd
+}
