@@ -133,7 +133,18 @@ func (d *Dispatcher) Run(only []string) error {
 			ids = append(ids, id)
 		}
 		if !d.Wait {
-			d.say("", "started", "not waiting (--no-wait): git agentproto sessions wait %s", strings.Join(ids, " "))
+			// Nobody waits: the daemon verifies each session when its turn
+			// ends and kills it once verified.
+			wpOf := map[string]string{}
+			for i, wp := range ready {
+				wpOf[ids[i]] = wp.ID
+			}
+			resp, err := d.Sessions.Call(&sessions.Request{Op: "policy-attach", Policy: &sessions.PolicyArgs{Sessions: ids, On: "turn-end",
+				Do: []string{sessions.ActVerify, sessions.ActKill}, Project: d.Env.Project.Name, WP: wpOf, Dir: d.Env.Repo.WorkTree}})
+			if err != nil {
+				return err
+			}
+			d.say("", "started", "not waiting (--no-wait); policy %s verifies each on turn-end and kills it once verified", resp.Policies[0].ID)
 			return nil
 		}
 		if err := d.wait(ready, ids); err != nil {
@@ -162,6 +173,8 @@ func (d *Dispatcher) Run(only []string) error {
 				sid := ids[indexOf(ready, wp.ID)]
 				return fmt.Errorf("%s failed verification; next: tell its session what to fix (git agentproto sessions prompt %s --text ...), then run dispatch again", wp.ID, sid)
 			}
+			// Settled and verified: the session's work is done.
+			d.kill(ids[indexOf(ready, wp.ID)])
 		}
 	}
 }

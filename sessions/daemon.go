@@ -35,6 +35,8 @@ type Daemon struct {
 	clients  int
 	lastBusy time.Time
 	ln       net.Listener
+	policies map[string]*Policy
+	pinging  map[string]bool // sessions in their liveness check: no policy fires
 }
 
 // live is a session with its plugin.
@@ -48,7 +50,7 @@ type live struct {
 // NewDaemon prepares a daemon; Run serves it.
 func NewDaemon(repo *gitrepo.Repo, idleExit time.Duration, log *os.File) *Daemon {
 	d := &Daemon{repo: repo, store: NewStore(repo.CommonDir), ledger: gitstore.Open(repo, gitstore.Options{}),
-		idleExit: idleExit, log: log, sessions: map[string]*live{}, lastBusy: time.Now()}
+		idleExit: idleExit, log: log, sessions: map[string]*live{}, lastBusy: time.Now(), policies: map[string]*Policy{}, pinging: map[string]bool{}}
 	d.changed = sync.NewCond(&d.mu)
 	return d
 }
@@ -90,6 +92,7 @@ func (d *Daemon) Run() error {
 	defer os.Remove(sock)
 	d.logf("serving %s on %s (pid %d)", d.repo.CommonDir, sock, os.Getpid())
 	go d.idleWatch()
+	go d.idleLoop()
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -205,6 +208,46 @@ func (d *Daemon) handle(req *Request) *Response {
 			return errResponse(err)
 		}
 		return &Response{OK: len(pending) == 0, Pending: pending}
+	case "monitor":
+		recs, err := d.monitor(req.IDs, req.Timeout)
+		if err != nil {
+			return errResponse(err)
+		}
+		return &Response{OK: true, Records: recs}
+	case "policy-attach":
+		p, err := d.attachPolicy(req.Policy)
+		if err != nil {
+			return errResponse(err)
+		}
+		return &Response{OK: true, Policies: []*Policy{p}}
+	case "policy-ls":
+		d.mu.Lock()
+		var ps []*Policy
+		for _, p := range d.policies {
+			c := *p
+			ps = append(ps, &c)
+		}
+		d.mu.Unlock()
+		return &Response{OK: true, Policies: ps}
+	case "policy-cancel":
+		d.mu.Lock()
+		p := d.policies[req.ID]
+		if p != nil {
+			p.Canceled = true
+			d.changed.Broadcast()
+		}
+		d.mu.Unlock()
+		if p == nil {
+			return errResponse(fault.Invalidf("no policy %s", req.ID))
+		}
+		d.savePolicy(p)
+		return &Response{OK: true}
+	case "policy-wait":
+		pending, err := d.waitPolicies(req.IDs, req.Timeout)
+		if err != nil {
+			return errResponse(err)
+		}
+		return &Response{OK: len(pending) == 0, Pending: pending}
 	case "gc":
 		recs, err := d.gc(req.Apply)
 		if err != nil {
@@ -283,7 +326,14 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		return d.snapshot(rec), fmt.Errorf("session %s failed: %w", rec.ID, err)
 	}
 	if a.Ping {
-		if err := d.ping(l); err != nil {
+		d.mu.Lock()
+		d.pinging[rec.ID] = true
+		d.mu.Unlock()
+		err := d.ping(l)
+		d.mu.Lock()
+		delete(d.pinging, rec.ID)
+		d.mu.Unlock()
+		if err != nil {
 			d.fail(l, err.Error())
 			return d.snapshot(rec), fmt.Errorf("session %s failed: %w; it never received its prompt", rec.ID, err)
 		}
@@ -466,6 +516,7 @@ func (d *Daemon) transition(r *Record, state, reason string, extra map[string]an
 	if _, err := d.ledger.Append([]gitstore.Draft{{Kind: "session_" + state, ID: id, Data: b}}); err != nil {
 		d.logf("ledger: %v", err)
 	}
+	d.onTransition(r.ID, state)
 }
 
 func (d *Daemon) get(id string) (*live, error) {

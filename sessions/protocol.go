@@ -22,6 +22,8 @@ type Request struct {
 	Until     string   `json:"until,omitempty"` // turn-end or exit
 	Timeout   string   `json:"timeout,omitempty"`
 	Apply     bool     `json:"apply,omitempty"`
+
+	Policy *PolicyArgs `json:"policy,omitempty"`
 }
 
 // StartArgs start a session.
@@ -48,13 +50,14 @@ type StartArgs struct {
 
 // Response answers a Request.
 type Response struct {
-	OK      bool      `json:"ok"`
-	Error   string    `json:"error,omitempty"`
-	Kind    int       `json:"kind,omitempty"` // fault kind of Error
-	Session *Record   `json:"session,omitempty"`
-	Records []*Record `json:"records,omitempty"`
-	Pending []string  `json:"pending,omitempty"`
-	Pid     int       `json:"pid,omitempty"`
+	OK       bool      `json:"ok"`
+	Error    string    `json:"error,omitempty"`
+	Kind     int       `json:"kind,omitempty"` // fault kind of Error
+	Session  *Record   `json:"session,omitempty"`
+	Records  []*Record `json:"records,omitempty"`
+	Pending  []string  `json:"pending,omitempty"`
+	Pid      int       `json:"pid,omitempty"`
+	Policies []*Policy `json:"policies,omitempty"`
 }
 
 // SocketPath is where the daemon of a repository listens. It lives in a

@@ -20,6 +20,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
 	"github.com/agentproto/agentproto/cmd/plugincmd"
+	"github.com/agentproto/agentproto/cmd/policycmd"
 	"github.com/agentproto/agentproto/cmd/profilecmd"
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
@@ -80,6 +81,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(peercmd.Commands(f)...)
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
+	cmd.AddCommand(policycmd.NewCmdPolicy(f))
 	return cmd
 }
 

@@ -62,7 +62,7 @@ interrupts them, and kills them, minutes apart. Lifecycle transitions
 raw output stays local under the common git dir.`,
 	}
 	cmd.AddCommand(newCmdStart(f), newCmdLs(f), newCmdWait(f), newCmdOutput(f),
-		newCmdPrompt(f), newCmdKill(f), newCmdGC(f))
+		newCmdPrompt(f), newCmdKill(f), newCmdGC(f), newCmdMonitor(f))
 	return cmd
 }
 
@@ -115,4 +115,37 @@ func absDir(dir string) (string, error) {
 
 func printRecord(f *cmdutil.Factory, r *sessions.Record) {
 	fmt.Fprintf(f.IO.Out, "%s  %-8s %-10s turns=%d  %s\n", r.ID, r.State, r.Adapter, r.Turns, r.Dir)
+}
+
+func newCmdMonitor(f *cmdutil.Factory) *cobra.Command {
+	var dur string
+	cmd := &cobra.Command{
+		Use:   "monitor ID... [--for 45s]",
+		Short: "Return as soon as any named session changes state (or the time passes); one line per session",
+		Long: `For a supervisor with a small context: instead of polling, block until one of the
+named sessions changes state or turn, or --for passes, then print one line per
+session: id, state, turns, last activity, warnings count.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fault.Invalidf("sessions monitor takes at least one session id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Call(&sessions.Request{Op: "monitor", IDs: args, Timeout: dur})
+			if err != nil {
+				return err
+			}
+			for _, r := range resp.Records {
+				fmt.Fprintf(f.IO.Out, "%s %s turns=%d last=%s warnings=%d\n", r.ID, r.State, r.Turns, r.LastActivity.Local().Format("15:04:05"), len(r.Warnings))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dur, "for", "45s", "the longest to wait, with a unit")
+	return cmd
 }

@@ -1,0 +1,179 @@
+// Package policycmd wires `policy attach|ls|cancel|wait`, policies that
+// live in the sessions daemon and fire without anyone polling.
+package policycmd
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+func client(f *cmdutil.Factory) (*sessions.Client, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
+}
+
+// NewCmdPolicy returns the `policy` command.
+func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy <command>",
+		Short: "Attach policies to sessions: actions the daemon runs on turn-end or idleness",
+		Long: `Policies live in the sessions daemon and fire without the supervisor polling.
+Triggers: turn-end (each time a turn ends), idle:DURATION (no activity for that
+long). Actions, run in order, stopping at the first that fails: verify and
+checkpoint (the pipeline's, for sessions dispatched as PROJECT/WPn), kill,
+notify ([policies] notify), prompt-file:PATH. Every firing is a policy_fired
+ledger event with its results.`,
+	}
+	var on, do, plan string
+	attach := &cobra.Command{
+		Use:   "attach SESSION... --on turn-end|idle:15m --do ACTIONS [--plan PROJECT]",
+		Short: "Attach a policy to sessions",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fault.Invalidf("policy attach takes at least one session id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := sessions.ParseTrigger(on); err != nil {
+				return err
+			}
+			acts, err := sessions.ParseActions(do)
+			if err != nil {
+				return err
+			}
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			wp := map[string]string{}
+			store := sessions.NewStore(repo.CommonDir)
+			for _, id := range args {
+				rec, err := store.Load(id)
+				if err != nil {
+					return err
+				}
+				if p, w, ok := strings.Cut(rec.Label, "/"); ok && (plan == "" || p == plan) {
+					if plan == "" {
+						plan = p
+					}
+					wp[id] = w
+				}
+			}
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Call(&sessions.Request{Op: "policy-attach", Policy: &sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
+				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify}})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(f.IO.Out, resp.Policies[0].ID)
+			return nil
+		},
+	}
+	attach.Flags().StringVar(&on, "on", "turn-end", "turn-end or idle:DURATION")
+	attach.Flags().StringVar(&do, "do", "", "actions, comma-separated")
+	attach.Flags().StringVar(&plan, "plan", "", "plan of verify/checkpoint (default: from the session label PROJECT/WPn)")
+
+	var asJSON bool
+	ls := &cobra.Command{
+		Use: "ls [--json]", Short: "List policies and what they did", Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			if !c.Running() {
+				if asJSON {
+					fmt.Fprintln(f.IO.Out, "[]")
+				}
+				return nil
+			}
+			resp, err := c.Call(&sessions.Request{Op: "policy-ls"})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				ps := resp.Policies
+				if ps == nil {
+					ps = []*sessions.Policy{}
+				}
+				return cmdutil.WriteJSON(f.IO.Out, ps)
+			}
+			for _, p := range resp.Policies {
+				state := "active"
+				if p.Canceled {
+					state = "canceled"
+				}
+				fmt.Fprintf(f.IO.Out, "%s  %-8s on %-12s do %-28s fired %d  %s\n", p.ID, state, p.On, strings.Join(p.Do, ","), p.Fired, strings.Join(p.Sessions, " "))
+				for _, r := range p.Last {
+					fmt.Fprintf(f.IO.Out, "    %s %s ok=%v %s\n", r.Session, r.Action, r.OK, r.Detail)
+				}
+			}
+			return nil
+		},
+	}
+	ls.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cancel := &cobra.Command{
+		Use: "cancel ID", Short: "Cancel a policy", Args: cmdutil.ExactArgs(1, "one policy id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			if _, err := c.Call(&sessions.Request{Op: "policy-cancel", ID: args[0]}); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "canceled %s\n", args[0])
+			return nil
+		},
+	}
+	var timeout string
+	wait := &cobra.Command{
+		Use: "wait ID... [--timeout 40m]", Short: "Block until the policies fired; exit 4 on timeout",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return fault.Invalidf("policy wait takes at least one policy id")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			resp, err := c.Call(&sessions.Request{Op: "policy-wait", IDs: args, Timeout: timeout})
+			if err != nil {
+				return err
+			}
+			if len(resp.Pending) > 0 {
+				return fault.Timeoutf("timed out after %s; not fired yet: %s", timeout, strings.Join(resp.Pending, " "))
+			}
+			fmt.Fprintln(f.IO.Out, "fired")
+			return nil
+		},
+	}
+	wait.Flags().StringVar(&timeout, "timeout", "40m", "how long to wait, with a unit")
+	cmd.AddCommand(attach, ls, cancel, wait)
+	return cmd
+}

@@ -1,0 +1,389 @@
+package sessions
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// Policy actions run by the daemon when a trigger fires, without anyone
+// polling. They run in order and stop at the first that fails, so
+// "verify,checkpoint,kill" kills only a verified session.
+const (
+	ActVerify     = "verify"
+	ActCheckpoint = "checkpoint"
+	ActKill       = "kill"
+	ActNotify     = "notify"
+	ActPromptFile = "prompt-file" // prompt-file:PATH
+)
+
+// Policy is attached to sessions.
+type Policy struct {
+	ID       string            `json:"id"`
+	Sessions []string          `json:"sessions"`
+	On       string            `json:"on"` // turn-end, or idle:DURATION
+	Do       []string          `json:"do"`
+	Project  string            `json:"project,omitempty"`
+	WP       map[string]string `json:"wp,omitempty"` // session -> WP id
+	Dir      string            `json:"dir"`
+	Notify   string            `json:"notify,omitempty"`
+	Created  time.Time         `json:"created"`
+	Fired    int               `json:"fired"`
+	Canceled bool              `json:"canceled"`
+	Last     []ActionResult    `json:"last_results,omitempty"`
+
+	idle     time.Duration
+	idleDone map[string]time.Time // session -> activity time already fired on
+}
+
+// ActionResult is what one action did.
+type ActionResult struct {
+	Session string `json:"session"`
+	Action  string `json:"action"`
+	OK      bool   `json:"ok"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// PolicyArgs attach a policy.
+type PolicyArgs struct {
+	Sessions []string          `json:"sessions"`
+	On       string            `json:"on"`
+	Do       []string          `json:"do"`
+	Project  string            `json:"project,omitempty"`
+	WP       map[string]string `json:"wp,omitempty"`
+	Dir      string            `json:"dir"`
+	Notify   string            `json:"notify,omitempty"`
+}
+
+// ParseActions validates an action list.
+func ParseActions(list string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(list, ",") {
+		a = strings.TrimSpace(a)
+		name, arg, _ := strings.Cut(a, ":")
+		switch name {
+		case ActVerify, ActCheckpoint, ActKill, ActNotify:
+			if arg != "" {
+				return nil, fault.Invalidf("action %s takes no argument", name)
+			}
+		case ActPromptFile:
+			if arg == "" {
+				return nil, fault.Invalidf("prompt-file needs a path: prompt-file:PATH")
+			}
+		default:
+			return nil, fault.Invalidf("unknown action %q (verify, checkpoint, kill, notify, prompt-file:PATH)", a)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ParseTrigger validates --on: turn-end or idle:DURATION.
+func ParseTrigger(on string) (time.Duration, error) {
+	if on == "turn-end" {
+		return 0, nil
+	}
+	if d, ok := strings.CutPrefix(on, "idle:"); ok {
+		dur, err := time.ParseDuration(d)
+		if err != nil || dur <= 0 {
+			return 0, fault.Invalidf("--on idle:%s needs a duration with a unit, such as idle:15m", d)
+		}
+		return dur, nil
+	}
+	return 0, fault.Invalidf("--on takes turn-end or idle:DURATION, not %q", on)
+}
+
+func (d *Daemon) policyDir() string { return filepath.Join(d.repo.CommonDir, "agentproto", "policies") }
+
+func (d *Daemon) savePolicy(p *Policy) {
+	os.MkdirAll(d.policyDir(), 0o755)
+	b, _ := json.MarshalIndent(p, "", "  ")
+	tmp := filepath.Join(d.policyDir(), p.ID+".json.tmp")
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		os.Rename(tmp, filepath.Join(d.policyDir(), p.ID+".json"))
+	}
+}
+
+func (d *Daemon) attachPolicy(a *PolicyArgs) (*Policy, error) {
+	if a == nil || len(a.Sessions) == 0 {
+		return nil, fault.Invalidf("a policy needs at least one session")
+	}
+	idle, err := ParseTrigger(a.On)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ParseActions(strings.Join(a.Do, ",")); err != nil {
+		return nil, err
+	}
+	for _, id := range a.Sessions {
+		if _, err := d.get(id); err != nil {
+			return nil, err
+		}
+	}
+	for _, act := range a.Do {
+		if (act == ActVerify || act == ActCheckpoint) && a.Project == "" {
+			return nil, fault.Invalidf("%s needs the plan: --plan PROJECT (and sessions labelled PROJECT/WPn)", act)
+		}
+		if act == ActNotify && a.Notify == "" {
+			return nil, fault.Invalidf("notify needs [policies] notify in agentproto.toml")
+		}
+	}
+	p := &Policy{ID: "p-" + newID()[2:], Sessions: a.Sessions, On: a.On, Do: a.Do, Project: a.Project, WP: a.WP,
+		Dir: a.Dir, Notify: a.Notify, Created: time.Now().UTC(), idle: idle, idleDone: map[string]time.Time{}}
+	d.mu.Lock()
+	d.policies[p.ID] = p
+	d.mu.Unlock()
+	d.savePolicy(p)
+	return p, nil
+}
+
+// onTransition fires turn-end policies of a session that just settled.
+func (d *Daemon) onTransition(id, state string) {
+	if state != StateSettled {
+		return
+	}
+	d.mu.Lock()
+	if d.pinging[id] {
+		d.mu.Unlock()
+		return
+	}
+	var fire []*Policy
+	for _, p := range d.policies {
+		if !p.Canceled && p.On == "turn-end" && contains(p.Sessions, id) {
+			fire = append(fire, p)
+		}
+	}
+	d.mu.Unlock()
+	for _, p := range fire {
+		go d.fire(p, id, "turn-end")
+	}
+}
+
+// idleLoop fires idle policies of sessions quiet for long enough.
+func (d *Daemon) idleLoop() {
+	for {
+		time.Sleep(200 * time.Millisecond)
+		d.mu.Lock()
+		type job struct {
+			p  *Policy
+			id string
+		}
+		var jobs []job
+		for _, p := range d.policies {
+			if p.Canceled || p.idle == 0 {
+				continue
+			}
+			for _, id := range p.Sessions {
+				l := d.sessions[id]
+				if l == nil || Terminal(l.rec.State) {
+					continue
+				}
+				last := l.rec.LastActivity
+				if time.Since(last) >= p.idle && !p.idleDone[id].Equal(last) {
+					p.idleDone[id] = last
+					jobs = append(jobs, job{p, id})
+				}
+			}
+		}
+		d.mu.Unlock()
+		for _, j := range jobs {
+			go d.fire(j.p, j.id, j.p.On)
+		}
+	}
+}
+
+// fire runs a policy's actions for one session and records the firing.
+func (d *Daemon) fire(p *Policy, session, trigger string) {
+	var results []ActionResult
+	for _, act := range p.Do {
+		r := d.runAction(p, session, act)
+		results = append(results, r)
+		if !r.OK {
+			break
+		}
+	}
+	d.mu.Lock()
+	p.Fired++
+	p.Last = results
+	n := p.Fired
+	d.changed.Broadcast()
+	d.mu.Unlock()
+	d.savePolicy(p)
+	b, _ := json.Marshal(map[string]any{"policy": p.ID, "session": session, "trigger": trigger, "actions": results})
+	id := fmt.Sprintf("policy/%s/%s/%d", p.ID, session, n)
+	if _, err := d.ledger.Append([]gitstore.Draft{{Kind: "policy_fired", ID: id, Data: b}}); err != nil {
+		d.logf("ledger: %v", err)
+	}
+}
+
+func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {
+	r := ActionResult{Session: session, Action: act}
+	name, arg, _ := strings.Cut(act, ":")
+	switch name {
+	case ActKill:
+		if _, err := d.kill(session, "killed by policy "+p.ID); err != nil {
+			r.Detail = err.Error()
+			return r
+		}
+		r.OK = true
+	case ActPromptFile:
+		b, err := os.ReadFile(arg)
+		if err == nil {
+			err = d.prompt(session, string(b), false)
+		}
+		r.OK, r.Detail = err == nil, errText(err)
+	case ActNotify:
+		cmd := exec.Command("sh", "-c", p.Notify)
+		cmd.Dir = p.Dir
+		cmd.Env = append(cleanEnv(), "AGENTPROTO_SESSION="+session, "AGENTPROTO_EVENT="+p.On, "AGENTPROTO_POLICY="+p.ID)
+		out, err := cmd.CombinedOutput()
+		r.OK, r.Detail = err == nil, strings.TrimSpace(string(out)+" "+errText(err))
+	case ActVerify, ActCheckpoint:
+		wp := p.WP[session]
+		if wp == "" {
+			r.Detail = "no work package known for this session"
+			return r
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			r.Detail = err.Error()
+			return r
+		}
+		cmd := exec.Command(exe, name, p.Project, wp)
+		cmd.Dir = p.Dir
+		cmd.Env = cleanEnv()
+		out, err := cmd.CombinedOutput()
+		r.OK = err == nil
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		r.Detail = lines[0]
+	}
+	return r
+}
+
+// cleanEnv is the daemon's environment without the GIT_DIR it was started
+// with: actions run in the user's work tree.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// waitPolicies blocks until each policy fired at least once.
+func (d *Daemon) waitPolicies(ids []string, timeout string) ([]string, error) {
+	dur, err := time.ParseDuration(timeout)
+	if err != nil || dur <= 0 {
+		return nil, fault.Invalidf("--timeout %q is not a duration with a unit", timeout)
+	}
+	d.mu.Lock()
+	for _, id := range ids {
+		if d.policies[id] == nil {
+			d.mu.Unlock()
+			return nil, fault.Invalidf("no policy %s in this daemon", id)
+		}
+	}
+	d.mu.Unlock()
+	timer := time.AfterFunc(dur, func() {
+		d.mu.Lock()
+		d.changed.Broadcast()
+		d.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(dur)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for {
+		var pending []string
+		for _, id := range ids {
+			if p := d.policies[id]; p.Fired == 0 && !p.Canceled {
+				pending = append(pending, id)
+			}
+		}
+		if len(pending) == 0 || time.Now().After(deadline) {
+			return pending, nil
+		}
+		d.changed.Wait()
+	}
+}
+
+// monitor returns as soon as any named session changes state or turns, or
+// the time passes.
+func (d *Daemon) monitor(ids []string, timeout string) ([]*Record, error) {
+	dur, err := time.ParseDuration(timeout)
+	if err != nil || dur <= 0 {
+		return nil, fault.Invalidf("--for %q is not a duration with a unit", timeout)
+	}
+	for _, id := range ids {
+		if err := ValidateID(id); err != nil {
+			return nil, err
+		}
+	}
+	snapshot := func() (string, []*Record) {
+		var key strings.Builder
+		var recs []*Record
+		for _, id := range ids {
+			var r *Record
+			if l := d.sessions[id]; l != nil {
+				c := *l.rec
+				r = &c
+			} else if rec, err := d.store.Load(id); err == nil {
+				r = rec
+			}
+			if r != nil {
+				fmt.Fprintf(&key, "%s:%s:%d;", id, r.State, r.Turns)
+				recs = append(recs, r)
+			}
+		}
+		return key.String(), recs
+	}
+	timer := time.AfterFunc(dur, func() {
+		d.mu.Lock()
+		d.changed.Broadcast()
+		d.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(dur)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	first, recs := snapshot()
+	if len(recs) == 0 {
+		return nil, fault.Invalidf("no such sessions")
+	}
+	for time.Now().Before(deadline) {
+		d.changed.Wait()
+		key, now := snapshot()
+		if key != first {
+			return now, nil
+		}
+	}
+	_, recs = snapshot()
+	return recs, nil
+}
