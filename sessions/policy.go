@@ -139,8 +139,21 @@ func (d *Daemon) attachPolicy(a *PolicyArgs) (*Policy, error) {
 		Dir: a.Dir, Notify: a.Notify, Created: time.Now().UTC(), idle: idle, idleDone: map[string]time.Time{}}
 	d.mu.Lock()
 	d.policies[p.ID] = p
+	// A turn that ended before the policy arrived counts: attaching races
+	// with fast agents.
+	var settled []string
+	if p.On == "turn-end" {
+		for _, id := range p.Sessions {
+			if l := d.sessions[id]; l != nil && l.rec.State == StateSettled && !d.pinging[id] {
+				settled = append(settled, id)
+			}
+		}
+	}
 	d.mu.Unlock()
 	d.savePolicy(p)
+	for _, id := range settled {
+		go d.fire(p, id, "turn-end")
+	}
 	return p, nil
 }
 

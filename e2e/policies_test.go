@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitFor polls the disk (never the CLI: no client may be connected while a
+// policy fires) until cond holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 300; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func sessionState(dir, id string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "sessions", id, "meta.json"))
+	if i := strings.Index(string(b), `"state": "`); i >= 0 {
+		rest := string(b)[i+10:]
+		return rest[:strings.IndexByte(rest, '"')]
+	}
+	return ""
+}
+
+func TestPoliciesFireWithoutAClient(t *testing.T) {
+	dir := newRepo(t)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[policies]\nnotify = \"echo $AGENTPROTO_EVENT $AGENTPROTO_SESSION >> notified.txt\"\n"), 0o644)
+	slow := script(`{"op":"sleep","ms":700}`, `{"op":"say","text":"done"}`)
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", slow)
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	pol := strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", id, "--on", "turn-end", "--do", "notify,kill"))
+	if !strings.HasPrefix(pol, "p-") {
+		t.Fatalf("policy id %q", pol)
+	}
+	// No command runs now; the daemon fires on its own.
+	waitFor(t, "the turn-end policy", func() bool { return sessionState(dir, id) == "cleaned" })
+	b, _ := os.ReadFile(filepath.Join(dir, "notified.txt"))
+	if strings.TrimSpace(string(b)) != "turn-end "+id {
+		t.Fatalf("notify ran with %q", b)
+	}
+	must(t, dir, "git", "agentproto", "policy", "wait", pol, "--timeout", "5s")
+	log := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "policy_fired", "--json")
+	if !strings.Contains(log, `"actions":[{"action":"notify","ok":true`) || !strings.Contains(log, `{"action":"kill","ok":true,"session":"`+id+`"}`) {
+		t.Fatalf("policy_fired: %s", log)
+	}
+
+	// idle:DURATION fires on a quiet session.
+	id2, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", "hello")
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "wait", id2, "--timeout", "20s")
+	pol2 := strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", id2, "--on", "idle:1s", "--do", "kill"))
+	waitFor(t, "the idle policy", func() bool { return sessionState(dir, id2) == "cleaned" })
+	if out := must(t, dir, "git", "agentproto", "policy", "ls"); !strings.Contains(out, pol2+"  active   on idle:1s") || !strings.Contains(out, "kill ok=true") {
+		t.Fatalf("policy ls: %s", out)
+	}
+
+	// A policy that does not fire in time: exit 4.
+	id3, _, _ := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", "again")
+	pol3 := strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", id3, "--on", "idle:1h", "--do", "kill"))
+	_, errOut, err = sh(t, dir, nil, "git", "agentproto", "policy", "wait", pol3, "--timeout", "300ms")
+	if exitCode(err) != 4 || !strings.Contains(errOut, "not fired yet: "+pol3) {
+		t.Fatalf("policy wait: %v %s", err, errOut)
+	}
+	must(t, dir, "git", "agentproto", "policy", "cancel", pol3)
+	// Bad input.
+	_, errOut, err = sh(t, dir, nil, "git", "agentproto", "policy", "attach", id3, "--on", "idle:5", "--do", "kill")
+	if exitCode(err) != 2 || !strings.Contains(errOut, "needs a duration with a unit") {
+		t.Fatalf("idle without unit: %s", errOut)
+	}
+	_, errOut, err = sh(t, dir, nil, "git", "agentproto", "policy", "attach", id3, "--do", "explode")
+	if exitCode(err) != 2 || !strings.Contains(errOut, `unknown action "explode"`) {
+		t.Fatalf("unknown action: %s", errOut)
+	}
+}
+
+func TestMonitorReturnsOnChange(t *testing.T) {
+	dir := newRepo(t)
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":600}`, `{"op":"say","text":"x"}`))
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	out := must(t, dir, "git", "agentproto", "sessions", "monitor", id, "--for", "30s")
+	if !strings.HasPrefix(out, id+" settled turns=2") {
+		t.Fatalf("monitor: %q", out)
+	}
+	// Nothing changes: it returns when the time is up, state unchanged.
+	out = must(t, dir, "git", "agentproto", "sessions", "monitor", id, "--for", "200ms")
+	if !strings.HasPrefix(out, id+" settled turns=2") {
+		t.Fatalf("idle monitor: %q", out)
+	}
+}
+
+// dispatch --no-wait leaves the rest to the default policy: verify on
+// turn-end, kill once verified.
+func TestDispatchNoWaitUsesTheDefaultPolicy(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	out := must(t, dir, "git", "agentproto", "dispatch", "demo", "--no-wait")
+	if !strings.Contains(out, "verifies each on turn-end and kills it once verified") {
+		t.Fatalf("dispatch: %s", out)
+	}
+	id := sessionOf(t, dir, "demo/WP0")
+	for i := 0; i < 100 && sessionState(dir, id) != "cleaned"; i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if sessionState(dir, id) != "cleaned" {
+		t.Fatalf("not cleaned: %s\n%s", must(t, dir, "git", "agentproto", "policy", "ls"), must(t, dir, "git", "agentproto", "sessions", "ls", "--all"))
+	}
+	v := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "wp_verified", "--json")
+	if !strings.Contains(v, `"verdict":"pass"`) || !strings.Contains(v, `"wp":"WP0"`) {
+		t.Fatalf("wp_verified: %s", v)
+	}
+}
