@@ -139,9 +139,11 @@ func BenchmarkSixteenSessions(b *testing.B) {
 		r.must(r.dir, nil, "git", append([]string{"agentproto", "sessions", "wait", "--timeout", "120s"}, ids...)...)
 		d := time.Since(start)
 		out := string(r.must(r.dir, nil, "git", "agentproto", "ledger", "log", "--json"))
-		for _, kind := range []string{"session_launched", "session_running", "session_settled"} {
-			if n := strings.Count(out, `"kind":"`+kind+`"`); n != 16 {
-				b.Fatalf("%d %s events, want 16", n, kind)
+		// Each session: launched once, then a turn for the liveness ping
+		// and a turn for the prompt.
+		for kind, want := range map[string]int{"session_launched": 16, "session_running": 32, "session_settled": 32} {
+			if n := strings.Count(out, `"kind":"`+kind+`"`); n != want {
+				b.Fatalf("%d %s events, want %d", n, kind, want)
 			}
 		}
 		for _, id := range ids {

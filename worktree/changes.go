@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentproto/agentproto/internal/gitref"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 )
 
@@ -33,15 +34,21 @@ func Changes(repo *gitrepo.Repo, m *Meta) ([]Change, error) {
 		errs                      [3]error
 		wg                        sync.WaitGroup
 	)
-	wg.Add(3)
+	// Commits on the branch are only asked about when there are some: a
+	// branch still at its base has none, and one git process less matters.
+	head, _ := gitref.Store{Common: repo.CommonDir}.Read("refs/heads/" + m.Branch)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		vsBase, errs[0] = wt.Git("diff", "--name-status", "-z", "--no-renames", "--ignore-submodules", m.BaseCommit)
 	}()
-	go func() {
-		defer wg.Done()
-		committed, errs[1] = wt.Git("diff", "--name-only", "-z", "--no-renames", m.BaseCommit, "HEAD")
-	}()
+	if head != m.BaseCommit {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			committed, errs[1] = wt.Git("diff", "--name-only", "-z", "--no-renames", m.BaseCommit, "HEAD")
+		}()
+	}
 	go func() {
 		defer wg.Done()
 		status, errs[2] = wt.Git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
