@@ -267,6 +267,15 @@ func TestPipelineEndToEnd(t *testing.T) {
 	if exitCode(err) != 5 || !strings.Contains(errOut, "401") || strings.Contains(errOut, "wrong-token") {
 		t.Fatalf("bad token: %v %s", err, errOut)
 	}
+	// A reviewer session reads the review brief; its report is attached.
+	out = must(t, dir, "git", "agentproto", "review", "demo", "--adapter", "scripted")
+	if !strings.Contains(out, "review of demo: 0 findings") || !strings.Contains(out, "reviewer session s-") {
+		t.Fatalf("review --adapter: %s", out)
+	}
+	rev := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "plan_reviewed", "--limit", "1", "--json")
+	if !strings.Contains(rev, `"name":"reviewer-report.txt"`) || !strings.Contains(rev, `"reviewer_session":"s-`) {
+		t.Fatalf("review event: %s", rev)
+	}
 	// Every step is in the ledger.
 	log := must(t, dir, "git", "agentproto", "ledger", "log", "--json")
 	for _, kind := range []string{"wp_dispatched", "wp_verified", "wp_checkpointed", "plan_consolidated", "plan_reviewed", "plan_e2e", "pr_opened"} {

@@ -122,3 +122,57 @@ func TestDispatchNoWaitUsesTheDefaultPolicy(t *testing.T) {
 		t.Fatalf("wp_verified: %s", v)
 	}
 }
+
+// A policy can give a settled session its next prompt from a file, and
+// output --clean strips terminal escapes.
+func TestPromptFilePolicyAndCleanOutput(t *testing.T) {
+	dir := newRepo(t)
+	next := filepath.Join(t.TempDir(), "next.prompt")
+	os.WriteFile(next, []byte(script(`{"op":"say","text":"\u001b[31mred\u001b[0m second turn"}`)), 0o644)
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":400}`, `{"op":"say","text":"first"}`))
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	pol := strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", id, "--on", "turn-end", "--do", "prompt-file:"+next))
+	must(t, dir, "git", "agentproto", "policy", "wait", pol, "--timeout", "20s")
+	must(t, dir, "git", "agentproto", "policy", "cancel", pol)
+	waitFor(t, "the second turn", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "sessions", id, "output.log"))
+		return strings.Contains(string(b), "second turn")
+	})
+	raw := must(t, dir, "git", "agentproto", "sessions", "output", id, "--last", "1")
+	clean := must(t, dir, "git", "agentproto", "sessions", "output", id, "--last", "1", "--clean")
+	if !strings.Contains(raw, "\x1b[31m") || clean != "red second turn\n" {
+		t.Fatalf("raw %q, clean %q", raw, clean)
+	}
+}
+
+// The daemon stops by itself when idle, and comes back on demand.
+func TestDaemonStopsWhenIdle(t *testing.T) {
+	dir := newRepo(t)
+	cmd := []string{"AGENTPROTO_DAEMON_IDLE=1s", "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", dir, "--prompt", "hi"}
+	out, errOut, err := sh(t, dir, nil, "env", cmd...)
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	id := strings.TrimSpace(out)
+	must(t, dir, "git", "agentproto", "sessions", "kill", id)
+	log := filepath.Join(dir, ".git", "agentproto", "daemon.log")
+	waitFor(t, "the daemon to stop", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "stopping")
+	})
+	if out := must(t, dir, "git", "agentproto", "sessions", "gc"); !strings.Contains(out, "no sessions daemon runs") {
+		t.Fatalf("gc: %s", out)
+	}
+	out, errOut, err = sh(t, dir, nil, "env", cmd...)
+	if err != nil || !strings.HasPrefix(out, "s-") {
+		t.Fatalf("restart on demand: %v %s", err, errOut)
+	}
+	// Let the second daemon stop too before the test's directory goes.
+	must(t, dir, "git", "agentproto", "sessions", "kill", strings.TrimSpace(out))
+	waitFor(t, "the second daemon to stop", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "stopping") == 2
+	})
+}

@@ -313,3 +313,40 @@ func TestVerifyFindsTamperedEvents(t *testing.T) {
 		t.Fatal("no warning for the broken commit")
 	}
 }
+
+// Loose objects are packed once enough have accumulated.
+func TestAutoMaintenancePacksLooseObjects(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, _ := gitrepo.Discover(dir)
+	l := Open(repo, Options{AutoMaintenance: 10})
+	loose := func() string {
+		for _, line := range strings.Split(testgit.Run(t, dir, "count-objects", "-v"), "\n") {
+			if strings.HasPrefix(line, "count: ") {
+				return strings.TrimPrefix(line, "count: ")
+			}
+		}
+		return ""
+	}
+	before := loose()
+	for i := 0; i < 4; i++ {
+		if _, err := l.Append([]Draft{note(fmt.Sprintf("n%d", i), `{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if loose() == before {
+		t.Fatal("appends wrote no loose objects")
+	}
+	// 4 appends wrote 8 loose objects (commit + empty tree each); the fifth
+	// crosses 10 and packs them.
+	if _, err := l.Append([]Draft{note("n4", `{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := loose(); got != "0" {
+		t.Fatalf("%s loose objects after maintenance", got)
+	}
+	if n := len(logIDs(t, l, Query{})); n != 5 {
+		t.Fatalf("%d events after maintenance", n)
+	}
+	testgit.Run(t, dir, "fsck", "--full")
+}

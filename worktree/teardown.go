@@ -210,9 +210,9 @@ type Class struct {
 
 // Classify sorts worktrees for gc: reclaim (integrated or without commits,
 // clean, idle), salvage (dirty, idle), hold (live, or unmerged commits).
-// Sessions are not tracked yet, so no worktree is live.
-func Classify(repo *gitrepo.Repo, m *Meta) (Class, error) {
-	c := Class{Slug: m.Slug}
+// live says whether a session is attached to the worktree.
+func Classify(repo *gitrepo.Repo, m *Meta, live bool) (Class, error) {
+	c := Class{Slug: m.Slug, Live: live}
 	s, err := State(repo, m)
 	if err != nil {
 		return c, err

@@ -35,8 +35,9 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			rows := []lsRow{}
+			live := liveWorktrees(repo)
 			for _, m := range all {
-				r := lsRow{Meta: m}
+				r := lsRow{Meta: m, Live: live[m.Slug] || live[m.Path]}
 				if out, err := repo.Git("rev-parse", "--verify", "--quiet", "refs/heads/"+m.Branch); err == nil {
 					r.Head = strings.TrimSpace(string(out))
 				}
@@ -59,6 +60,9 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				line := fmt.Sprintf("%-20s %-24s %.12s  %s", r.Slug, r.Branch, r.Head, r.Path)
 				if r.State != worktree.StateReady {
 					line += "  [" + r.State + "]"
+				}
+				if r.Live {
+					line += "  [live]"
 				}
 				if r.Tree != nil {
 					tree := "clean"

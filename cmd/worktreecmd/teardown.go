@@ -166,8 +166,9 @@ Without --apply this is a dry run.`,
 				Salvag string `json:"salvage_ref,omitempty"`
 			}
 			rows := []row{}
+			live := liveWorktrees(repo)
 			for _, m := range all {
-				c, err := worktree.Classify(repo, m)
+				c, err := worktree.Classify(repo, m, live[m.Slug] || live[m.Path])
 				if err != nil {
 					return fmt.Errorf("worktree %s: %w", m.Slug, err)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
 
@@ -71,4 +72,21 @@ func load(f *cmdutil.Factory, slug string) (*gitrepo.Repo, *worktree.Meta, error
 	}
 	m, err := worktree.Load(repo, slug)
 	return repo, m, err
+}
+
+// liveWorktrees returns the worktrees a running session is attached to, by
+// slug and by path.
+func liveWorktrees(repo *gitrepo.Repo) map[string]bool {
+	live := map[string]bool{}
+	recs, _ := sessions.NewStore(repo.CommonDir).All()
+	for _, r := range recs {
+		if sessions.Terminal(r.State) {
+			continue
+		}
+		if r.Worktree != "" {
+			live[r.Worktree] = true
+		}
+		live[r.Dir] = true
+	}
+	return live
 }

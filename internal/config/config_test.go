@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,5 +47,30 @@ func TestDefaultsAndTemplate(t *testing.T) {
 	cfg, err = Parse([]byte("[ledger]\npack_threshold = 5\n"), "x")
 	if err != nil || cfg.Ledger.PackThreshold != 5 || cfg.Sync.Remote != "origin" {
 		t.Fatalf("cfg = %+v, %v", cfg, err)
+	}
+}
+
+func TestLocalProfilesOverrideCommittedOnes(t *testing.T) {
+	common := t.TempDir()
+	cfg, err := Parse([]byte("[profiles.cheap]\nadapter = \"codex\"\nauth = \"none\"\n[profiles.keep]\nadapter = \"exec\"\nauth = \"none\"\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(common, "agentproto"), 0o755)
+	os.WriteFile(filepath.Join(common, LocalProfiles), []byte("[profiles.cheap]\nadapter = \"claude-code\"\nauth = \"api-key\"\nkey_env = \"ANTHROPIC_API_KEY\"\n"), 0o644)
+	merged, err := WithLocal(cfg, common)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Profiles["cheap"].Adapter != "claude-code" || merged.Profiles["keep"].Adapter != "exec" {
+		t.Fatalf("merged = %+v", merged.Profiles)
+	}
+	os.WriteFile(filepath.Join(common, LocalProfiles), []byte("[profiles.bad]\nadapter = \"x\"\nauth = \"api-key\"\n"), 0o644)
+	if _, err := WithLocal(cfg, common); err == nil || !strings.Contains(err.Error(), "needs key_env") {
+		t.Fatalf("bad local profile: %v", err)
+	}
+	os.WriteFile(filepath.Join(common, LocalProfiles), []byte("[sync]\nremote = \"x\"\n"), 0o644)
+	if _, err := WithLocal(cfg, common); err == nil || !strings.Contains(err.Error(), "unknown key") {
+		t.Fatalf("non-profile key in the local file: %v", err)
 	}
 }
