@@ -337,9 +337,9 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 			d.fail(l, err.Error())
 			return d.snapshot(rec), fmt.Errorf("session %s failed: %w; it never received its prompt", rec.ID, err)
 		}
-		pctx, pcancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer pcancel()
-		if err := client.Prompt(pctx, a.Prompt, false); err != nil {
+		// Like any prompt: answer once its turn has started, so that a wait
+		// sent right after start waits for this turn, not the ping's.
+		if err := d.promptTurn(l, a.Prompt, false); err != nil {
 			d.fail(l, fmt.Sprintf("sending the prompt: %v", err))
 			return d.snapshot(rec), err
 		}
@@ -546,6 +546,12 @@ func (d *Daemon) prompt(id, text string, interrupt bool) error {
 	if Terminal(state) {
 		return fault.Invalidf("session %s is %s", id, state)
 	}
+	return d.promptTurn(l, text, interrupt)
+}
+
+// promptTurn sends a prompt and answers once the new turn has started, so
+// that a wait sent right after waits for this turn, not the previous one.
+func (d *Daemon) promptTurn(l *live, text string, interrupt bool) error {
 	d.mu.Lock()
 	turns := l.rec.Turns
 	d.mu.Unlock()
@@ -557,8 +563,6 @@ func (d *Daemon) prompt(id, text string, interrupt bool) error {
 	if text == "" {
 		return nil
 	}
-	// Answer once the new turn has started, so that a wait sent right
-	// after this prompt waits for this turn, not the previous one.
 	deadline := time.AfterFunc(5*time.Second, func() {
 		d.mu.Lock()
 		d.changed.Broadcast()
