@@ -7,6 +7,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/sessions"
 )
 
 // Factory builds the dependencies of commands, each at most once and only
@@ -77,4 +78,18 @@ func (f *Factory) ReadLedger() (*gitstore.Ledger, error) {
 		return nil, err
 	}
 	return gitstore.Open(repo, gitstore.Options{}), nil
+}
+
+// Sessions returns a client of this repository's sessions daemon, which it
+// starts on demand by running this same binary as `serve`.
+func (f *Factory) Sessions() (*sessions.Client, error) {
+	repo, err := f.Repo()
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
 }

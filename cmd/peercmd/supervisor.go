@@ -232,11 +232,10 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 			if !peers.InjectEnabled(dir) {
 				return fault.Refusedf("executing injections is disabled on this clone; its operator enables it with: git config --local %s enabled", peers.InjectConfigKey)
 			}
-			exe, err := os.Executable()
+			client, err := f.Sessions()
 			if err != nil {
 				return err
 			}
-			client := &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}
 			send := func(ctx context.Context, session, message string) error {
 				_, err := client.Call(&sessions.Request{Op: "prompt", ID: session, Text: message})
 				return err

@@ -53,17 +53,7 @@ func duration(s string) time.Duration {
 	return d
 }
 
-func sessionsClient(f *cmdutil.Factory) (*sessions.Client, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
-}
+func sessionsClient(f *cmdutil.Factory) (*sessions.Client, error) { return f.Sessions() }
 
 func newCmdDispatch(f *cmdutil.Factory) *cobra.Command {
 	var wps []string

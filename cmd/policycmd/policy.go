@@ -4,7 +4,6 @@ package policycmd
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,17 +13,7 @@ import (
 	"github.com/agentproto/agentproto/sessions"
 )
 
-func client(f *cmdutil.Factory) (*sessions.Client, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
-}
+func client(f *cmdutil.Factory) (*sessions.Client, error) { return f.Sessions() }
 
 // NewCmdPolicy returns the `policy` command.
 func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {

@@ -66,17 +66,7 @@ raw output stays local under the common git dir.`,
 	return cmd
 }
 
-func client(f *cmdutil.Factory) (*sessions.Client, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, err
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
-}
+func client(f *cmdutil.Factory) (*sessions.Client, error) { return f.Sessions() }
 
 func store(f *cmdutil.Factory) (sessions.Store, error) {
 	repo, err := f.Repo()

@@ -29,6 +29,18 @@ type Driver interface {
 // interruptGrace is how long a CLI gets to stop after SIGINT.
 const interruptGrace = 3 * time.Second
 
+// NewSession makes the session of a Start request and runs its first turn
+// when it has an initial prompt.
+func NewSession(req sdk.StartRequest, out sdk.Emitter, d Driver) (*Session, error) {
+	s := &Session{Dir: req.Dir, Env: sdk.Environ(req.Env), Driver: d, Out: out}
+	if req.InitialPrompt != "" {
+		if err := s.Start(req.InitialPrompt); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
 // Session runs turns of a Driver.
 type Session struct {
 	Dir    string

@@ -48,13 +48,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if d.extra, err = cliturn.Split(req.Options["extra"]); err != nil {
 		return nil, sdk.Problemf("options.extra: %v", err)
 	}
-	s := &cliturn.Session{Dir: req.Dir, Env: sdk.Environ(req.Env), Driver: d, Out: out}
-	if req.InitialPrompt != "" {
-		if err := s.Start(req.InitialPrompt); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return cliturn.NewSession(req, out, d)
 }
 
 func (d *driver) Command(prompt string, turn int) (string, []string, string, error) {

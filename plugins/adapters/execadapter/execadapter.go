@@ -59,13 +59,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	default:
 		return nil, sdk.Problemf("options.prompt must be arg or stdin, not %q", req.Options["prompt"])
 	}
-	s := &cliturn.Session{Dir: req.Dir, Env: sdk.Environ(req.Env), Driver: d, Out: out}
-	if req.InitialPrompt != "" {
-		if err := s.Start(req.InitialPrompt); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return cliturn.NewSession(req, out, d)
 }
 
 func (d *driver) Command(prompt string, turn int) (string, []string, string, error) {
