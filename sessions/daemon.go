@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -93,11 +94,28 @@ func (d *Daemon) Run() error {
 	d.logf("serving %s on %s (pid %d)", d.repo.CommonDir, sock, os.Getpid())
 	go d.idleWatch()
 	go d.idleLoop()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	stopping := ""
+	go func() {
+		sig := <-signals
+		d.mu.Lock()
+		stopping = "the sessions daemon was stopped (" + sig.String() + ")"
+		d.mu.Unlock()
+		ln.Close()
+	}()
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
+				d.mu.Lock()
+				why := stopping
+				d.mu.Unlock()
+				if why == "" {
+					why = fmt.Sprintf("the sessions daemon stopped after %v with nothing running", d.idleExit)
+				}
 				d.logf("idle for %v; stopping", d.idleExit)
+				d.shutdown(why)
 				return nil
 			}
 			return err
@@ -128,14 +146,27 @@ func isAdapter(pid int) bool {
 	return err == nil && strings.Contains(string(b), host.BinaryPrefix)
 }
 
+// idleWatch closes the listener once nothing has happened for idleExit:
+// no client, no turn in progress, no idle policy waiting on a live session.
+// Settled sessions do not keep the daemon alive; shutdown ends them.
 func (d *Daemon) idleWatch() {
 	for {
 		time.Sleep(time.Second)
 		d.mu.Lock()
 		busy := d.clients > 0
 		for _, l := range d.sessions {
-			if !Terminal(l.rec.State) {
+			if l.rec.State == StateLaunched || l.rec.State == StateRunning {
 				busy = true
+			}
+		}
+		for _, p := range d.policies {
+			if p.Canceled || p.idle == 0 {
+				continue
+			}
+			for _, id := range p.Sessions {
+				if l := d.sessions[id]; l != nil && !Terminal(l.rec.State) {
+					busy = true
+				}
 			}
 		}
 		if busy {
@@ -147,6 +178,22 @@ func (d *Daemon) idleWatch() {
 			d.ln.Close()
 			return
 		}
+	}
+}
+
+// shutdown ends every session still alive (their agents would be orphans
+// without the daemon) and records why.
+func (d *Daemon) shutdown(why string) {
+	d.mu.Lock()
+	var ids []string
+	for id, l := range d.sessions {
+		if !Terminal(l.rec.State) {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	for _, id := range ids {
+		d.kill(id, why)
 	}
 }
 

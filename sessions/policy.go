@@ -182,7 +182,7 @@ func (d *Daemon) onTransition(id, state string) {
 // idleLoop fires idle policies of sessions quiet for long enough.
 func (d *Daemon) idleLoop() {
 	for {
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)
 		d.mu.Lock()
 		type job struct {
 			p  *Policy
