@@ -28,7 +28,7 @@ import (
 // it go-git reopens the pack for every object it reads, which dominated
 // checkout time.
 func openStorage(common string) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(osfs.New(common), cache.NewObjectLRUDefault(),
+	return filesystem.NewStorageWithOptions(mmapFS{osfs.New(common)}, cache.NewObjectLRUDefault(),
 		filesystem.Options{KeepDescriptors: true})
 }
 
