@@ -5,8 +5,6 @@ package e2e
 import (
 	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -20,17 +18,7 @@ import (
 // binDir holds the git-agentproto binary built once for all tests.
 var binDir string
 
-func TestMain(m *testing.M) {
-	dir, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &binDir) }
 
 func gitEnv(home string) []string { return testbin.Env(binDir, home) }
 

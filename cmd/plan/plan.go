@@ -45,6 +45,17 @@ func newEnv(f *cmdutil.Factory) (*env, error) {
 	return &env{f: f, repo: repo}, nil
 }
 
+// openPlan is what most plan verbs start with: the environment and the
+// plan named on the command line.
+func openPlan(f *cmdutil.Factory, name string) (*env, *plans.Project, error) {
+	e, err := newEnv(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := e.load(name)
+	return e, p, err
+}
+
 func (e *env) load(name string) (*plans.Project, error) {
 	return plans.Load(e.repo.WorkTree, name)
 }

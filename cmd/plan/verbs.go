@@ -64,11 +64,7 @@ func newCmdNewWP(f *cmdutil.Factory) *cobra.Command {
 		Short: "Add a work package: its brief (with the contract block) and its [[wp]] entry",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			e, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -102,11 +98,7 @@ missing-gate, gate-pipe, no-wps, spec-unreadable.
 Warnings: unowned-change-target, glob-matches-nothing.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			e, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -149,11 +141,7 @@ func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
 		Short: "Record the checked plan in the ledger (plan_frozen, every file attached)",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			e, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -203,11 +191,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 		Short: "Show drift of the plan's working files against the frozen version",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			_, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -252,11 +236,7 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 		Short: "Append a dated CORRECTION to the SPEC and record it in the ledger",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			_, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -287,11 +267,7 @@ func newCmdRender(f *cmdutil.Factory) *cobra.Command {
 		Short: "Print the executor's session prompt: a pointer to its frozen brief and the overrides",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			_, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -325,11 +301,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 		Short: "Show a plan's work packages, perimeters and dependencies",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			_, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -370,11 +342,7 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := newEnv(f)
-			if err != nil {
-				return err
-			}
-			p, err := e.load(args[0])
+			_, p, err := openPlan(f, args[0])
 			if err != nil {
 				return err
 			}

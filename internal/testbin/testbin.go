@@ -51,3 +51,17 @@ func Env(binDir, home string) []string {
 		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com",
 	)
 }
+
+// Main builds the binaries, points *dir at them, runs the tests and cleans
+// up: the TestMain of every package that runs the real binary.
+func Main(m interface{ Run() int }, dir *string) {
+	d, err := Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*dir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}

@@ -41,6 +41,20 @@ func NewSession(req sdk.StartRequest, out sdk.Emitter, d Driver) (*Session, erro
 	return s, nil
 }
 
+// Binary reads the common options of CLI adapters: binary (the CLI to run,
+// default def) and extra (words added to every call).
+func Binary(req sdk.StartRequest, def string) (string, []string, error) {
+	bin := req.Options["binary"]
+	if bin == "" {
+		bin = def
+	}
+	extra, err := Split(req.Options["extra"])
+	if err != nil {
+		return "", nil, sdk.Problemf("options.extra: %v", err)
+	}
+	return bin, extra, nil
+}
+
 // Session runs turns of a Driver.
 type Session struct {
 	Dir    string

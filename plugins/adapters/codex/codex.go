@@ -40,14 +40,11 @@ type driver struct {
 
 // Start runs the first turn.
 func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
-	d := &driver{binary: req.Options["binary"], model: req.Model}
-	if d.binary == "" {
-		d.binary = "codex"
+	bin, extra, err := cliturn.Binary(req, "codex")
+	if err != nil {
+		return nil, err
 	}
-	var err error
-	if d.extra, err = cliturn.Split(req.Options["extra"]); err != nil {
-		return nil, sdk.Problemf("options.extra: %v", err)
-	}
+	d := &driver{binary: bin, extra: extra, model: req.Model}
 	return cliturn.NewSession(req, out, d)
 }
 
