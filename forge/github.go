@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/auth"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Repo names a repository on a GitHub host.
@@ -30,8 +30,8 @@ type Repo struct {
 func (r Repo) String() string { return r.Host + "/" + r.Owner + "/" + r.Name }
 
 var (
-	scpURL   = regexp.MustCompile(`^[\w.-]+@([\w.-]+):([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
-	otherURL = regexp.MustCompile(`^(?:https?|ssh|git)://(?:[^@/]+@)?([\w.-]+)(?::\d+)?/([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
+	scpURL   = lazyre.New(`^[\w.-]+@([\w.-]+):([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
+	otherURL = lazyre.New(`^(?:https?|ssh|git)://(?:[^@/]+@)?([\w.-]+)(?::\d+)?/([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
 )
 
 // ParseRemote reads host, owner and repository from a remote URL

@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Schema names the envelope format written in every event commit.
@@ -65,8 +65,8 @@ type AttachmentInput struct {
 }
 
 var (
-	kindPattern       = regexp.MustCompile(`^([a-z][a-z0-9_]{0,62}|x\.[a-z0-9][a-z0-9_.-]{0,62})$`)
-	attachmentPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+	kindPattern       = lazyre.New(`^([a-z][a-z0-9_]{0,62}|x\.[a-z0-9][a-z0-9_.-]{0,62})$`)
+	attachmentPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 )
 
 // ValidateID reports why id cannot be a record id, or nil.

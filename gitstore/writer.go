@@ -7,16 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // LedgerRefPrefix holds one ref per writer; readers take their union.
 const LedgerRefPrefix = "refs/agentproto/ledger/"
 
-var writerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{3,63}$`)
+var writerPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{3,63}$`)
 
 // stateDir is where agentproto keeps per-clone state, shared by all worktrees.
 func stateDir(common string) string { return filepath.Join(common, "agentproto") }

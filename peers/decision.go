@@ -2,12 +2,12 @@ package peers
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
@@ -96,7 +96,7 @@ type Receipt struct {
 	Time                 string     `json:"-"`
 }
 
-var codePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+var codePattern = lazyre.New(`^[a-z][a-z0-9_]{0,62}$`)
 
 func idOK(what, s string) error {
 	if s == "" {

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Limits on what peers and supervisors send.
@@ -22,16 +22,16 @@ const (
 // ledger, which is shared with every clone.
 var credentialPatterns = []struct {
 	name string
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 }{
-	{"a GitHub token", regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
-	{"an AWS access key", regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"an AWS secret key", regexp.MustCompile(`(?i)aws.{0,20}secret.{0,20}[A-Za-z0-9/+=]{40}`)},
-	{"an OpenAI-style API key", regexp.MustCompile(`\bsk-(proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
-	{"a Slack token", regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
-	{"a private key block", regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`)},
-	{"a bearer token", regexp.MustCompile(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}`)},
-	{"a JWT", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
+	{"a GitHub token", lazyre.New(`\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
+	{"an AWS access key", lazyre.New(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
+	{"an AWS secret key", lazyre.New(`(?i)aws.{0,20}secret.{0,20}[A-Za-z0-9/+=]{40}`)},
+	{"an OpenAI-style API key", lazyre.New(`\bsk-(proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
+	{"a Slack token", lazyre.New(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
+	{"a private key block", lazyre.New(`-----BEGIN [A-Z ]*PRIVATE KEY-----`)},
+	{"a bearer token", lazyre.New(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}`)},
+	{"a JWT", lazyre.New(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
 }
 
 // CheckText refuses a credential-shaped or overlong value, naming where it

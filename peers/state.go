@@ -7,12 +7,12 @@ package peers
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Event kinds owned by the peer commands.
@@ -30,7 +30,7 @@ const (
 	KindReceipt        = "supervisor_receipt"
 )
 
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var namePattern = lazyre.New(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 // ValidateName reports why s cannot name an agent, goal or todo.
 func ValidateName(what, s string) error {

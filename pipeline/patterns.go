@@ -3,9 +3,10 @@ package pipeline
 import (
 	"bufio"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // The classic fake-work patterns of light models, looked for in added code.
@@ -27,7 +28,7 @@ func parseDiff(diff string) []*fileChange {
 	var out []*fileChange
 	var cur *fileChange
 	n := 0
-	hunk := regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+	hunk := lazyre.New(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
 	sc := bufio.NewScanner(strings.NewReader(diff))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -68,21 +69,21 @@ func isGateFile(p string) bool {
 }
 
 var (
-	goTestStart    = regexp.MustCompile(`^func (Test\w*)\(t \*testing\.T\)`)
-	goAssertion    = regexp.MustCompile(`\bt\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\b|\b(assert|require|is|qt)\.\w+\(|\bcmp\.Diff\(|\bt\.Run\(`)
-	pyTestStart    = regexp.MustCompile(`^(\s*)def (test_\w*)\(`)
-	pyAssertion    = regexp.MustCompile(`\bassert\b|self\.assert\w*\(|pytest\.raises\(|self\.fail\(`)
-	jsTestStart    = regexp.MustCompile(`^\s*(it|test)\(\s*['"` + "`" + `]`)
-	jsAssertion    = regexp.MustCompile(`\bexpect\(|\bassert[.(]|\.should\b`)
-	skipPattern    = regexp.MustCompile(`\bt\.Skip(f|Now)?\(|@pytest\.mark\.skip|@unittest\.skip|\b(it|test|describe)\.skip\(|\bxit\(|\bxdescribe\(|@Disabled\b|@Ignore\b`)
-	swallowPattern = regexp.MustCompile(`^\s*_\s*=\s*err\s*$|if err != nil \{\s*\}|catch\s*(\([^)]*\))?\s*\{\s*\}|except(\s+\w+(\s+as\s+\w+)?)?\s*:\s*pass\b|\brecover\(\)`)
-	stubPattern    = regexp.MustCompile(`panic\("(not implemented|unimplemented|todo)|NotImplementedError|unimplemented!\(|todo!\(|throw new Error\(['"]not implemented`)
-	todoPattern    = regexp.MustCompile(`(//|#|/\*)\s*(TODO|FIXME|XXX)\b`)
-	gatePipe       = regexp.MustCompile(`\|\s*(tail|head|grep|tee|cat)\b|\|\|\s*true\b|;\s*exit 0\b|\bset \+e\b`)
-	mockType       = regexp.MustCompile(`\btype\s+(mock|fake|stub|Mock|Fake|Stub)(\w+)\b`)
-	exportedDecl   = regexp.MustCompile(`^(?:func|type)\s+(?:\([^)]*\)\s*)?([A-Z]\w*)`)
-	wantLiteral    = regexp.MustCompile(`(?i)\b(want|expected|expect)\w*\s*:?=\s*("[^"]{3,}"|\d{2,})|expect\(.*\)\.toBe\(("[^"]{3,}"|\d{2,})\)|assert .*==\s*("[^"]{3,}"|\d{2,})`)
-	returnLiteral  = regexp.MustCompile(`^\s*return\s+("[^"]*"|\d+)\s*;?\s*$`)
+	goTestStart    = lazyre.New(`^func (Test\w*)\(t \*testing\.T\)`)
+	goAssertion    = lazyre.New(`\bt\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)\b|\b(assert|require|is|qt)\.\w+\(|\bcmp\.Diff\(|\bt\.Run\(`)
+	pyTestStart    = lazyre.New(`^(\s*)def (test_\w*)\(`)
+	pyAssertion    = lazyre.New(`\bassert\b|self\.assert\w*\(|pytest\.raises\(|self\.fail\(`)
+	jsTestStart    = lazyre.New(`^\s*(it|test)\(\s*['"` + "`" + `]`)
+	jsAssertion    = lazyre.New(`\bexpect\(|\bassert[.(]|\.should\b`)
+	skipPattern    = lazyre.New(`\bt\.Skip(f|Now)?\(|@pytest\.mark\.skip|@unittest\.skip|\b(it|test|describe)\.skip\(|\bxit\(|\bxdescribe\(|@Disabled\b|@Ignore\b`)
+	swallowPattern = lazyre.New(`^\s*_\s*=\s*err\s*$|if err != nil \{\s*\}|catch\s*(\([^)]*\))?\s*\{\s*\}|except(\s+\w+(\s+as\s+\w+)?)?\s*:\s*pass\b|\brecover\(\)`)
+	stubPattern    = lazyre.New(`panic\("(not implemented|unimplemented|todo)|NotImplementedError|unimplemented!\(|todo!\(|throw new Error\(['"]not implemented`)
+	todoPattern    = lazyre.New(`(//|#|/\*)\s*(TODO|FIXME|XXX)\b`)
+	gatePipe       = lazyre.New(`\|\s*(tail|head|grep|tee|cat)\b|\|\|\s*true\b|;\s*exit 0\b|\bset \+e\b`)
+	mockType       = lazyre.New(`\btype\s+(mock|fake|stub|Mock|Fake|Stub)(\w+)\b`)
+	exportedDecl   = lazyre.New(`^(?:func|type)\s+(?:\([^)]*\)\s*)?([A-Z]\w*)`)
+	wantLiteral    = lazyre.New(`(?i)\b(want|expected|expect)\w*\s*:?=\s*("[^"]{3,}"|\d{2,})|expect\(.*\)\.toBe\(("[^"]{3,}"|\d{2,})\)|assert .*==\s*("[^"]{3,}"|\d{2,})`)
+	returnLiteral  = lazyre.New(`^\s*return\s+("[^"]*"|\d+)\s*;?\s*$`)
 )
 
 // scan looks for the fake-work patterns in added code. deleted lists files

@@ -6,9 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Severity of a finding: errors block freeze, warnings do not.
@@ -282,9 +283,9 @@ func findCycle(wps []WP) []string {
 }
 
 var (
-	forkHeading   = regexp.MustCompile(`(?im)^##+\s*(forks|stop if|stop and ask)\b.*$`)
-	reportHeading = regexp.MustCompile(`(?im)^##+\s*(final\s+)?report\b.*$`)
-	anyHeading    = regexp.MustCompile(`(?m)^##+\s`)
+	forkHeading   = lazyre.New(`(?im)^##+\s*(forks|stop if|stop and ask)\b.*$`)
+	reportHeading = lazyre.New(`(?im)^##+\s*(final\s+)?report\b.*$`)
+	anyHeading    = lazyre.New(`(?m)^##+\s`)
 )
 
 // placeholderFork is the template's example fork, left for the author.
@@ -340,7 +341,7 @@ func (c *checker) checkBriefs() {
 
 // section returns the text under the first heading matching re, up to the
 // next heading.
-func section(doc string, re *regexp.Regexp) (string, bool) {
+func section(doc string, re *lazyre.Regexp) (string, bool) {
 	loc := re.FindStringIndex(doc)
 	if loc == nil {
 		return "", false
@@ -353,8 +354,8 @@ func section(doc string, re *regexp.Regexp) (string, bool) {
 }
 
 var (
-	changesHeading = regexp.MustCompile(`(?im)^##+\s*changes\b.*$`)
-	backquoted     = regexp.MustCompile("`([^`\\s]+)`")
+	changesHeading = lazyre.New(`(?im)^##+\s*changes\b.*$`)
+	backquoted     = lazyre.New("`([^`\\s]+)`")
 )
 
 // ChangeTargets lists the backquoted paths of the SPEC's "## Changes" list.

@@ -10,10 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Dir is the working folder of plans, at the top of the main worktree.
@@ -23,8 +23,8 @@ const Dir = ".plans"
 const PlanFile = "plan.toml"
 
 var (
-	projectPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	wpPattern      = regexp.MustCompile(`^WP[0-9]{1,3}$`)
+	projectPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	wpPattern      = lazyre.New(`^WP[0-9]{1,3}$`)
 )
 
 // Plan is plan.toml.

@@ -12,11 +12,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Lifecycle states. launched -> running (turn started) -> settled (turn
@@ -60,7 +60,7 @@ type Record struct {
 	Capabilities []string `json:"capabilities,omitempty"`
 }
 
-var idPattern = regexp.MustCompile(`^s-[0-9a-f]{12}$`)
+var idPattern = lazyre.New(`^s-[0-9a-f]{12}$`)
 
 // ValidateID reports why id is not a session id.
 func ValidateID(id string) error {

@@ -9,11 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // BranchPrefix names the branch of each worktree: wt/SLUG.
@@ -23,7 +23,7 @@ const BranchPrefix = "wt/"
 // ignores it, and it goes away with the admin dir.
 const metaFile = "agentproto.json"
 
-var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+var slugPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
 // ValidateSlug reports why slug cannot name a worktree.
 func ValidateSlug(slug string) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -170,9 +171,9 @@ func newCmdPin(f *cmdutil.Factory) *cobra.Command {
 // key when missing and leaving every other line as it was.
 func setPin(text, name, sum string) string {
 	lines := strings.Split(text, "\n")
-	header := regexp.MustCompile(`^\s*\[\s*plugins\.` + regexp.QuoteMeta(name) + `\s*\]\s*(#.*)?$`)
-	anyHeader := regexp.MustCompile(`^\s*\[`)
-	key := regexp.MustCompile(`^\s*sha256\s*=`)
+	header := lazyre.New(`^\s*\[\s*plugins\.` + regexp.QuoteMeta(name) + `\s*\]\s*(#.*)?$`)
+	anyHeader := lazyre.New(`^\s*\[`)
+	key := lazyre.New(`^\s*sha256\s*=`)
 	line := fmt.Sprintf("sha256 = %q", sum)
 	for i, l := range lines {
 		if !header.MatchString(l) {

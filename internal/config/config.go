@@ -9,13 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // FileName is the config file at the top of the working tree.
@@ -270,7 +270,7 @@ func ValueError(text []byte, name string, err error) error {
 	return err
 }
 
-var envName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+var envName = lazyre.New(`^[A-Z_][A-Z0-9_]*$`)
 
 func (p Profile) validate() error {
 	if !pluginName.MatchString(p.Adapter) {
@@ -292,13 +292,13 @@ func (p Profile) validate() error {
 }
 
 var (
-	pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	sha256Hex  = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	pluginName = lazyre.New(`^[a-z0-9][a-z0-9-]{0,62}$`)
+	sha256Hex  = lazyre.New(`^[0-9a-fA-F]{64}$`)
 )
 
 // typeErrPattern reads the line and key out of the decoder's type errors,
 // which are plain strings rather than ParseErrors.
-var typeErrPattern = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
+var typeErrPattern = lazyre.New(`^toml: line (\d+) \(last key "([^"]+)"\): (.*)$`)
 
 type valueError struct {
 	key toml.Key

@@ -25,11 +25,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
@@ -170,7 +170,7 @@ func (s *session) startTurn(prompt string) {
 
 // briefLine is how a rendered executor prompt points at its brief; the
 // scripted agent, like a real one, reads the brief it is pointed to.
-var briefLine = regexp.MustCompile(`(?m)^Your task is your brief: (\S+)`)
+var briefLine = lazyre.New(`(?m)^Your task is your brief: (\S+)`)
 
 // run performs a prompt's steps; it reports whether the turn ends normally.
 func (s *session) run(ctx context.Context, prompt string) bool {
