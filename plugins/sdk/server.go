@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -22,7 +23,10 @@ func Serve(a Adapter) {
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.PluginSets(NewServer(a)),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessage), grpc.MaxSendMsgSize(wire.MaxMessage))
+			opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessage), grpc.MaxSendMsgSize(wire.MaxMessage),
+				// Reuse handler goroutines rather than start one per call:
+				// a prompt round trip is otherwise dominated by scheduling.
+				grpc.NumStreamWorkers(uint32(runtime.NumCPU())))
 			return grpc.NewServer(opts...)
 		},
 		Logger: hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
