@@ -62,7 +62,7 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	// collecting garbage during it costs more than the memory it frees.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 
-	jobs := make(chan treeEntry, 512)
+	jobs := make(chan []treeEntry, 64)
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
@@ -79,22 +79,24 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 			wst := openStorage(common)
 			defer wst.Close()
 			var buf bytes.Buffer
-			for e := range jobs {
+			for batch := range jobs {
 				if errs[w] != nil {
 					continue // drain so the walker can finish
 				}
-				if err := dirs.ensure(filepath.Dir(e.path)); err != nil {
+				if err := dirs.ensure(filepath.Dir(batch[0].path)); err != nil {
 					errs[w] = err
 					halt()
 					continue
 				}
-				ie, err := writeEntry(wst, dir, e, &buf)
-				if err != nil {
-					errs[w] = err
-					halt()
-					continue
+				for _, e := range batch {
+					ie, err := writeEntry(wst, dir, e, &buf)
+					if err != nil {
+						errs[w] = err
+						halt()
+						break
+					}
+					results[w] = append(results[w], ie)
 				}
-				results[w] = append(results[w], ie)
 			}
 		}(w)
 	}
@@ -113,13 +115,32 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	return out, nil
 }
 
-// walkTree sends every file of tree to jobs until stop closes.
-func walkTree(st *filesystem.Storage, tree *object.Tree, jobs chan<- treeEntry, stop <-chan struct{}) error {
+// batchSize bounds a batch of files of one directory given to a worker.
+const batchSize = 32
+
+// walkTree sends the files of tree to jobs until stop closes, in batches of
+// one directory each: files of a directory created by several workers at
+// once contend on the directory's lock in the kernel.
+func walkTree(st *filesystem.Storage, tree *object.Tree, jobs chan<- []treeEntry, stop <-chan struct{}) error {
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()
+	var batch []treeEntry
+	flush := func() bool {
+		if len(batch) == 0 {
+			return true
+		}
+		select {
+		case jobs <- batch:
+			batch = nil
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	for {
 		name, e, err := w.Next()
 		if err == io.EOF {
+			flush()
 			return nil
 		}
 		if err != nil {
@@ -136,11 +157,12 @@ func walkTree(st *filesystem.Storage, tree *object.Tree, jobs chan<- treeEntry, 
 				return err
 			}
 		}
-		select {
-		case jobs <- treeEntry{path: name, hash: e.Hash, mode: e.Mode}:
-		case <-stop:
-			return nil
+		if len(batch) > 0 && (len(batch) >= batchSize || path.Dir(batch[0].path) != path.Dir(name)) {
+			if !flush() {
+				return nil
+			}
 		}
+		batch = append(batch, treeEntry{path: name, hash: e.Hash, mode: e.Mode})
 	}
 }
 
