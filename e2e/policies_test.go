@@ -176,3 +176,20 @@ func TestDaemonStopsWhenIdle(t *testing.T) {
 		return strings.Count(string(b), "stopping") == 2
 	})
 }
+
+// The daemon reads [sessions] idle_exit from the repository's config.
+func TestDaemonReadsIdleExitFromConfig(t *testing.T) {
+	dir := newRepo(t)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[sessions]\nidle_exit = \"1s\"\n"), 0o644)
+	// The environment's 5s would otherwise apply; the test clears it.
+	out, errOut, err := sh(t, dir, nil, "env", "-u", "AGENTPROTO_DAEMON_IDLE", "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", dir, "--prompt", "hi")
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "kill", strings.TrimSpace(out))
+	log := filepath.Join(dir, ".git", "agentproto", "daemon.log")
+	waitFor(t, "the daemon to stop after 1s", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "idle for 1s; stopping")
+	})
+}

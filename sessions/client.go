@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -100,12 +101,33 @@ func (c *Client) spawn() error {
 	}
 	defer log.Close()
 	cmd := exec.Command(c.Serve[0], c.Serve[1:]...)
-	cmd.Dir = c.Repo.CommonDir
-	cmd.Env = append(os.Environ(), "GIT_DIR="+c.Repo.CommonDir)
+	// From the work tree, the daemon finds the repository and its
+	// agentproto.toml ([sessions] idle_exit) the ordinary way; a bare
+	// repository is named by GIT_DIR.
+	cmd.Dir = c.Repo.WorkTree
+	cmd.Env = withoutGitEnv(os.Environ())
+	if cmd.Dir == "" {
+		cmd.Dir = c.Repo.CommonDir
+		cmd.Env = append(cmd.Env, "GIT_DIR="+c.Repo.CommonDir)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the sessions daemon: %w", err)
 	}
 	return cmd.Process.Release()
+}
+
+// withoutGitEnv drops the variables that would point the daemon at a
+// repository other than the one it is started in.
+func withoutGitEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" || k == "GIT_COMMON_DIR" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
