@@ -31,7 +31,10 @@ type Dispatcher struct {
 	Timeout     time.Duration
 	GateTimeout time.Duration
 	Out         io.Writer
-	CallerEnv   []string
+	// TTY redraws a live table while waiting; otherwise only changes are
+	// printed, one line each.
+	TTY       bool
+	CallerEnv []string
 	// Sleep waits out a rate limit; tests shorten it.
 	Sleep func(time.Duration)
 
@@ -374,6 +377,12 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		}
 		to := d.nextProfile(from)
 		if to == "" {
+			if fault == sdk.FaultEmptyTurn && rec.State != sessions.StateFailed {
+				// Only a warning without a profile to move to: the disk,
+				// not the missing output, decides (verify runs next).
+				d.say(wp.ID, "warning", "session %s ended its turn with no output", rec.ID)
+				continue
+			}
 			return false, fault2(wp.ID, rec, fault)
 		}
 		fb := Fallback{Project: d.Env.Project.Name, WP: wp.ID, Session: rec.ID, From: from, To: to, Fault: fault, Reason: rec.Failure}
@@ -419,7 +428,25 @@ func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
 		done <- err
 	}()
 	last := map[string]string{}
+	drawn := 0
 	report := func() {
+		if d.TTY {
+			// A live table, redrawn in place: one line per WP.
+			if drawn > 0 {
+				fmt.Fprintf(d.Out, "\x1b[%dA", drawn)
+			}
+			drawn = 0
+			for i, id := range ids {
+				rec, err := store.Load(id)
+				if err != nil {
+					continue
+				}
+				fmt.Fprintf(d.Out, "\x1b[2K%-5s %-9s turns=%-3d last activity %s  %s\n", wps[i].ID, rec.State, rec.Turns,
+					rec.LastActivity.Local().Format("15:04:05"), rec.ID)
+				drawn++
+			}
+			return
+		}
 		for i, id := range ids {
 			rec, err := store.Load(id)
 			if err != nil {

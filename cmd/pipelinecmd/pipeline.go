@@ -93,7 +93,8 @@ reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
 				return fmt.Errorf("--timeout %q needs a unit, such as 40m", timeout)
 			}
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: !noWait,
-				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ()}
+				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ(),
+				TTY: f.IO.IsStdoutTTY()}
 			return d.Run(wps)
 		},
 	}

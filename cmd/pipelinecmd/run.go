@@ -46,7 +46,8 @@ where it stopped. The pull request is opened only with --pr (or printed with
 				return red("dispatch", fmt.Errorf("plan %s has %d errors", p, rep.Errors), "git agentproto plan check "+p)
 			}
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: true,
-				Timeout: duration(cfg.Dispatch.Timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: out, CallerEnv: os.Environ()}
+				Timeout: duration(cfg.Dispatch.Timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: out, CallerEnv: os.Environ(),
+				TTY: f.IO.IsStdoutTTY()}
 			if err := d.Run(nil); err != nil {
 				return red("dispatch", err, "fix it, then git agentproto run "+p+" again")
 			}
