@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -303,5 +304,21 @@ func TestConsolidateCollisionChangesNothing(t *testing.T) {
 	}
 	if st := must(t, integ, "git", "status", "--porcelain"); st != "" {
 		t.Fatalf("integration worktree dirty: %s", st)
+	}
+}
+
+// On a terminal, dispatch redraws a live table (state, turns, last
+// activity per WP) instead of printing each change.
+func TestDispatchLiveTableOnATerminal(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	out, errOut, err := sh(t, dir, nil, "script", "-qec", "git agentproto dispatch demo --wp WP0", "/dev/null")
+	if err != nil {
+		t.Fatalf("%v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "\x1b[2KWP0   settled   turns=2") || !strings.Contains(out, "WP0   verify     pass") {
+		t.Fatalf("no live table:\n%q", out)
 	}
 }
