@@ -134,3 +134,17 @@ func TestChangedPinnedAdapterIsRefused(t *testing.T) {
 		t.Fatalf("describe: %s", out)
 	}
 }
+
+// output --follow prints as the session writes and returns when it ends.
+func TestOutputFollow(t *testing.T) {
+	dir := newRepo(t)
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt",
+		script(`{"op":"say","text":"one"}`, `{"op":"sleep","ms":500}`, `{"op":"say","text":"two"}`, `{"op":"exit","code":0}`))
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	out := must(t, dir, "git", "agentproto", "sessions", "output", id, "--follow")
+	if !strings.Contains(out, "one\n") || !strings.Contains(out, "two\n") {
+		t.Fatalf("follow printed %q", out)
+	}
+}
