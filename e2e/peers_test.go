@@ -18,6 +18,7 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	norm := regexp.MustCompile(`"(time|last_activity|lease_until)": "[^"]*"`).ReplaceAllString(got, `"$1": "<time>"`)
 	norm = regexp.MustCompile(`s-[0-9a-f]{12}`).ReplaceAllString(norm, "s-<id>")
+	norm = regexp.MustCompile(`[0-9a-f]{40}`).ReplaceAllString(norm, "<sha>")
 	path := filepath.Join("testdata", "golden", name)
 	if *updateGolden {
 		os.WriteFile(path, []byte(norm), 0o644)
@@ -115,7 +116,13 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	}
 	must(t, dir, "git", "agentproto", "sessions", "wait", id, "--timeout", "20s")
 	ok("peer", "attach", "alice", "--session", id)
-	ok("peer", "status", "bob", "--goal", "g1", "--state", "blocked", "--next-action", "wait for the lexer")
+	// bob works in a worktree with one commit: the packet shows it as an effect.
+	ok("worktree", "new", "bob-wt", "--no-setup")
+	wt := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "bob-wt")
+	os.WriteFile(filepath.Join(wt, "parser.go"), []byte("package parser\n"), 0o644)
+	must(t, wt, "git", "add", "parser.go")
+	must(t, wt, "git", "commit", "-q", "-m", "parser skeleton")
+	ok("peer", "status", "bob", "--goal", "g1", "--state", "blocked", "--next-action", "wait for the lexer", "--workspace", "bob-wt")
 	ok("evidence", "add", "--goal", "g1", "--agent", "bob", "--ref", "issue:12", "--summary", "parser blocked on token type")
 	golden(t, "observe-complete.json", ok("supervisor", "observe", "--goal-id", "g1", "--agent-id", "sup"))
 
