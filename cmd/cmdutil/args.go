@@ -69,3 +69,13 @@ func (e *SilentError) Unwrap() error { return e.Err }
 
 // Silent marks err as already reported.
 func Silent(err error) error { return &SilentError{Err: err} }
+
+// MinArgs requires at least n positional arguments, named what.
+func MinArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return fault.Invalidf("%s takes at least %s", cmd.CommandPath(), what)
+		}
+		return nil
+	}
+}

@@ -101,30 +101,9 @@ func newCmdEvent(f *cmdutil.Factory) *cobra.Command {
 		Short: "Validate a supervisor_decision_v0 and, with --execute, record it (supervisor_proposed)",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := service(f)
-			if err != nil {
-				return err
-			}
-			b, err := readInput(file, "decision-json")
-			if err != nil {
-				return err
-			}
-			var d peers.Decision
-			if err := peers.DecodeStrict(b, "the decision", &d); err != nil {
-				return err
-			}
-			p, written, err := s.Propose(goal, agent, &d, execute)
-			if err != nil {
-				return err
-			}
-			cmdutil.WriteJSONIndent(f.IO.Out, p)
-			switch {
-			case !execute:
-				fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --execute)")
-			case !written:
-				fmt.Fprintln(f.IO.ErrOut, "(already recorded with the same content)")
-			}
-			return nil
+			return validateThenRecord(f, file, "decision-json", "the decision", execute, func(s *peers.Service, d *peers.Decision) (any, bool, error) {
+				return s.Propose(goal, agent, d, execute)
+			})
 		},
 	}
 	flags(propose)
@@ -138,30 +117,9 @@ here (exit 5): only the host adapter path can write one, with capabilities it
 verified itself, an authority reference, evidence and a rollback boundary.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := service(f)
-			if err != nil {
-				return err
-			}
-			b, err := readInput(file, "receipt-json")
-			if err != nil {
-				return err
-			}
-			var r peers.ReceiptDoc
-			if err := peers.DecodeStrict(b, "the receipt", &r); err != nil {
-				return err
-			}
-			rec, written, err := s.RecordReceipt(goal, agent, &r, execute)
-			if err != nil {
-				return err
-			}
-			cmdutil.WriteJSONIndent(f.IO.Out, rec)
-			switch {
-			case !execute:
-				fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --execute)")
-			case !written:
-				fmt.Fprintln(f.IO.ErrOut, "(already recorded with the same content)")
-			}
-			return nil
+			return validateThenRecord(f, file, "receipt-json", "the receipt", execute, func(s *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
+				return s.RecordReceipt(goal, agent, r, execute)
+			})
 		},
 	}
 	flags(receipt)
@@ -256,4 +214,35 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 	fl.StringVar(&r.RollbackPolicyRef, "rollback-policy-ref", "", "opaque reference to the rollback policy")
 	fl.BoolVar(&execute, "execute", false, "send it")
 	return cmd
+}
+
+// validateThenRecord reads a JSON input with the hygiene checks, hands it
+// to act, prints the normalized result and says whether anything was
+// recorded. The input's path is never recorded.
+func validateThenRecord[T any](f *cmdutil.Factory, file, flag, what string, execute bool,
+	act func(*peers.Service, *T) (any, bool, error)) error {
+	s, err := service(f)
+	if err != nil {
+		return err
+	}
+	b, err := readInput(file, flag)
+	if err != nil {
+		return err
+	}
+	var doc T
+	if err := peers.DecodeStrict(b, what, &doc); err != nil {
+		return err
+	}
+	out, written, err := act(s, &doc)
+	if err != nil {
+		return err
+	}
+	cmdutil.WriteJSONIndent(f.IO.Out, out)
+	switch {
+	case !execute:
+		fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --execute)")
+	case !written:
+		fmt.Fprintln(f.IO.ErrOut, "(already recorded with the same content)")
+	}
+	return nil
 }

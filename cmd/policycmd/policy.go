@@ -31,12 +31,7 @@ ledger event with its results.`,
 	attach := &cobra.Command{
 		Use:   "attach SESSION... --on turn-end|idle:15m --do ACTIONS [--plan PROJECT]",
 		Short: "Attach a policy to sessions",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return fault.Invalidf("policy attach takes at least one session id")
-			}
-			return nil
-		},
+		Args:  cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := sessions.ParseTrigger(on); err != nil {
 				return err
@@ -140,12 +135,7 @@ ledger event with its results.`,
 	var timeout string
 	wait := &cobra.Command{
 		Use: "wait ID... [--timeout 40m]", Short: "Block until the policies fired; exit 4 on timeout",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return fault.Invalidf("policy wait takes at least one policy id")
-			}
-			return nil
-		},
+		Args: cmdutil.MinArgs(1, "one policy id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client(f)
 			if err != nil {

@@ -115,12 +115,7 @@ func newCmdMonitor(f *cmdutil.Factory) *cobra.Command {
 		Long: `For a supervisor with a small context: instead of polling, block until one of the
 named sessions changes state or turn, or --for passes, then print one line per
 session: id, state, turns, last activity, warnings count.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return fault.Invalidf("sessions monitor takes at least one session id")
-			}
-			return nil
-		},
+		Args: cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client(f)
 			if err != nil {

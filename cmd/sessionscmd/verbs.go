@@ -198,12 +198,7 @@ func newCmdWait(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wait ID... [--until turn-end|exit] [--timeout 40m]",
 		Short: "Block until every named session reaches the state; exit 4 on timeout",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return fault.Invalidf("sessions wait takes at least one session id")
-			}
-			return nil
-		},
+		Args:  cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, id := range args {
 				if err := sessions.ValidateID(id); err != nil {
