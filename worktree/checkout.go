@@ -68,7 +68,7 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 	dirs := &dirMaker{root: dir, made: map[string]bool{}}
 
-	workers := 1
+	workers := runtime.GOMAXPROCS(0) + 1
 	results := make([][]*index.Entry, workers)
 	errs := make([]error, workers+1)
 	var wg sync.WaitGroup
