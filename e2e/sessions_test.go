@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -147,4 +149,48 @@ func TestOutputFollow(t *testing.T) {
 	if !strings.Contains(out, "one\n") || !strings.Contains(out, "two\n") {
 		t.Fatalf("follow printed %q", out)
 	}
+}
+
+// A daemon killed with -9 leaves orphans; the next daemon recovers them:
+// marked failed, their plugin processes killed.
+func TestDaemonKilledThenRecovered(t *testing.T) {
+	dir := newRepo(t)
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":60000}`))
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
+	m := regexp.MustCompile(`\(pid (\d+)\)`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatalf("no daemon pid in %s", b)
+	}
+	daemon, _ := strconv.Atoi(m[1])
+	syscall.Kill(daemon, syscall.SIGKILL)
+	waitFor(t, "the daemon to die", func() bool { return syscall.Kill(daemon, 0) != nil })
+	out := must(t, dir, "git", "agentproto", "sessions", "ls")
+	if !strings.Contains(out, id+"  -            orphaned") {
+		t.Fatalf("ls without a daemon: %s", out)
+	}
+	var rec struct{ Pid int }
+	meta, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "sessions", id, "meta.json"))
+	json.Unmarshal(meta, &rec)
+	if rec.Pid == 0 || syscall.Kill(rec.Pid, 0) != nil {
+		t.Fatal("the orphaned plugin should still run before recovery")
+	}
+	// Any daemon command starts a new daemon, which recovers the orphan.
+	id2, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", "hi")
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	out = must(t, dir, "git", "agentproto", "sessions", "ls", "--all")
+	if !strings.Contains(out, id+"  -            failed") || !strings.Contains(out, "the sessions daemon stopped while the session was live") {
+		t.Fatalf("after recovery: %s", out)
+	}
+	waitFor(t, "the orphaned plugin to be killed", func() bool { return syscall.Kill(rec.Pid, 0) != nil || isZombie(rec.Pid) })
+	must(t, dir, "git", "agentproto", "sessions", "kill", id2)
+}
+
+func isZombie(pid int) bool {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return strings.Contains(string(b), ") Z ")
 }

@@ -156,7 +156,18 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			rows := []*sessions.Record{}
+			// Without a daemon nothing is live: a record it left running or
+			// settled is an orphan until the next daemon recovers it.
+			c, err := client(f)
+			if err != nil {
+				return err
+			}
+			daemon := c.Running()
 			for _, r := range recs {
+				if !daemon && !sessions.Terminal(r.State) {
+					r.Failure = "the sessions daemon is not running (it was " + r.State + "); the next sessions command recovers it"
+					r.State = "orphaned"
+				}
 				if all || r.State != sessions.StateCleaned {
 					rows = append(rows, r)
 				}
