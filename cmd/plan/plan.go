@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plans"
@@ -54,6 +55,24 @@ func openPlan(f *cmdutil.Factory, name string) (*env, *plans.Project, error) {
 	}
 	p, err := e.load(name)
 	return e, p, err
+}
+
+// openPlanHistory opens the named plan and reads what the ledger holds
+// of it (freezes and amendments), for verbs that compare the two.
+func openPlanHistory(f *cmdutil.Factory, name string) (*plans.Project, *gitstore.Ledger, *plans.History, error) {
+	_, p, err := openPlan(f, name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := f.ReadLedger()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h, err := plans.ReadHistory(l, p.Name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, l, h, nil
 }
 
 func (e *env) load(name string) (*plans.Project, error) {

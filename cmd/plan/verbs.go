@@ -191,15 +191,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 		Short: "Show drift of the plan's working files against the frozen version",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := openPlan(f, args[0])
-			if err != nil {
-				return err
-			}
-			l, err := f.ReadLedger()
-			if err != nil {
-				return err
-			}
-			h, err := plans.ReadHistory(l, p.Name)
+			p, _, h, err := openPlanHistory(f, args[0])
 			if err != nil {
 				return err
 			}
@@ -267,15 +259,7 @@ func newCmdRender(f *cmdutil.Factory) *cobra.Command {
 		Short: "Print the executor's session prompt: a pointer to its frozen brief and the overrides",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := openPlan(f, args[0])
-			if err != nil {
-				return err
-			}
-			l, err := f.ReadLedger()
-			if err != nil {
-				return err
-			}
-			h, err := plans.ReadHistory(l, p.Name)
+			p, l, h, err := openPlanHistory(f, args[0])
 			if err != nil {
 				return err
 			}
