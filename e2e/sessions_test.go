@@ -187,6 +187,10 @@ func TestDaemonKilledThenRecovered(t *testing.T) {
 		t.Fatalf("after recovery: %s", out)
 	}
 	waitFor(t, "the orphaned plugin to be killed", func() bool { return syscall.Kill(rec.Pid, 0) != nil || isZombie(rec.Pid) })
+	ev := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "session_failed", "--json")
+	if strings.Count(ev, `"session":"`+id+`"`) != 1 || !strings.Contains(ev, "the sessions daemon stopped while the session was live") {
+		t.Fatalf("the orphan's end should be in the ledger once: %s", ev)
+	}
 	must(t, dir, "git", "agentproto", "sessions", "kill", id2)
 }
 
