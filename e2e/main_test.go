@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,6 +34,14 @@ func TestScripts(t *testing.T) {
 				k, v, _ := strings.Cut(kv, "=")
 				env.Setenv(k, v)
 			}
+			// Scripts make their repository in $WORK/repo: stop its daemon
+			// before the work directory is removed.
+			work := env.Getenv("WORK")
+			env.Defer(func() {
+				if err := stopDaemon(filepath.Join(work, "repo")); err != nil {
+					env.T().Fatal(err)
+				}
+			})
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
