@@ -32,6 +32,11 @@ func newRunner(b *testing.B) *runner {
 	r := &runner{b: b, dir: filepath.Join(b.TempDir(), "repo"), home: b.TempDir()}
 	r.must(filepath.Dir(r.dir), nil, "git", "init", "-q", "-b", "main", r.dir)
 	r.must(r.dir, nil, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	b.Cleanup(func() {
+		if err := testbin.StopDaemon(r.dir); err != nil {
+			b.Error(err)
+		}
+	})
 	return r
 }
 

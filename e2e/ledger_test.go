@@ -6,13 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentproto/agentproto/internal/testbin"
 )
 
 // sh runs a command with the test environment in dir and returns stdout.
@@ -58,42 +58,11 @@ func newRepo(t *testing.T) string {
 	// Runs before the temporary directory is removed (cleanups run last
 	// first), so no daemon still writes into the repository then.
 	t.Cleanup(func() {
-		if err := stopDaemon(dir); err != nil {
+		if err := testbin.StopDaemon(dir); err != nil {
 			t.Error(err)
 		}
 	})
 	return dir
-}
-
-// stopDaemon ends the sessions daemon of the repository in dir, if one
-// runs, and waits until it has let go of its lock.
-func stopDaemon(dir string) error {
-	lockPath := filepath.Join(dir, ".git", "agentproto", "daemon.lock")
-	free := func() bool {
-		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
-		if err != nil {
-			return true
-		}
-		defer f.Close()
-		return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
-	}
-	if free() {
-		return nil
-	}
-	b, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
-	pids := regexp.MustCompile(`\(pid (\d+)\)`).FindAllStringSubmatch(string(b), -1)
-	if len(pids) == 0 {
-		return fmt.Errorf("a daemon holds %s but its log names no pid", lockPath)
-	}
-	pid, _ := strconv.Atoi(pids[len(pids)-1][1])
-	syscall.Kill(pid, syscall.SIGTERM)
-	for i := 0; i < 200 && !free(); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if !free() {
-		return fmt.Errorf("the sessions daemon (pid %d) did not stop within 10s of SIGTERM", pid)
-	}
-	return nil
 }
 
 func batch(n int, prefix string) []byte {

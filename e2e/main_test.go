@@ -38,7 +38,7 @@ func TestScripts(t *testing.T) {
 			// before the work directory is removed.
 			work := env.Getenv("WORK")
 			env.Defer(func() {
-				if err := stopDaemon(filepath.Join(work, "repo")); err != nil {
+				if err := testbin.StopDaemon(filepath.Join(work, "repo")); err != nil {
 					env.T().Fatal(err)
 				}
 			})

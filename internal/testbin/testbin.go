@@ -7,8 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Build compiles git-agentproto and the scripted adapter into a new
@@ -64,4 +68,36 @@ func Main(m interface{ Run() int }, dir *string) {
 	code := m.Run()
 	os.RemoveAll(d)
 	os.Exit(code)
+}
+
+// StopDaemon ends the sessions daemon of the repository in dir, if one
+// runs, and waits until it has let go of its lock: tests call it before
+// removing a repository the daemon may still write into.
+func StopDaemon(dir string) error {
+	lockPath := filepath.Join(dir, ".git", "agentproto", "daemon.lock")
+	free := func() bool {
+		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
+		if err != nil {
+			return true
+		}
+		defer f.Close()
+		return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+	}
+	if free() {
+		return nil
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
+	pids := regexp.MustCompile(`\(pid (\d+)\)`).FindAllStringSubmatch(string(b), -1)
+	if len(pids) == 0 {
+		return fmt.Errorf("a daemon holds %s but its log names no pid", lockPath)
+	}
+	pid, _ := strconv.Atoi(pids[len(pids)-1][1])
+	syscall.Kill(pid, syscall.SIGTERM)
+	for i := 0; i < 200 && !free(); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !free() {
+		return fmt.Errorf("the sessions daemon (pid %d) did not stop within 10s of SIGTERM", pid)
+	}
+	return nil
 }
