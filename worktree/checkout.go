@@ -68,6 +68,8 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 	dirs := &dirMaker{root: dir, made: map[string]bool{}}
 
+	packs := openPackSet(common)
+	defer packs.Close()
 	workers := runtime.GOMAXPROCS(0) + 1
 	results := make([][]*index.Entry, workers)
 	errs := make([]error, workers+1)
@@ -76,9 +78,8 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			wst := openStorage(common)
-			defer wst.Close()
-			var buf bytes.Buffer
+			br := &blobReader{common: common, packs: newObjectReader(packs)}
+			defer br.Close()
 			for batch := range jobs {
 				if errs[w] != nil {
 					continue // drain so the walker can finish
@@ -89,7 +90,7 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 					continue
 				}
 				for _, e := range batch {
-					ie, err := writeEntry(wst, dir, e, &buf)
+					ie, err := writeEntry(br, dir, e)
 					if err != nil {
 						errs[w] = err
 						halt()
@@ -196,26 +197,65 @@ func (d *dirMaker) ensureLocked(rel string) error {
 	return nil
 }
 
-func writeEntry(st *filesystem.Storage, dir string, e treeEntry, buf *bytes.Buffer) (*index.Entry, error) {
-	obj, err := st.EncodedObject(plumbing.BlobObject, e.hash)
+// blobReader reads blobs for one checkout worker: from the mapped packs
+// when they hold the blob, else through go-git's storage, opened on first
+// need.
+type blobReader struct {
+	common string
+	packs  *objectReader
+	st     *filesystem.Storage
+	buf    []byte
+	spill  bytes.Buffer
+}
+
+func (b *blobReader) read(h plumbing.Hash) ([]byte, error) {
+	typ, data, found, err := b.packs.read(h, b.buf)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s (%s): %w", e.path, e.hash, err)
+		return nil, err
+	}
+	if found {
+		if typ != plumbing.BlobObject {
+			return nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
+		}
+		if cap(data) > cap(b.buf) {
+			b.buf = data[:0]
+		}
+		return data, nil
+	}
+	if b.st == nil {
+		b.st = openStorage(b.common)
+	}
+	obj, err := b.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
 	}
 	rd, err := obj.Reader()
 	if err != nil {
 		return nil, err
 	}
-	buf.Reset()
-	_, err = buf.ReadFrom(rd)
-	rd.Close()
+	defer rd.Close()
+	b.spill.Reset()
+	_, err = b.spill.ReadFrom(rd)
+	return b.spill.Bytes(), err
+}
+
+func (b *blobReader) Close() {
+	b.packs.Close()
+	if b.st != nil {
+		b.st.Close()
+	}
+}
+
+func writeEntry(br *blobReader, dir string, e treeEntry) (*index.Entry, error) {
+	content, err := br.read(e.hash)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading %s (%s): %w", e.path, e.hash, err)
 	}
 	path := filepath.Join(dir, e.path)
 	var st2 syscall.Stat_t
 	switch e.mode {
 	case filemode.Symlink:
-		if err := os.Symlink(buf.String(), path); err != nil {
+		if err := os.Symlink(string(content), path); err != nil {
 			return nil, err
 		}
 		if err := syscall.Lstat(path, &st2); err != nil {
@@ -230,7 +270,7 @@ func writeEntry(st *filesystem.Storage, dir string, e treeEntry, buf *bytes.Buff
 		if err != nil {
 			return nil, fmt.Errorf("creating %s: %w", e.path, err)
 		}
-		for b := buf.Bytes(); len(b) > 0; {
+		for b := content; len(b) > 0; {
 			n, err := syscall.Write(fd, b)
 			if err != nil {
 				syscall.Close(fd)

@@ -11,7 +11,7 @@ import (
 	"github.com/go-git/go-billy/v5"
 )
 
-// mmapFS serves pack files from memory maps. go-git reads every object of
+// mmapFS serves pack and pack index files from memory maps. go-git reads every object of
 // a pack with a seek and a read; on a checkout of thousands of files those
 // system calls cost more than inflating the objects. The checkout workers
 // share one mapping per pack, populated in one call: page faults taken one
@@ -36,23 +36,31 @@ var (
 )
 
 func (m mmapFS) Open(name string) (billy.File, error) {
-	if !strings.HasSuffix(name, ".pack") {
+	if !strings.HasSuffix(name, ".pack") && !strings.HasSuffix(name, ".idx") {
 		return m.Filesystem.Open(name)
 	}
 	path := m.Filesystem.Join(m.Root(), name)
+	data, release, err := acquireMapping(path)
+	if err != nil {
+		return m.Filesystem.Open(name) // fall back to plain reads
+	}
+	return &mmapFile{Reader: bytes.NewReader(data), name: name, release: release}, nil
+}
+
+// releaseMapping drops one reference to path's mapping and unmaps it when
+// it was the last.
+func releaseMapping(path string) error {
 	mappingsMu.Lock()
 	defer mappingsMu.Unlock()
 	mp := mappings[path]
 	if mp == nil {
-		data, err := mapFile(path)
-		if err != nil || data == nil {
-			return m.Filesystem.Open(name) // fall back to plain reads
-		}
-		mp = &mapping{data: data}
-		mappings[path] = mp
+		return nil
 	}
-	mp.refs++
-	return &mmapFile{Reader: bytes.NewReader(mp.data), name: name, path: path}, nil
+	if mp.refs--; mp.refs > 0 {
+		return nil
+	}
+	delete(mappings, path)
+	return syscall.Munmap(mp.data)
 }
 
 func mapFile(path string) ([]byte, error) {
@@ -75,8 +83,9 @@ func mapFile(path string) ([]byte, error) {
 // mmapFile is a read-only billy.File over a shared memory map.
 type mmapFile struct {
 	*bytes.Reader
-	name, path string
-	closed     bool
+	name    string
+	release func()
+	once    sync.Once
 }
 
 var errReadOnly = errors.New("read-only memory-mapped file")
@@ -89,19 +98,6 @@ func (f *mmapFile) Unlock() error             { return nil }
 
 // Close releases the mapping when its last reader is done.
 func (f *mmapFile) Close() error {
-	mappingsMu.Lock()
-	defer mappingsMu.Unlock()
-	if f.closed {
-		return nil
-	}
-	f.closed = true
-	mp := mappings[f.path]
-	if mp == nil {
-		return nil
-	}
-	if mp.refs--; mp.refs > 0 {
-		return nil
-	}
-	delete(mappings, f.path)
-	return syscall.Munmap(mp.data)
+	f.once.Do(f.release)
+	return nil
 }

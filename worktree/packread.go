@@ -1,0 +1,345 @@
+package worktree
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+)
+
+// packSet reads objects straight out of the repository's memory-mapped
+// pack files. go-git's object storage copies every object through a
+// growing buffer, hashes it and caches it; for a checkout of thousands of
+// blobs that work cost more than inflating them. Objects the packs do not
+// hold (loose objects, alternates) are left to go-git: lookups answer
+// found=false and the caller falls back.
+type packSet struct {
+	packs []*packFile
+}
+
+// packFile is one pack and its version-2 index, both mapped read-only.
+type packFile struct {
+	name        string
+	idx, data   []byte
+	count       int
+	releaseIdx  func()
+	releasePack func()
+}
+
+// openPackSet maps every pack of the common dir that has a version-2
+// index. Packs it cannot use are skipped; go-git serves their objects.
+func openPackSet(common string) *packSet {
+	set := &packSet{}
+	idxs, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "pack-*.idx"))
+	for _, idxPath := range idxs {
+		packPath := idxPath[:len(idxPath)-len(".idx")] + ".pack"
+		idx, releaseIdx, err := acquireMapping(idxPath)
+		if err != nil || !validIndex(idx) {
+			if releaseIdx != nil {
+				releaseIdx()
+			}
+			continue
+		}
+		data, releasePack, err := acquireMapping(packPath)
+		if err != nil || len(data) < 12 || string(data[:4]) != "PACK" {
+			releaseIdx()
+			if releasePack != nil {
+				releasePack()
+			}
+			continue
+		}
+		set.packs = append(set.packs, &packFile{name: filepath.Base(packPath), idx: idx, data: data,
+			count: int(binary.BigEndian.Uint32(idx[8+255*4:])), releaseIdx: releaseIdx, releasePack: releasePack})
+	}
+	return set
+}
+
+func (s *packSet) Close() {
+	for _, p := range s.packs {
+		p.releaseIdx()
+		p.releasePack()
+	}
+	s.packs = nil
+}
+
+// validIndex checks the version-2 header and that the tables the fanout
+// promises fit in the file.
+func validIndex(idx []byte) bool {
+	if len(idx) < 8+256*4 || !bytes.Equal(idx[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return false
+	}
+	n := int(binary.BigEndian.Uint32(idx[8+255*4:]))
+	return len(idx) >= 8+256*4+n*(20+4+4)+2*20
+}
+
+// find returns the offset of h in the pack.
+func (p *packFile) find(h plumbing.Hash) (int64, bool) {
+	fanout := p.idx[8:]
+	lo := 0
+	if h[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(fanout[(int(h[0])-1)*4:]))
+	}
+	hi := int(binary.BigEndian.Uint32(fanout[int(h[0])*4:]))
+	names := p.idx[8+256*4:]
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(names[mid*20:mid*20+20], h[:]); {
+		case c == 0:
+			return p.offsetAt(mid)
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, false
+}
+
+func (p *packFile) offsetAt(i int) (int64, bool) {
+	offsets := p.idx[8+256*4+p.count*24:]
+	o := binary.BigEndian.Uint32(offsets[i*4:])
+	if o&0x80000000 == 0 {
+		return int64(o), true
+	}
+	large := offsets[p.count*4:]
+	at := int(o&0x7fffffff) * 8
+	if at+8 > len(large)-40 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(large[at:])), true
+}
+
+// Pack entry types, as the pack format numbers them.
+const (
+	packOfsDelta = 6
+	packRefDelta = 7
+)
+
+// maxDeltaDepth bounds how far a chain of deltas is followed; git itself
+// writes chains of at most 4095.
+const maxDeltaDepth = 10000
+
+var errCorruptPack = errors.New("corrupt pack entry")
+
+// objectReader reads objects of a packSet for one goroutine: it keeps its
+// own inflater and a small cache of delta bases.
+type objectReader struct {
+	set   *packSet
+	zr    io.ReadCloser
+	src   bytes.Reader
+	bases baseCache
+}
+
+func newObjectReader(set *packSet) *objectReader {
+	return &objectReader{set: set, bases: baseCache{limit: 32 << 20}}
+}
+
+func (r *objectReader) Close() {
+	if r.zr != nil {
+		r.zr.Close()
+	}
+}
+
+// read returns the type and content of object h. found is false when no
+// mapped pack holds h, or holds it as a delta against an object outside
+// the pack. The content may alias dst's storage or the base cache: the
+// caller must not keep it past the next call.
+func (r *objectReader) read(h plumbing.Hash, dst []byte) (typ plumbing.ObjectType, data []byte, found bool, err error) {
+	for _, p := range r.set.packs {
+		if off, ok := p.find(h); ok {
+			typ, data, err = r.readAt(p, off, dst, 0)
+			if errors.Is(err, errBaseOutside) {
+				return 0, nil, false, nil
+			}
+			if err != nil {
+				return 0, nil, true, fmt.Errorf("%s at %s offset %d: %w", h, p.name, off, err)
+			}
+			return typ, data, true, nil
+		}
+	}
+	return 0, nil, false, nil
+}
+
+var errBaseOutside = errors.New("delta base outside the pack")
+
+func (r *objectReader) readAt(p *packFile, off int64, dst []byte, depth int) (plumbing.ObjectType, []byte, error) {
+	if depth > maxDeltaDepth {
+		return 0, nil, fmt.Errorf("%w: delta chain deeper than %d", errCorruptPack, maxDeltaDepth)
+	}
+	if off < 12 || off >= int64(len(p.data)) {
+		return 0, nil, fmt.Errorf("%w: offset out of range", errCorruptPack)
+	}
+	b := p.data[off:]
+	c := b[0]
+	typ := plumbing.ObjectType((c >> 4) & 7)
+	size := uint64(c & 15)
+	i := 1
+	for shift := uint(4); c&0x80 != 0; shift += 7 {
+		if i >= len(b) || shift > 56 {
+			return 0, nil, fmt.Errorf("%w: bad header", errCorruptPack)
+		}
+		c = b[i]
+		size |= uint64(c&0x7f) << shift
+		i++
+	}
+	switch typ {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		data, err := r.inflate(b[i:], size, dst)
+		return typ, data, err
+	case packOfsDelta:
+		if i >= len(b) {
+			return 0, nil, fmt.Errorf("%w: bad delta offset", errCorruptPack)
+		}
+		c = b[i]
+		i++
+		rel := int64(c & 0x7f)
+		for c&0x80 != 0 {
+			if i >= len(b) || rel > 1<<48 {
+				return 0, nil, fmt.Errorf("%w: bad delta offset", errCorruptPack)
+			}
+			c = b[i]
+			i++
+			rel = (rel+1)<<7 | int64(c&0x7f)
+		}
+		return r.applyDelta(p, off-rel, b[i:], size, depth)
+	case packRefDelta:
+		if i+20 > len(b) {
+			return 0, nil, fmt.Errorf("%w: bad delta base", errCorruptPack)
+		}
+		var base plumbing.Hash
+		copy(base[:], b[i:i+20])
+		baseOff, ok := p.find(base)
+		if !ok {
+			return 0, nil, errBaseOutside
+		}
+		return r.applyDelta(p, baseOff, b[i+20:], size, depth)
+	}
+	return 0, nil, fmt.Errorf("%w: unknown type %d", errCorruptPack, typ)
+}
+
+// applyDelta builds the object whose delta against the entry at baseOff
+// is stored, compressed, in z.
+func (r *objectReader) applyDelta(p *packFile, baseOff int64, z []byte, size uint64, depth int) (plumbing.ObjectType, []byte, error) {
+	typ, base, ok := r.bases.get(p, baseOff)
+	if !ok {
+		var err error
+		typ, base, err = r.readAt(p, baseOff, nil, depth+1)
+		if err != nil {
+			return 0, nil, err
+		}
+		r.bases.put(p, baseOff, typ, base)
+	}
+	delta, err := r.inflate(z, size, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	data, err := packfile.PatchDelta(base, delta)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+	}
+	return typ, data, nil
+}
+
+// inflate decompresses exactly size bytes from the zlib stream at z into
+// dst (grown when too small).
+func (r *objectReader) inflate(z []byte, size uint64, dst []byte) ([]byte, error) {
+	if size > uint64(len(z))*1032+64 { // deflate expands at most ~1032:1
+		return nil, fmt.Errorf("%w: size %d does not fit the pack", errCorruptPack, size)
+	}
+	if uint64(cap(dst)) < size {
+		dst = make([]byte, size)
+	}
+	dst = dst[:size]
+	r.src.Reset(z)
+	if r.zr == nil {
+		zr, err := zlib.NewReader(&r.src)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+		}
+		r.zr = zr
+	} else if err := r.zr.(zlib.Resetter).Reset(&r.src, nil); err != nil {
+		return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+	}
+	if _, err := io.ReadFull(r.zr, dst); err != nil {
+		return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+	}
+	// Reading on to the end of the stream checks its Adler-32 sum.
+	var extra [1]byte
+	if n, err := r.zr.Read(extra[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = errors.New("more data than the header says")
+		}
+		return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+	}
+	return dst, nil
+}
+
+// baseCache keeps recently used delta bases, up to limit bytes, so that a
+// chain shared by many objects is inflated once.
+type baseCache struct {
+	limit, used int
+	entries     map[baseKey]cachedBase
+	order       []baseKey
+}
+
+type baseKey struct {
+	pack *packFile
+	off  int64
+}
+
+type cachedBase struct {
+	typ  plumbing.ObjectType
+	data []byte
+}
+
+func (c *baseCache) get(p *packFile, off int64) (plumbing.ObjectType, []byte, bool) {
+	e, ok := c.entries[baseKey{p, off}]
+	return e.typ, e.data, ok
+}
+
+func (c *baseCache) put(p *packFile, off int64, typ plumbing.ObjectType, data []byte) {
+	if len(data) > c.limit {
+		return
+	}
+	if c.entries == nil {
+		c.entries = map[baseKey]cachedBase{}
+	}
+	for c.used+len(data) > c.limit && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.used -= len(c.entries[old].data)
+		delete(c.entries, old)
+	}
+	k := baseKey{p, off}
+	c.entries[k] = cachedBase{typ, data}
+	c.order = append(c.order, k)
+	c.used += len(data)
+}
+
+// acquireMapping maps path read-only, sharing one mapping among all
+// callers; release unmaps it after the last caller is done.
+func acquireMapping(path string) ([]byte, func(), error) {
+	mappingsMu.Lock()
+	defer mappingsMu.Unlock()
+	mp := mappings[path]
+	if mp == nil {
+		data, err := mapFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if data == nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, os.ErrInvalid)
+		}
+		mp = &mapping{data: data}
+		mappings[path] = mp
+	}
+	mp.refs++
+	return mp.data, func() { releaseMapping(path) }, nil
+}
