@@ -76,6 +76,9 @@ func ResolveBase(repo *gitrepo.Repo, requested, configured string) (name, commit
 		if n, h, ok := resolveFast(repo, c); ok {
 			return n, h, nil
 		}
+		if requested == "" && c == "origin/HEAD" && !remoteHeadExists(repo) {
+			continue // most clones have it; asking git when it is absent costs a process
+		}
 		out, err := repo.Git("rev-parse", "--verify", "--quiet", c+"^{commit}")
 		if err == nil {
 			name := c
@@ -91,6 +94,17 @@ func ResolveBase(repo *gitrepo.Repo, requested, configured string) (name, commit
 		}
 	}
 	return "", "", fault.Invalidf("no base: the repository has no commit yet")
+}
+
+// remoteHeadExists says whether refs/remotes/origin/HEAD exists, loose or
+// packed, symbolic or not.
+func remoteHeadExists(repo *gitrepo.Repo) bool {
+	const name = "refs/remotes/origin/HEAD"
+	if _, err := os.Lstat(filepath.Join(repo.CommonDir, name)); err == nil {
+		return true
+	}
+	h, err := gitref.Store{Common: repo.CommonDir}.Read(name)
+	return err != nil || h != ""
 }
 
 // resolveFast resolves HEAD, branches and remote-tracking branches from
