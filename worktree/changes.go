@@ -3,9 +3,14 @@ package worktree
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/agentproto/agentproto/internal/gitref"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -25,30 +30,56 @@ type Change struct {
 // Changes lists every path of the worktree that differs from its base
 // commit: committed on the branch, staged, unstaged and untracked, with
 // .gitignore, the common info/exclude and core.excludesFile honoured. The
-// answers come from git itself, so they are exactly git's; the three
-// questions run in parallel.
+// answers come from git itself, so they are exactly git's. While the
+// worktree's HEAD is still its base, one git status tells it all; after
+// commits, git diff against the base joins in.
 func Changes(repo *gitrepo.Repo, m *Meta) ([]Change, error) {
 	wt := Repo(repo, m)
+	if worktreeHead(repo, m) == m.BaseCommit {
+		changes, ok, err := changesAtBase(wt)
+		if err != nil || ok {
+			return changes, err
+		}
+	}
+	return changesByDiff(wt, m)
+}
+
+// worktreeHead returns the commit the worktree's HEAD names, or "" when
+// it cannot be read without asking git.
+func worktreeHead(repo *gitrepo.Repo, m *Meta) string {
+	admin := adminDir(repo, m.Slug)
+	if target, ok := gitref.Symbolic(admin, "HEAD"); ok {
+		h, _ := gitref.Store{Common: repo.CommonDir}.Read(target)
+		return h
+	}
+	b, _ := os.ReadFile(filepath.Join(admin, "HEAD"))
+	return strings.TrimSpace(string(b))
+}
+
+// statusEntry is one record of git status: x and y are the index and
+// working tree columns, '.' when unchanged; x is '?' for untracked files.
+type statusEntry struct {
+	x, y byte
+	path string
+}
+
+// changesByDiff asks git three questions in parallel: the working tree
+// against the base, the commits since the base, and the status.
+func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 	var (
 		vsBase, committed, status []byte
 		errs                      [3]error
 		wg                        sync.WaitGroup
 	)
-	// Commits on the branch are only asked about when there are some: a
-	// branch still at its base has none, and one git process less matters.
-	head, _ := gitref.Store{Common: repo.CommonDir}.Read("refs/heads/" + m.Branch)
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
 		vsBase, errs[0] = wt.Git("diff", "--name-status", "-z", "--no-renames", "--ignore-submodules", m.BaseCommit)
 	}()
-	if head != m.BaseCommit {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			committed, errs[1] = wt.Git("diff", "--name-only", "-z", "--no-renames", m.BaseCommit, "HEAD")
-		}()
-	}
+	go func() {
+		defer wg.Done()
+		committed, errs[1] = wt.Git("diff", "--name-only", "-z", "--no-renames", m.BaseCommit, "HEAD")
+	}()
 	go func() {
 		defer wg.Done()
 		status, errs[2] = wt.Git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
@@ -59,6 +90,31 @@ func Changes(repo *gitrepo.Repo, m *Meta) ([]Change, error) {
 			return nil, err
 		}
 	}
+	base := map[string]string{}
+	f := splitZ(vsBase)
+	for i := 0; i+1 < len(f); i += 2 {
+		base[f[i+1]] = statusName(f[i])
+	}
+	var entries []statusEntry
+	for _, rec := range splitZ(status) {
+		if len(rec) < 4 {
+			continue
+		}
+		x, y := rec[0], rec[1]
+		if x == ' ' {
+			x = '.'
+		}
+		if y == ' ' {
+			y = '.'
+		}
+		entries = append(entries, statusEntry{x: x, y: y, path: rec[3:]})
+	}
+	return mergeChanges(base, splitZ(committed), entries), nil
+}
+
+// mergeChanges joins the status of each path relative to the base with
+// where its change sits.
+func mergeChanges(base map[string]string, committed []string, status []statusEntry) []Change {
 	byPath := map[string]*Change{}
 	get := func(p string) *Change {
 		c := byPath[p]
@@ -68,30 +124,24 @@ func Changes(repo *gitrepo.Repo, m *Meta) ([]Change, error) {
 		}
 		return c
 	}
-	f := splitZ(vsBase)
-	for i := 0; i+1 < len(f); i += 2 {
-		get(f[i+1]).Status = statusName(f[i])
+	for p, st := range base {
+		get(p).Status = st
 	}
-	for _, p := range splitZ(committed) {
+	for _, p := range committed {
 		c := get(p)
 		c.Where = append(c.Where, "committed")
 	}
-	for _, rec := range splitZ(status) {
-		if len(rec) < 4 {
-			continue
-		}
-		x, y, p := rec[0], rec[1], rec[3:]
-		if x == '?' {
-			c := get(p)
+	for _, e := range status {
+		c := get(e.path)
+		if e.x == '?' {
 			c.Status = "untracked"
 			c.Where = append(c.Where, "untracked")
 			continue
 		}
-		c := get(p)
-		if x != ' ' {
+		if e.x != '.' {
 			c.Where = append(c.Where, "staged")
 		}
-		if y != ' ' {
+		if e.y != '.' {
 			c.Where = append(c.Where, "unstaged")
 		}
 	}
@@ -107,7 +157,121 @@ func Changes(repo *gitrepo.Repo, m *Meta) ([]Change, error) {
 		out = append(out, *c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out
+}
+
+// changesAtBase answers from one git status when HEAD is the base: its
+// version-2 records carry the modes and ids of each path at HEAD, in the
+// index and in the working tree, from which the change against the base
+// follows as git diff would report it. A path staged and then edited back
+// is compared with the base by content. ok is false when the status holds
+// something this reading does not cover (conflicts, submodules, renames);
+// the caller then asks git diff.
+func changesAtBase(wt *gitrepo.Repo) (changes []Change, ok bool, err error) {
+	out, err := wt.Git("status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return nil, false, err
+	}
+	base := map[string]string{}
+	var entries []statusEntry
+	var recheck []recheckPath
+	for _, rec := range splitZ(out) {
+		switch rec[0] {
+		case '?':
+			entries = append(entries, statusEntry{x: '?', y: '?', path: rec[2:]})
+			continue
+		case '!', '#':
+			continue
+		case '1':
+		default:
+			return nil, false, nil
+		}
+		// 1 XY sub mH mI mW hH hI path
+		f := strings.SplitN(rec, " ", 9)
+		if len(f) != 9 || len(f[1]) != 2 || f[2] != "N..." {
+			return nil, false, nil
+		}
+		mH, err1 := strconv.ParseUint(f[3], 8, 32)
+		mW, err2 := strconv.ParseUint(f[5], 8, 32)
+		if err1 != nil || err2 != nil || mH>>12 == 0o16 || mW>>12 == 0o16 {
+			return nil, false, nil
+		}
+		e := statusEntry{x: f[1][0], y: f[1][1], path: f[8]}
+		entries = append(entries, e)
+		switch {
+		case mH == 0 && mW == 0:
+		case mH == 0:
+			base[e.path] = "added"
+		case mW == 0:
+			base[e.path] = "deleted"
+		case mH>>12 != mW>>12:
+			base[e.path] = "type-changed"
+		case mH != mW:
+			base[e.path] = "modified"
+		case e.x != '.' && e.y != '.':
+			// Staged and edited again: the tree may be back at the base.
+			recheck = append(recheck, recheckPath{path: e.path, mode: uint32(mW), id: f[6]})
+		default:
+			base[e.path] = "modified"
+		}
+	}
+	same, err := sameAsBase(wt, recheck)
+	if err != nil {
+		return nil, false, err
+	}
+	for i, r := range recheck {
+		if !same[i] {
+			base[r.path] = "modified"
+		}
+	}
+	return mergeChanges(base, nil, entries), true, nil
+}
+
+// recheckPath is a working tree file to compare with its blob at the base.
+type recheckPath struct {
+	path string
+	mode uint32
+	id   string
+}
+
+// sameAsBase says for each path whether the working tree holds exactly
+// its blob at the base. Regular files are hashed by git, with the
+// attributes and filters git diff would apply; symbolic links by their
+// target.
+func sameAsBase(wt *gitrepo.Repo, paths []recheckPath) ([]bool, error) {
+	same := make([]bool, len(paths))
+	var files []string
+	var at []int
+	for i, p := range paths {
+		if p.mode>>12 == 0o12 {
+			target, err := os.Readlink(filepath.Join(wt.WorkTree, p.path))
+			if err != nil {
+				return nil, err
+			}
+			same[i] = plumbing.ComputeHash(plumbing.BlobObject, []byte(target)).String() == p.id
+			continue
+		}
+		if strings.ContainsAny(p.path, "\n\r") {
+			continue // --stdin-paths reads lines; such a path counts as changed
+		}
+		files = append(files, p.path)
+		at = append(at, i)
+	}
+	if len(files) == 0 {
+		return same, nil
+	}
+	out, err := wt.GitInput([]byte(strings.Join(files, "\n")+"\n"), "hash-object", "--stdin-paths")
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(files) {
+		return nil, fmt.Errorf("git hash-object returned %d ids for %d paths", len(ids), len(files))
+	}
+	for k, i := range at {
+		same[i] = ids[k] == paths[i].id
+	}
+	return same, nil
 }
 
 func splitZ(b []byte) []string {

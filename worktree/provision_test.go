@@ -1,0 +1,54 @@
+package worktree
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/testgit"
+)
+
+// TestResolveBaseOrder follows the default chain: the requested base, else
+// the configured one, else origin/HEAD (loose, symbolic or packed), else
+// HEAD.
+func TestResolveBaseOrder(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	first := testgit.Run(t, dir, "rev-parse", "HEAD")
+	os.WriteFile(filepath.Join(dir, "second"), []byte("2\n"), 0o644)
+	testgit.Run(t, dir, "add", "second")
+	testgit.Run(t, dir, "commit", "-q", "-m", "second")
+	second := testgit.Run(t, dir, "rev-parse", "HEAD")
+	testgit.Run(t, dir, "branch", "release", first)
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, requested, configured, wantName, wantCommit string) {
+		t.Helper()
+		name, commit, err := ResolveBase(repo, requested, configured)
+		if err != nil || name != wantName || commit != wantCommit {
+			t.Errorf("%s: got %q %s (%v), want %q %s", what, name, commit, err, wantName, wantCommit)
+		}
+	}
+	check("no remote: HEAD", "", "", "main", second)
+	check("configured", "", "release", "release", first)
+	check("requested over configured", "main~1", "release", "main~1", first)
+
+	testgit.Run(t, dir, "update-ref", "refs/remotes/origin/main", first)
+	testgit.Run(t, dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+	check("symbolic origin/HEAD", "", "", "origin/main", first)
+
+	testgit.Run(t, dir, "update-ref", "-d", "--no-deref", "refs/remotes/origin/HEAD")
+	testgit.Run(t, dir, "update-ref", "--no-deref", "refs/remotes/origin/HEAD", first)
+	testgit.Run(t, dir, "pack-refs", "--all")
+	if _, err := os.Stat(filepath.Join(dir, ".git/refs/remotes/origin/HEAD")); !os.IsNotExist(err) {
+		t.Fatalf("origin/HEAD still loose after pack-refs: %v", err)
+	}
+	check("packed detached origin/HEAD", "", "", "origin/HEAD", first)
+
+	if _, _, err := ResolveBase(repo, "nosuchrev", ""); err == nil {
+		t.Error("an unknown requested base resolved")
+	}
+}
