@@ -276,8 +276,8 @@ func mkdirOwned(path string) (bool, error) {
 	return true, os.MkdirAll(path, 0o755)
 }
 
-// checkRepository refuses layouts go-git cannot serve correctly: reftable
-// refs, sparse checkouts, line-ending conversion.
+// checkRepository refuses layouts go-git cannot serve correctly: SHA-256
+// object names, reftable refs, sparse checkouts, line-ending conversion.
 func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
 	// The raw file, not st.Config(): go-git rejects refspecs it does not
 	// know, such as the negative ones agentproto init adds.
@@ -288,6 +288,9 @@ func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
 		if err != nil {
 			return fmt.Errorf("reading repository config: %w", err)
 		}
+	}
+	if v := raw.Section("extensions").Option("objectFormat"); v != "" && !strings.EqualFold(v, "sha1") {
+		return unsupported("the repository names objects with %s", v)
 	}
 	if v := raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
 		return unsupported("the repository stores refs as %s", v)

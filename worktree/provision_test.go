@@ -3,6 +3,7 @@ package worktree
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -50,5 +51,32 @@ func TestResolveBaseOrder(t *testing.T) {
 
 	if _, _, err := ResolveBase(repo, "nosuchrev", ""); err == nil {
 		t.Error("an unknown requested base resolved")
+	}
+}
+
+// TestRefusesSHA256Repository: go-git reads SHA-1 repositories only; a
+// SHA-256 one is refused before anything is made.
+func TestRefusesSHA256Repository(t *testing.T) {
+	testgit.Isolate(t)
+	dir := filepath.Join(t.TempDir(), "repo")
+	testgit.Run(t, t.TempDir(), "init", "-q", "--object-format=sha256", "-b", "main", dir)
+	os.WriteFile(filepath.Join(dir, "f"), []byte("x\n"), 0o644)
+	testgit.Run(t, dir, "add", "f")
+	testgit.Run(t, dir, "commit", "-q", "-m", "one")
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := testgit.Run(t, dir, "rev-parse", "HEAD")
+	path := filepath.Join(t.TempDir(), "wt")
+	_, err = Provision(repo, NewOptions{Slug: "sha", Path: path, Base: "main", BaseCommit: head})
+	if err == nil || !strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("provisioning a SHA-256 repository: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s was made", path)
+	}
+	if out := testgit.Run(t, dir, "branch", "--list", "wt/*"); out != "" {
+		t.Errorf("branches left: %s", out)
 	}
 }
