@@ -26,6 +26,7 @@ func Build() (string, error) {
 	root := filepath.Join(filepath.Dir(file), "..", "..")
 	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-adapter-scripted", "./cmd/agentproto-adapter-exec")
 	build.Dir = root
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build does
 	out, err := build.CombinedOutput()
 	if err != nil {
 		os.RemoveAll(dir)
