@@ -24,11 +24,7 @@ func changesFixture(t *testing.T) (*gitrepo.Repo, *Meta, func(...string) string)
 	os.Symlink("a", filepath.Join(dir, "l1"))
 	testgit.Run(t, dir, "add", "-A")
 	testgit.Run(t, dir, "commit", "-q", "-m", "files")
-	repo, err := gitrepo.Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := testgit.Run(t, dir, "rev-parse", "HEAD")
+	repo, head := openAtHead(t, dir)
 	m, err := Provision(repo, NewOptions{Slug: "ch", Path: filepath.Join(t.TempDir(), "ch"), Base: "main", BaseCommit: head})
 	if err != nil {
 		t.Fatal(err)

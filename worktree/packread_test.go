@@ -15,7 +15,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/testgit"
 )
 
@@ -161,11 +160,7 @@ func TestProvisionMatchesGitCheckout(t *testing.T) {
 	if n := len(globAll(filepath.Join(dir, ".git/objects/pack/*.pack"))); n != 2 {
 		t.Fatalf("%d packs, want 2", n)
 	}
-	repo, err := gitrepo.Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := testgit.Run(t, dir, "rev-parse", "HEAD")
+	repo, head := openAtHead(t, dir)
 	path := filepath.Join(t.TempDir(), "wt")
 	if _, err := Provision(repo, NewOptions{Slug: "layouts", Path: path, Base: "main", BaseCommit: head}); err != nil {
 		t.Fatal(err)
@@ -242,12 +237,9 @@ func TestCorruptPackFailsCleanly(t *testing.T) {
 	if err := os.WriteFile(pack, data, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	repo, err := gitrepo.Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, head := openAtHead(t, dir)
 	path := filepath.Join(t.TempDir(), "wt")
-	_, err = Provision(repo, NewOptions{Slug: "corrupt", Path: path, Base: "main", BaseCommit: testgit.Run(t, dir, "rev-parse", "HEAD")})
+	_, err = Provision(repo, NewOptions{Slug: "corrupt", Path: path, Base: "main", BaseCommit: head})
 	if err == nil || !strings.Contains(err.Error(), "bin/blob.dat") {
 		t.Fatalf("provisioning over a corrupt pack: %v, want an error naming bin/blob.dat", err)
 	}

@@ -63,13 +63,9 @@ func TestRefusesSHA256Repository(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f"), []byte("x\n"), 0o644)
 	testgit.Run(t, dir, "add", "f")
 	testgit.Run(t, dir, "commit", "-q", "-m", "one")
-	repo, err := gitrepo.Discover(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	head := testgit.Run(t, dir, "rev-parse", "HEAD")
+	repo, head := openAtHead(t, dir)
 	path := filepath.Join(t.TempDir(), "wt")
-	_, err = Provision(repo, NewOptions{Slug: "sha", Path: path, Base: "main", BaseCommit: head})
+	_, err := Provision(repo, NewOptions{Slug: "sha", Path: path, Base: "main", BaseCommit: head})
 	if err == nil || !strings.Contains(err.Error(), "sha256") {
 		t.Fatalf("provisioning a SHA-256 repository: %v", err)
 	}
@@ -79,4 +75,14 @@ func TestRefusesSHA256Repository(t *testing.T) {
 	if out := testgit.Run(t, dir, "branch", "--list", "wt/*"); out != "" {
 		t.Errorf("branches left: %s", out)
 	}
+}
+
+// openAtHead opens the repository in dir and returns it with its HEAD commit.
+func openAtHead(t *testing.T, dir string) (*gitrepo.Repo, string) {
+	t.Helper()
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, testgit.Run(t, dir, "rev-parse", "HEAD")
 }
