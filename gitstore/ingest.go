@@ -19,11 +19,34 @@ const lamportJumpCap = 1_000_000
 
 // logRecord is one commit read back from git, with its envelope decoded.
 type logRecord struct {
-	commit   string
-	parents  []string
-	envelope []byte
-	event    *Event
-	err      error // why the commit is not a valid event
+	commit  string
+	parents []string
+	// value is what the index stores for the event: the binary commit id
+	// followed by the envelope.
+	value []byte
+	event *Event
+	err   error // why the commit is not a valid event
+}
+
+func (r *logRecord) envelope() []byte { return r.value[20:] }
+
+// slab hands out byte slices carved from large blocks: a cold index keeps
+// every envelope of the history until its one commit, and allocating them
+// one by one cost more than reading them.
+type slab struct{ block []byte }
+
+const slabBlock = 1 << 20
+
+func (s *slab) alloc(n int) []byte {
+	if n > slabBlock/4 {
+		return make([]byte, n)
+	}
+	if cap(s.block)-len(s.block) < n {
+		s.block = make([]byte, 0, slabBlock)
+	}
+	b := s.block[len(s.block) : len(s.block)+n : len(s.block)+n]
+	s.block = s.block[:len(s.block)+n]
+	return b
 }
 
 // readChain returns the commits reachable from tip but not from stop
@@ -35,6 +58,7 @@ func readChain(repo *gitrepo.Repo, tip, stop string) ([]logRecord, error) {
 		args = append(args, "^"+stop)
 	}
 	var recs []logRecord
+	var mem slab
 	err := repo.GitRecords(func(chunk []byte) error {
 		chunk = bytes.TrimLeft(chunk, "\n")
 		if len(chunk) == 0 {
@@ -47,8 +71,12 @@ func readChain(repo *gitrepo.Repo, tip, stop string) ([]logRecord, error) {
 		}
 		r := logRecord{commit: fields[0], parents: fields[1:]}
 		env := envelopeOf(msg)
-		r.envelope = append([]byte(nil), env...)
-		r.event, r.err = decodeIndexFields(r.envelope)
+		r.value = mem.alloc(20 + len(env))
+		if _, err := hex.Decode(r.value[:20], []byte(r.commit)); err != nil || len(r.commit) != 40 {
+			return fmt.Errorf("git log printed %q where a commit id belongs", r.commit)
+		}
+		copy(r.value[20:], env)
+		r.event, r.err = decodeIndexFields(r.envelope())
 		recs = append(recs, r)
 		return nil
 	}, args...)
@@ -142,18 +170,22 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][]logRecord) ([]string, error) {
 	var warnings []string
 	meta := tx.Bucket(bucketMeta)
-	var lamports []uint64
 	refs := make([]string, 0, len(chains))
-	for ref := range chains {
+	total := 0
+	for ref, recs := range chains {
 		refs = append(refs, ref)
+		total += len(recs)
 	}
 	sort.Strings(refs)
-	var events, ids [][2][]byte
-	idKeys := map[string][]byte{}
+	// Sized once: growing these over a whole history touched fresh memory
+	// again and again, and page faults are what a cold index paid most for.
+	lamports := make([]uint64, 0, total)
+	events := make([][2][]byte, 0, total)
+	idKeys := make(map[string][]byte, total)
 	for _, ref := range refs {
 		writer := strings.TrimPrefix(ref, LedgerRefPrefix)
 		for _, r := range chains[ref] {
-			env, e, err := r.envelope, r.event, r.err
+			e, err := r.event, r.err
 			if err == nil && e.Writer != writer {
 				err = fmt.Errorf("record %s names writer %s but is on %s", e.ID, e.Writer, ref)
 			}
@@ -162,9 +194,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 				continue
 			}
 			key := orderKey(e.Lamport, e.Writer, e.ID)
-			val := make([]byte, 20, 20+len(env))
-			hex.Decode(val, []byte(r.commit))
-			events = append(events, [2][]byte{key, append(val, env...)})
+			events = append(events, [2][]byte{key, r.value})
 			// The id points at the first event in ledger order that used it.
 			if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
 				if !ok {
@@ -177,6 +207,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 			lamports = append(lamports, e.Lamport)
 		}
 	}
+	ids := make([][2][]byte, 0, len(idKeys))
 	for id, key := range idKeys {
 		ids = append(ids, [2][]byte{[]byte(id), key})
 	}
