@@ -39,14 +39,17 @@ func must(t *testing.T, dir string, name string, args ...string) string {
 	return out
 }
 
+// homes holds each running test's HOME, keyed by the test itself: a test
+// run again (-count) gets a fresh one.
 var homes sync.Map
 
 func homeOf(t *testing.T) string {
-	if h, ok := homes.Load(t.Name()); ok {
+	if h, ok := homes.Load(t); ok {
 		return h.(string)
 	}
 	h := t.TempDir()
-	homes.Store(t.Name(), h)
+	homes.Store(t, h)
+	t.Cleanup(func() { homes.Delete(t) })
 	return h
 }
 
