@@ -72,16 +72,14 @@ type Client struct {
 // Launch starts the plugin, verifies its checksum against the pin, and
 // pings it. A pinned checksum that no longer matches is refused (exit 5).
 func Launch(spec Spec, o LaunchOptions) (*Client, error) {
+	// go-plugin checks the pin before it starts the binary; hashing it here
+	// as well would cost a second read of the whole file on every launch.
 	var checksum []byte
 	if spec.SHA256 != "" {
-		got, err := FileSHA256(spec.Path)
-		if err != nil {
-			return nil, fmt.Errorf("adapter %s: %w", spec.Name, err)
+		var err error
+		if checksum, err = hex.DecodeString(spec.SHA256); err != nil || len(checksum) != sha256.Size {
+			return nil, fault.Invalidf("adapter %s: the pinned sha256 %q is not 64 hex digits", spec.Name, spec.SHA256)
 		}
-		if !strings.EqualFold(got, spec.SHA256) {
-			return nil, fault.Refusedf("adapter %s: %s has sha256 %s but %s is pinned; if the change is expected, run git agentproto plugin pin %s", spec.Name, spec.Path, got, spec.SHA256, spec.Name)
-		}
-		checksum, _ = hex.DecodeString(spec.SHA256)
 	}
 	tail := NewTail(8 << 10)
 	var stderr io.Writer = tail
@@ -119,6 +117,14 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	pc := plugin.NewClient(cfg)
 	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail}
 	rpcClient, err := pc.Client()
+	if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+		c.Kill()
+		got, herr := FileSHA256(spec.Path)
+		if herr != nil {
+			return nil, fmt.Errorf("adapter %s: %w", spec.Name, herr)
+		}
+		return nil, fault.Refusedf("adapter %s: %s has sha256 %s but %s is pinned; if the change is expected, run git agentproto plugin pin %s", spec.Name, spec.Path, got, spec.SHA256, spec.Name)
+	}
 	if err != nil {
 		c.Kill()
 		return nil, c.launchError(err)

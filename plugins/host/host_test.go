@@ -101,8 +101,15 @@ func TestPinnedChecksum(t *testing.T) {
 	c.Kill()
 	other := sha256.Sum256([]byte("another binary"))
 	_, err = host.Launch(host.Spec{Name: "scripted", Path: bin, SHA256: hex.EncodeToString(other[:])}, host.LaunchOptions{Env: env()})
-	if fault.KindOf(err) != fault.Refused || !strings.Contains(err.Error(), "is pinned") {
-		t.Fatalf("changed binary: %v", err)
+	if fault.KindOf(err) != fault.Refused || !strings.Contains(err.Error(), "is pinned") || !strings.Contains(err.Error(), sum) {
+		t.Fatalf("changed binary: %v (want the refusal naming the binary's sha256 %s)", err, sum)
+	}
+	// A pin that is no sha256 at all never launches unchecked.
+	for _, bad := range []string{"not-hex", sum[:40]} {
+		_, err = host.Launch(host.Spec{Name: "scripted", Path: bin, SHA256: bad}, host.LaunchOptions{Env: env()})
+		if fault.KindOf(err) != fault.Invalid || !strings.Contains(err.Error(), "not 64 hex digits") {
+			t.Fatalf("pin %q: %v", bad, err)
+		}
 	}
 }
 
