@@ -330,15 +330,24 @@ func Repo(repo *gitrepo.Repo, m *Meta) *gitrepo.Repo {
 	return &gitrepo.Repo{GitDir: adminDir(repo, m.Slug), CommonDir: repo.CommonDir, WorkTree: m.Path}
 }
 
+// BranchHead returns the commit the worktree's branch points at, read from
+// the refs (loose or packed), or "" when the branch is gone.
+func BranchHead(repo *gitrepo.Repo, m *Meta) string {
+	h, err := gitref.Store{Common: repo.CommonDir}.Read("refs/heads/" + m.Branch)
+	if err != nil {
+		return ""
+	}
+	return h
+}
+
 // Integration says whether the worktree's branch is in its base: "merged",
 // "squash-merged", "not merged", or "no commits" when the branch has none
 // of its own.
 func Integration(repo *gitrepo.Repo, m *Meta) (string, error) {
-	head, err := repo.Git("rev-parse", "--verify", "--quiet", "refs/heads/"+m.Branch)
-	if err != nil {
+	h := BranchHead(repo, m)
+	if h == "" {
 		return "", fmt.Errorf("branch %s is gone", m.Branch)
 	}
-	h := strings.TrimSpace(string(head))
 	if h == m.BaseCommit {
 		return "no commits", nil
 	}

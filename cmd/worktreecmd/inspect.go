@@ -36,19 +36,20 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 			}
 			rows := []lsRow{}
 			live := liveWorktrees(repo)
-			for _, m := range all {
-				r := lsRow{Meta: m, Live: live[m.Slug] || live[m.Path]}
-				if out, err := repo.Git("rev-parse", "--verify", "--quiet", "refs/heads/"+m.Branch); err == nil {
-					r.Head = strings.TrimSpace(string(out))
-				}
+			var statuses []worktree.Status
+			if status {
+				statuses = worktree.Statuses(repo, all)
+			}
+			for i, m := range all {
+				r := lsRow{Meta: m, Live: live[m.Slug] || live[m.Path], Head: worktree.BranchHead(repo, m)}
 				if status {
-					s, err := worktree.State(repo, m)
-					if err != nil {
-						return fmt.Errorf("worktree %s: %w", m.Slug, err)
+					st := statuses[i]
+					if st.TreeErr != nil {
+						return fmt.Errorf("worktree %s: %w", m.Slug, st.TreeErr)
 					}
-					r.Tree = &s
-					if r.Integration, err = worktree.Integration(repo, m); err != nil {
-						r.Integration = err.Error()
+					r.Tree, r.Integration = &st.Tree, st.Integration
+					if st.IntegrationErr != nil {
+						r.Integration = st.IntegrationErr.Error()
 					}
 				}
 				rows = append(rows, r)

@@ -167,11 +167,12 @@ Without --apply this is a dry run.`,
 			}
 			rows := []row{}
 			live := liveWorktrees(repo)
-			for _, m := range all {
-				c, err := worktree.Classify(repo, m, live[m.Slug] || live[m.Path])
-				if err != nil {
-					return fmt.Errorf("worktree %s: %w", m.Slug, err)
-				}
+			classes, err := worktree.Classify(repo, all, func(m *worktree.Meta) bool { return live[m.Slug] || live[m.Path] })
+			if err != nil {
+				return err
+			}
+			for i, m := range all {
+				c := classes[i]
 				r := row{Class: c}
 				if apply {
 					switch c.Action {

@@ -1,0 +1,61 @@
+package worktree
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agentproto/agentproto/internal/testgit"
+)
+
+// TestClassifyMany sorts several worktrees at once, each into the class
+// its own state calls for, in the order given.
+func TestClassifyMany(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, head := openAtHead(t, dir)
+	var ms []*Meta
+	for _, slug := range []string{"clean", "dirty", "committed", "live", "merged"} {
+		m, err := Provision(repo, NewOptions{Slug: slug, Path: filepath.Join(t.TempDir(), slug), Base: "main", BaseCommit: head})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	os.WriteFile(filepath.Join(ms[1].Path, "scratch.txt"), []byte("work\n"), 0o644)
+	for _, m := range ms[2:] {
+		os.WriteFile(filepath.Join(m.Path, m.Slug+".txt"), []byte(m.Slug+"\n"), 0o644)
+		testgit.Run(t, m.Path, "add", "-A")
+		testgit.Run(t, m.Path, "commit", "-q", "-m", m.Slug)
+	}
+	testgit.Run(t, dir, "merge", "-q", "--ff-only", "wt/merged")
+	classes, err := Classify(repo, ms, func(m *Meta) bool { return m.Slug == "live" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range classes {
+		got = append(got, c.Slug+"="+c.Action+"/"+c.Integration)
+	}
+	want := []string{"clean=reclaim/no commits", "dirty=salvage/no commits", "committed=hold/not merged",
+		"live=hold/not merged", "merged=reclaim/merged"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("classes %v, want %v", got, want)
+	}
+
+	// A branch deleted behind our back is reported, not fatal to the others.
+	testgit.Run(t, ms[0].Path, "checkout", "-q", "--detach")
+	testgit.Run(t, dir, "branch", "-q", "-D", "wt/clean")
+	st := Statuses(repo, ms)
+	if st[0].IntegrationErr == nil || !strings.Contains(st[0].IntegrationErr.Error(), "wt/clean is gone") {
+		t.Errorf("gone branch: %+v", st[0])
+	}
+	if st[1].IntegrationErr != nil || st[1].Tree.Untracked != 1 {
+		t.Errorf("dirty worktree next to it: %+v", st[1])
+	}
+	if _, err := Classify(repo, ms, func(*Meta) bool { return false }); err == nil || !strings.Contains(err.Error(), "worktree clean") {
+		t.Errorf("gc over a gone branch: %v", err)
+	}
+}
