@@ -208,35 +208,41 @@ type blobReader struct {
 	spill  bytes.Buffer
 }
 
-func (b *blobReader) read(h plumbing.Hash) ([]byte, error) {
-	typ, data, found, err := b.packs.read(h, b.buf)
+// streamOver is the size above which a blob stored whole is written
+// while it is inflated, never held in memory at once.
+var streamOver int64 = 8 << 20
+
+// read returns blob h, in memory or, when large, as a stream to be read to
+// its end before the next call.
+func (b *blobReader) read(h plumbing.Hash) ([]byte, io.Reader, error) {
+	typ, data, stream, found, err := b.packs.readOrStream(h, b.buf, streamOver)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if found {
 		if typ != plumbing.BlobObject {
-			return nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
+			return nil, nil, fmt.Errorf("object %s is a %s, not a blob", h, typ)
 		}
-		if cap(data) > cap(b.buf) {
+		if cap(data) > cap(b.buf) && int64(cap(data)) <= streamOver {
 			b.buf = data[:0]
 		}
-		return data, nil
+		return data, stream, nil
 	}
 	if b.st == nil {
 		b.st = openStorage(b.common)
 	}
 	obj, err := b.st.EncodedObject(plumbing.BlobObject, h)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rd.Close()
 	b.spill.Reset()
 	_, err = b.spill.ReadFrom(rd)
-	return b.spill.Bytes(), err
+	return b.spill.Bytes(), nil, err
 }
 
 func (b *blobReader) Close() {
@@ -247,7 +253,11 @@ func (b *blobReader) Close() {
 }
 
 func writeEntry(br *blobReader, dir string, e treeEntry) (*index.Entry, error) {
-	content, err := br.read(e.hash)
+	content, stream, err := br.read(e.hash)
+	if err == nil && stream != nil && e.mode == filemode.Symlink {
+		content, err = io.ReadAll(stream)
+		stream = nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s (%s): %w", e.path, e.hash, err)
 	}
@@ -270,13 +280,14 @@ func writeEntry(br *blobReader, dir string, e treeEntry) (*index.Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("creating %s: %w", e.path, err)
 		}
-		for b := content; len(b) > 0; {
-			n, err := syscall.Write(fd, b)
-			if err != nil {
-				syscall.Close(fd)
-				return nil, fmt.Errorf("writing %s: %w", e.path, err)
-			}
-			b = b[n:]
+		if stream != nil {
+			err = copyToFD(fd, stream)
+		} else {
+			err = writeAll(fd, content)
+		}
+		if err != nil {
+			syscall.Close(fd)
+			return nil, fmt.Errorf("writing %s: %w", e.path, err)
 		}
 		err = syscall.Fstat(fd, &st2)
 		if cerr := syscall.Close(fd); err == nil {
@@ -293,6 +304,34 @@ func writeEntry(br *blobReader, dir string, e treeEntry) (*index.Entry, error) {
 		Dev:        uint32(st2.Dev), Inode: uint32(st2.Ino),
 		UID: st2.Uid, GID: st2.Gid, Size: uint32(st2.Size),
 	}, nil
+}
+
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		n, err := syscall.Write(fd, b)
+		if err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// copyToFD writes everything stream yields to fd, reading to its end.
+func copyToFD(fd int, stream io.Reader) error {
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := stream.Read(buf)
+		if werr := writeAll(fd, buf[:n]); werr != nil {
+			return werr
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // writeIndex writes the index through "index.lock" and a rename, as git

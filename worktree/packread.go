@@ -152,29 +152,53 @@ func (r *objectReader) Close() {
 // the pack. The content may alias dst's storage or the base cache: the
 // caller must not keep it past the next call.
 func (r *objectReader) read(h plumbing.Hash, dst []byte) (typ plumbing.ObjectType, data []byte, found bool, err error) {
-	for _, p := range r.set.packs {
-		if off, ok := p.find(h); ok {
-			typ, data, err = r.readAt(p, off, dst, 0)
-			if errors.Is(err, errBaseOutside) {
-				return 0, nil, false, nil
-			}
-			if err != nil {
-				return 0, nil, true, fmt.Errorf("%s at %s offset %d: %w", h, p.name, off, err)
-			}
-			return typ, data, true, nil
-		}
-	}
-	return 0, nil, false, nil
+	typ, data, _, found, err = r.readOrStream(h, dst, -1)
+	return typ, data, found, err
 }
 
-var errBaseOutside = errors.New("delta base outside the pack")
-
-func (r *objectReader) readAt(p *packFile, off int64, dst []byte, depth int) (plumbing.ObjectType, []byte, error) {
-	if depth > maxDeltaDepth {
-		return 0, nil, fmt.Errorf("%w: delta chain deeper than %d", errCorruptPack, maxDeltaDepth)
+// readOrStream is read, except that an object stored whole and larger
+// than streamOver bytes (when streamOver >= 0) comes back as a stream
+// rather than in memory. The stream must be read to its end before the
+// next call; its end checks the size and the Adler-32 sum.
+func (r *objectReader) readOrStream(h plumbing.Hash, dst []byte, streamOver int64) (typ plumbing.ObjectType, data []byte, stream io.Reader, found bool, err error) {
+	for _, p := range r.set.packs {
+		off, ok := p.find(h)
+		if !ok {
+			continue
+		}
+		if streamOver >= 0 {
+			var size uint64
+			var hdr int
+			typ, size, hdr, err = p.header(off)
+			if err == nil && isWhole(typ) && size > uint64(streamOver) {
+				return typ, nil, r.streamAt(p, off+int64(hdr), size), true, nil
+			}
+		}
+		typ, data, err = r.readAt(p, off, dst, 0)
+		if errors.Is(err, errBaseOutside) {
+			return 0, nil, nil, false, nil
+		}
+		if err != nil {
+			return 0, nil, nil, true, fmt.Errorf("%s at %s offset %d: %w", h, p.name, off, err)
+		}
+		return typ, data, nil, true, nil
 	}
+	return 0, nil, nil, false, nil
+}
+
+func isWhole(typ plumbing.ObjectType) bool {
+	switch typ {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		return true
+	}
+	return false
+}
+
+// header parses the type and size of the entry at off and returns how
+// many bytes the header takes.
+func (p *packFile) header(off int64) (plumbing.ObjectType, uint64, int, error) {
 	if off < 12 || off >= int64(len(p.data)) {
-		return 0, nil, fmt.Errorf("%w: offset out of range", errCorruptPack)
+		return 0, 0, 0, fmt.Errorf("%w: offset out of range", errCorruptPack)
 	}
 	b := p.data[off:]
 	c := b[0]
@@ -183,12 +207,61 @@ func (r *objectReader) readAt(p *packFile, off int64, dst []byte, depth int) (pl
 	i := 1
 	for shift := uint(4); c&0x80 != 0; shift += 7 {
 		if i >= len(b) || shift > 56 {
-			return 0, nil, fmt.Errorf("%w: bad header", errCorruptPack)
+			return 0, 0, 0, fmt.Errorf("%w: bad header", errCorruptPack)
 		}
 		c = b[i]
 		size |= uint64(c&0x7f) << shift
 		i++
 	}
+	return typ, size, i, nil
+}
+
+// streamAt inflates the zlib stream at off, which must yield size bytes.
+func (r *objectReader) streamAt(p *packFile, off int64, size uint64) io.Reader {
+	src := bytes.NewReader(p.data[off:])
+	zr, err := zlib.NewReader(src)
+	if err != nil {
+		return errReader{fmt.Errorf("%w: %v", errCorruptPack, err)}
+	}
+	return &sizedReader{r: zr, left: int64(size)}
+}
+
+// sizedReader passes on a stream that must hold exactly left more bytes.
+type sizedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (s *sizedReader) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	s.left -= int64(n)
+	switch {
+	case s.left < 0:
+		return n, fmt.Errorf("%w: more data than the header says", errCorruptPack)
+	case err == io.EOF && s.left > 0:
+		return n, fmt.Errorf("%w: %d bytes missing", errCorruptPack, s.left)
+	case err != nil && err != io.EOF:
+		return n, fmt.Errorf("%w: %v", errCorruptPack, err)
+	}
+	return n, err
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+var errBaseOutside = errors.New("delta base outside the pack")
+
+func (r *objectReader) readAt(p *packFile, off int64, dst []byte, depth int) (plumbing.ObjectType, []byte, error) {
+	if depth > maxDeltaDepth {
+		return 0, nil, fmt.Errorf("%w: delta chain deeper than %d", errCorruptPack, maxDeltaDepth)
+	}
+	typ, size, i, err := p.header(off)
+	if err != nil {
+		return 0, nil, err
+	}
+	b := p.data[off:]
+	var c byte
 	switch typ {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
 		data, err := r.inflate(b[i:], size, dst)

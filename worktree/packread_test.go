@@ -161,10 +161,23 @@ func TestProvisionMatchesGitCheckout(t *testing.T) {
 		t.Fatalf("%d packs, want 2", n)
 	}
 	repo, head := openAtHead(t, dir)
-	path := filepath.Join(t.TempDir(), "wt")
-	if _, err := Provision(repo, NewOptions{Slug: "layouts", Path: path, Base: "main", BaseCommit: head}); err != nil {
-		t.Fatal(err)
+	for _, threshold := range []int64{streamOver, 4 << 10} {
+		t.Run(fmt.Sprintf("stream-over-%d", threshold), func(t *testing.T) {
+			defer func(old int64) { streamOver = old }(streamOver)
+			streamOver = threshold
+			path := filepath.Join(t.TempDir(), "wt")
+			if _, err := Provision(repo, NewOptions{Slug: fmt.Sprintf("layouts%d", threshold), Path: path, Base: "main", BaseCommit: head}); err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstIndex(t, path)
+		})
 	}
+}
+
+// checkAgainstIndex has git hash every file of the worktree at path and
+// compares the ids with those its index records.
+func checkAgainstIndex(t *testing.T, path string) {
+	t.Helper()
 	if out := testgit.Run(t, path, "status", "--porcelain"); out != "" {
 		t.Fatalf("git status after provisioning:\n%s", out)
 	}
@@ -211,8 +224,19 @@ func globAll(pattern string) []string {
 }
 
 // TestCorruptPackFailsCleanly damages the compressed data of a pack: the
-// checkout must fail naming the object, and leave nothing behind.
+// checkout must fail naming the object, and leave nothing behind, whether
+// the blob is read in memory or streamed.
 func TestCorruptPackFailsCleanly(t *testing.T) {
+	for _, threshold := range []int64{streamOver, 64 << 10} {
+		t.Run(fmt.Sprintf("stream-over-%d", threshold), func(t *testing.T) {
+			defer func(old int64) { streamOver = old }(streamOver)
+			streamOver = threshold
+			corruptPackFailsCleanly(t)
+		})
+	}
+}
+
+func corruptPackFailsCleanly(t *testing.T) {
 	dir := historyRepo(t)
 	testgit.Run(t, dir, "repack", "-adq")
 	pack := mustGlob(t, filepath.Join(dir, ".git/objects/pack/*.pack"))
