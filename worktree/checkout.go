@@ -29,7 +29,7 @@ import (
 // checkout time.
 func openStorage(common string) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(mmapFS{osfs.New(common)}, cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: streamOver})
 }
 
 // treeEntry is one file of the tree to check out.
@@ -206,6 +206,8 @@ type blobReader struct {
 	st     *filesystem.Storage
 	buf    []byte
 	spill  bytes.Buffer
+	// pending is the stream of a large loose object last handed out.
+	pending io.Closer
 }
 
 // streamOver is the size above which a blob stored whole is written
@@ -215,6 +217,7 @@ var streamOver int64 = 8 << 20
 // read returns blob h, in memory or, when large, as a stream to be read to
 // its end before the next call.
 func (b *blobReader) read(h plumbing.Hash) ([]byte, io.Reader, error) {
+	b.closePending()
 	typ, data, stream, found, err := b.packs.readOrStream(h, b.buf, streamOver)
 	if err != nil {
 		return nil, nil, err
@@ -239,13 +242,25 @@ func (b *blobReader) read(h plumbing.Hash) ([]byte, io.Reader, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if obj.Size() > streamOver {
+		b.pending = rd // closed by the next read or Close
+		return nil, rd, nil
+	}
 	defer rd.Close()
 	b.spill.Reset()
 	_, err = b.spill.ReadFrom(rd)
 	return b.spill.Bytes(), nil, err
 }
 
+func (b *blobReader) closePending() {
+	if b.pending != nil {
+		b.pending.Close()
+		b.pending = nil
+	}
+}
+
 func (b *blobReader) Close() {
+	b.closePending()
 	b.packs.Close()
 	if b.st != nil {
 		b.st.Close()

@@ -150,7 +150,7 @@ func TestProvisionMatchesGitCheckout(t *testing.T) {
 	testgit.Run(t, dir, "repack", "-adq", "--depth=50")
 	// A second pack and loose objects on top of the first.
 	for i, name := range []string{"second-pack.txt", "loose.txt"} {
-		os.WriteFile(filepath.Join(dir, name), bytes.Repeat([]byte(name+"\n"), 100+i), 0o644)
+		os.WriteFile(filepath.Join(dir, name), bytes.Repeat([]byte(name+"\n"), 1000+i), 0o644) // over 4 KiB: streamed below
 		testgit.Run(t, dir, "add", name)
 		testgit.Run(t, dir, "commit", "-q", "-m", name)
 		if i == 0 {
