@@ -270,6 +270,16 @@ func corruptPackFailsCleanly(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("%s left behind (%v)", path, err)
 	}
+	// Into an empty directory that was there before: it stays, empty.
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Provision(repo, NewOptions{Slug: "corrupt", Path: path, Base: "main", BaseCommit: head}); err == nil {
+		t.Fatal("provisioning over a corrupt pack into an empty directory succeeded")
+	}
+	if entries, err := os.ReadDir(path); err != nil || len(entries) != 0 {
+		t.Errorf("the directory given was left with %d entries (%v)", len(entries), err)
+	}
 	if out := testgit.Run(t, dir, "worktree", "list", "--porcelain"); strings.Contains(out, "corrupt") {
 		t.Errorf("git still lists the worktree:\n%s", out)
 	}

@@ -229,6 +229,9 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	}
 	if created {
 		undo = append(undo, func() { os.RemoveAll(o.Path) })
+	} else {
+		// The directory was there, empty: everything in it is ours.
+		undo = append(undo, func() { emptyDir(o.Path) })
 	}
 	if err := os.WriteFile(filepath.Join(o.Path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return nil, err
@@ -265,6 +268,14 @@ func ensureEmptyDir(path string) error {
 		return fault.Conflictf("%s exists and is not empty; nothing was changed", path)
 	}
 	return nil
+}
+
+// emptyDir removes everything inside dir, leaving dir itself.
+func emptyDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }
 
 // mkdirOwned creates path (and parents) and reports whether path itself
