@@ -3,6 +3,7 @@ package worktree
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,7 @@ type treeEntry struct {
 // os.File machinery costs several extra calls per file. Trees go-git cannot
 // check out faithfully (submodules, checkout conversions) are refused; the
 // caller removes what was written.
-func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Hash) ([]*index.Entry, error) {
+func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Hash, interrupted <-chan struct{}) ([]*index.Entry, error) {
 	// Objects straight from the storage: git.Open would parse the config,
 	// and go-git rejects refspecs it does not know.
 	c, err := object.GetCommit(st, commit)
@@ -66,6 +67,15 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	stop := make(chan struct{})
 	var stopOnce sync.Once
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-interrupted:
+			halt()
+		case <-done:
+		}
+	}()
 	dirs := &dirMaker{root: dir, made: map[string]bool{}}
 
 	packs := openPackSet(common)
@@ -83,6 +93,12 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 			for batch := range jobs {
 				if errs[w] != nil {
 					continue // drain so the walker can finish
+				}
+				select {
+				case <-stop:
+					errs[w] = errInterrupted
+					continue
+				default:
 				}
 				if err := dirs.ensure(filepath.Dir(batch[0].path)); err != nil {
 					errs[w] = err
@@ -115,6 +131,8 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	}
 	return out, nil
 }
+
+var errInterrupted = errors.New("interrupted")
 
 // batchSize bounds a batch of files of one directory given to a worker.
 const batchSize = 32

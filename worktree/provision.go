@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -182,18 +184,51 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	}
 	admin := adminDir(repo, o.Slug)
 	if _, err := os.Stat(admin); err == nil {
+		if a, ok := FindAbandoned(repo, o.Slug); ok {
+			return nil, fault.Conflictf("worktree %s was left half made by an interrupted worktree new (pid %d); remove it with: git agentproto worktree rm %s", o.Slug, a.Pid, o.Slug)
+		}
 		return nil, fault.Conflictf("a worktree named %s already exists (%s)", o.Slug, admin)
 	}
 	if err := ensureEmptyDir(o.Path); err != nil {
 		return nil, err
 	}
 
+	// An interrupt while the worktree is half made removes what was made,
+	// then ends the process as the signal would have.
+	signals := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		if !signal.Ignored(sig) { // nohup and background jobs keep ignoring them
+			signal.Notify(signals, sig)
+		}
+	}
+	interrupted := make(chan struct{})
+	var caught os.Signal
+	go func() {
+		if sig, ok := <-signals; ok {
+			caught = sig
+			close(interrupted)
+		}
+	}()
 	var undo []func()
 	defer func() {
+		signal.Stop(signals)
+		close(signals)
+		select {
+		case <-interrupted:
+			if err == nil {
+				err = fmt.Errorf("interrupted")
+			}
+		default:
+		}
 		if err != nil {
 			for i := len(undo) - 1; i >= 0; i-- {
 				undo[i]()
 			}
+		}
+		if caught != nil {
+			signal.Reset(caught)
+			syscall.Kill(os.Getpid(), caught.(syscall.Signal))
+			time.Sleep(time.Second) // the signal ends the process meanwhile
 		}
 	}()
 	ref := "refs/heads/" + o.Branch
@@ -211,9 +246,11 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 		return nil, err
 	}
 	undo = append(undo, func() { os.RemoveAll(admin) })
-	// "locked" keeps git worktree prune away while the tree is half made.
+	// "locked" keeps git worktree prune away while the tree is half made,
+	// and says who is making it from what, for FindAbandoned.
+	at0 := at
 	files := map[string]string{
-		"locked":    "initializing\n",
+		"locked":    fmt.Sprintf("%s pid %d base %s\n", initializing, os.Getpid(), at0),
 		"HEAD":      "ref: " + ref + "\n",
 		"commondir": "../..\n",
 		"gitdir":    filepath.Join(o.Path, ".git") + "\n",
@@ -236,7 +273,7 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	if err := os.WriteFile(filepath.Join(o.Path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	idx, err := checkoutTree(st, repo.CommonDir, o.Path, plumbing.NewHash(at))
+	idx, err := checkoutTree(st, repo.CommonDir, o.Path, plumbing.NewHash(at), interrupted)
 	if err != nil {
 		return nil, err
 	}

@@ -1,14 +1,18 @@
 package worktree
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -269,4 +273,122 @@ func Classify(repo *gitrepo.Repo, ms []*Meta, live func(*Meta) bool) ([]Class, e
 		out[i] = c
 	}
 	return out, nil
+}
+
+// initializing starts the "locked" file of a worktree being provisioned.
+const initializing = "initializing by agentproto"
+
+// Abandoned is a worktree whose provisioning never finished: the process
+// making it was killed before it could remove what it had made.
+type Abandoned struct {
+	Slug, Path, Branch string
+	Pid                int
+	// Base is the commit its branch was made at.
+	Base string
+}
+
+// FindAbandoned reports whether slug is a worktree left half made: locked
+// as initializing by a process that is gone, with no record written.
+func FindAbandoned(repo *gitrepo.Repo, slug string) (Abandoned, bool) {
+	admin := adminDir(repo, slug)
+	if _, err := os.Stat(filepath.Join(admin, metaFile)); err == nil {
+		return Abandoned{}, false
+	}
+	lockPath := filepath.Join(admin, "locked")
+	b, err := os.ReadFile(lockPath)
+	if err != nil {
+		return Abandoned{}, false
+	}
+	var pid int
+	var base string
+	if n, _ := fmt.Sscanf(string(b), initializing+" pid %d base %s", &pid, &base); n != 2 || pid <= 0 {
+		return Abandoned{}, false
+	}
+	if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+		// Alive: still at work, unless the pid now names a process that
+		// started after the lock was written.
+		lockInfo, lerr := os.Stat(lockPath)
+		started, ok := processStart(pid)
+		if lerr != nil || !ok || !started.After(lockInfo.ModTime()) {
+			return Abandoned{}, false
+		}
+	}
+	a := Abandoned{Slug: slug, Pid: pid, Base: base}
+	if gitdir, err := os.ReadFile(filepath.Join(admin, "gitdir")); err == nil {
+		a.Path = filepath.Dir(strings.TrimSpace(string(gitdir)))
+	}
+	if head, err := os.ReadFile(filepath.Join(admin, "HEAD")); err == nil {
+		a.Branch = strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(string(head), "ref: ")), "refs/heads/")
+	}
+	return a, true
+}
+
+// AllAbandoned lists the worktrees left half made.
+func AllAbandoned(repo *gitrepo.Repo) []Abandoned {
+	entries, _ := os.ReadDir(repo.Path("worktrees"))
+	var out []Abandoned
+	for _, e := range entries {
+		if a, ok := FindAbandoned(repo, e.Name()); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// RemoveAbandoned removes what an interrupted provisioning left: the
+// partial checkout (only files it wrote: the record of the worktree was
+// never written, so nobody worked in it), git's admin dir, and the branch
+// while it still points at the commit it was made at.
+func RemoveAbandoned(repo *gitrepo.Repo, a Abandoned) error {
+	if a.Path != "" {
+		if err := os.RemoveAll(a.Path); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(adminDir(repo, a.Slug)); err != nil {
+		return err
+	}
+	if a.Branch != "" && a.Base != "" {
+		// Compare-and-delete: a branch that has moved since is kept.
+		repo.Git("update-ref", "-d", "refs/heads/"+a.Branch, a.Base)
+	}
+	return nil
+}
+
+// processStart returns when process pid started, from /proc (Linux).
+func processStart(pid int) (time.Time, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return time.Time{}, false
+	}
+	// Field 22, counted from the pid; the name in parentheses may hold spaces.
+	i := bytes.LastIndexByte(stat, ')')
+	fields := strings.Fields(string(stat[i+1:]))
+	if i < 0 || len(fields) < 20 {
+		return time.Time{}, false
+	}
+	ticks, err := strconv.ParseInt(fields[19], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	boot, ok := bootTime()
+	if !ok {
+		return time.Time{}, false
+	}
+	const userHZ = 100 // clock ticks per second of /proc, on every Linux port in use
+	return boot.Add(time.Duration(ticks) * time.Second / userHZ), true
+}
+
+func bootTime() (time.Time, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			sec, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return time.Unix(sec, 0), err == nil
+		}
+	}
+	return time.Time{}, false
 }

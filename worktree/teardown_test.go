@@ -1,11 +1,14 @@
 package worktree
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/testgit"
 )
@@ -57,5 +60,51 @@ func TestClassifyMany(t *testing.T) {
 	}
 	if _, err := Classify(repo, ms, func(*Meta) bool { return false }); err == nil || !strings.Contains(err.Error(), "worktree clean") {
 		t.Errorf("gc over a gone branch: %v", err)
+	}
+}
+
+// TestFindAbandonedNeedsADeadProvisioner: a worktree being made by a live
+// process is not abandoned, whatever its state on disk.
+func TestFindAbandonedNeedsADeadProvisioner(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, head := openAtHead(t, dir)
+	admin := adminDir(repo, "busy")
+	if err := os.MkdirAll(admin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock := func(pid int) {
+		os.WriteFile(filepath.Join(admin, "locked"), []byte(fmt.Sprintf("%s pid %d base %s\n", initializing, pid, head)), 0o644)
+	}
+	lock(os.Getpid())
+	if _, ok := FindAbandoned(repo, "busy"); ok {
+		t.Fatal("a worktree its live provisioner is making was taken as abandoned")
+	}
+	// A live process that started after the lock was written only reuses
+	// the dead provisioner's pid.
+	later := exec.Command("sleep", "5")
+	time.Sleep(20 * time.Millisecond)
+	if err := later.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer later.Process.Kill()
+	lockTime := time.Now().Add(-2 * time.Second)
+	lock(later.Process.Pid)
+	os.Chtimes(filepath.Join(admin, "locked"), lockTime, lockTime)
+	if a, ok := FindAbandoned(repo, "busy"); !ok || a.Pid != later.Process.Pid {
+		t.Fatal("a pid reused by a later process kept the worktree from being seen as abandoned")
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	lock(dead.Process.Pid)
+	a, ok := FindAbandoned(repo, "busy")
+	if !ok || a.Pid != dead.Process.Pid || a.Base != head {
+		t.Fatalf("abandoned by a dead pid: %+v %v", a, ok)
+	}
+	_, err := Provision(repo, NewOptions{Slug: "busy", Path: filepath.Join(t.TempDir(), "busy"), Base: "main", BaseCommit: head})
+	if err == nil || !strings.Contains(err.Error(), "worktree rm busy") {
+		t.Fatalf("provisioning over it: %v", err)
 	}
 }

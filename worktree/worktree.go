@@ -37,6 +37,9 @@ func ValidateSlug(slug string) error {
 const (
 	StateReady       = "ready"
 	StateSetupFailed = "setup-failed"
+	// StateAbandoned: provisioning was killed before it finished (see
+	// FindAbandoned); only listed, never returned by Load or All.
+	StateAbandoned = "abandoned"
 )
 
 // Meta is what agentproto records about a worktree it made.

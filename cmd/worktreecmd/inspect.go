@@ -54,6 +54,10 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				}
 				rows = append(rows, r)
 			}
+			for _, a := range worktree.AllAbandoned(repo) {
+				rows = append(rows, lsRow{Meta: &worktree.Meta{Slug: a.Slug, Path: a.Path, Branch: a.Branch,
+					BaseCommit: a.Base, State: worktree.StateAbandoned}, Head: a.Base})
+			}
 			if asJSON {
 				return cmdutil.WriteJSON(f.IO.Out, rows)
 			}
@@ -61,6 +65,9 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				line := fmt.Sprintf("%-20s %-24s %.12s  %s", r.Slug, r.Branch, r.Head, r.Path)
 				if r.State != worktree.StateReady {
 					line += "  [" + r.State + "]"
+				}
+				if r.State == worktree.StateAbandoned {
+					line += "  left by an interrupted worktree new; remove with: git agentproto worktree rm " + r.Slug
 				}
 				if r.Live {
 					line += "  [live]"

@@ -44,6 +44,12 @@ everything instead, use worktree archive.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo, m, err := load(f, args[0])
 			if err != nil {
+				if repo == nil || worktree.ValidateSlug(args[0]) != nil {
+					return err
+				}
+				if a, ok := worktree.FindAbandoned(repo, args[0]); ok {
+					return removeAbandoned(f, repo, a)
+				}
 				return err
 			}
 			// Refuse before any teardown hook runs.
@@ -68,6 +74,20 @@ everything instead, use worktree archive.`,
 	cmd.Flags().BoolVar(&o.DiscardModified, "discard-modified", false, "accept losing modified tracked files")
 	cmd.Flags().BoolVar(&o.DiscardUntracked, "discard-untracked", false, "accept losing untracked files")
 	return cmd
+}
+
+// removeAbandoned removes a worktree an interrupted `worktree new` left
+// half made, and records it.
+func removeAbandoned(f *cmdutil.Factory, repo *gitrepo.Repo, a worktree.Abandoned) error {
+	if err := worktree.RemoveAbandoned(repo, a); err != nil {
+		return err
+	}
+	data := map[string]any{"slug": a.Slug, "path": a.Path, "branch": a.Branch, "abandoned_by_pid": a.Pid}
+	if err := record(f, "worktree_removed", eventID(a.Slug, "removed", time.Now()), data, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.Out, "removed the half-made worktree %s (left by an interrupted worktree new, pid %d)\n", a.Slug, a.Pid)
+	return nil
 }
 
 func archive(f *cmdutil.Factory, repo *gitrepo.Repo, m *worktree.Meta) (*worktree.Salvage, error) {

@@ -1,0 +1,96 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWorktreeNewInterrupted stops `worktree new` while it writes files.
+// SIGTERM: it removes everything it made and ends as the signal would.
+// SIGKILL: what it made stays, is listed as abandoned, blocks the slug with
+// a message saying what to do, and `worktree rm` clears it.
+func TestWorktreeNewInterrupted(t *testing.T) {
+	dir := newRepo(t)
+	for i := 0; i < 4000; i++ { // enough files to be caught mid-checkout
+		p := filepath.Join(dir, fmt.Sprintf("d%02d/f%d.txt", i%40, i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(strings.Repeat(fmt.Sprintf("line %d\n", i), 40)), 0o644)
+	}
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-q", "-m", "files")
+	must(t, dir, "git", "agentproto", "init")
+	root := t.TempDir()
+	env := append(gitEnv(homeOf(t)), "AGENTPROTO_WORKTREES_ROOT="+root)
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"agentproto"}, args...)...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	gone := func(slug string) {
+		t.Helper()
+		for _, p := range []string{filepath.Join(root, "repo", slug), filepath.Join(dir, ".git", "worktrees", slug)} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("%s is left (%v)", p, err)
+			}
+		}
+		if out := must(t, dir, "git", "branch", "--list", "wt/"+slug); out != "" {
+			t.Errorf("branch left: %s", out)
+		}
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		slug := "cut-" + map[syscall.Signal]string{syscall.SIGTERM: "term", syscall.SIGKILL: "kill"}[sig]
+		path := filepath.Join(root, "repo", slug)
+		cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), "worktree", "new", "--no-setup", slug)
+		cmd.Dir, cmd.Env = dir, env
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if entries, _ := os.ReadDir(path); len(entries) > 1 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != sig {
+			t.Fatalf("%s: worktree new ended with %v, want death by %v", slug, err, sig)
+		}
+		if sig == syscall.SIGTERM {
+			gone(slug)
+		} else {
+			out, _ := run("worktree", "ls")
+			if !strings.Contains(out, slug) || !strings.Contains(out, "[abandoned]") || !strings.Contains(out, "worktree rm "+slug) {
+				t.Fatalf("worktree ls after SIGKILL:\n%s", out)
+			}
+			out, err := run("worktree", "new", "--no-setup", slug)
+			if code := exitCode(err); code != 3 || !strings.Contains(out, "left half made by an interrupted worktree new") {
+				t.Fatalf("new over the abandoned worktree: exit %d\n%s", code, out)
+			}
+			if out, err := run("worktree", "rm", slug); err != nil || !strings.Contains(out, "removed the half-made worktree "+slug) {
+				t.Fatalf("rm: %v\n%s", err, out)
+			}
+			gone(slug)
+			if out := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "worktree_removed", "--json"); !strings.Contains(out, `"abandoned_by_pid"`) {
+				t.Errorf("no worktree_removed event for the abandoned worktree:\n%s", out)
+			}
+		}
+		// The slug is free again.
+		if out, err := run("worktree", "new", "--no-setup", slug); err != nil {
+			t.Fatalf("new after cleanup: %v\n%s", err, out)
+		}
+		if out := must(t, path, "git", "status", "--porcelain"); out != "" {
+			t.Errorf("the new worktree is not clean:\n%s", out)
+		}
+	}
+}
