@@ -325,7 +325,8 @@ func mkdirOwned(path string) (bool, error) {
 }
 
 // checkRepository refuses layouts go-git cannot serve correctly: SHA-256
-// object names, reftable refs, sparse checkouts, line-ending conversion.
+// object names, reftable refs, partial clones, sparse checkouts,
+// line-ending conversion.
 func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
 	// The raw file, not st.Config(): go-git rejects refspecs it does not
 	// know, such as the negative ones agentproto init adds.
@@ -342,6 +343,14 @@ func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
 	}
 	if v := raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
 		return unsupported("the repository stores refs as %s", v)
+	}
+	if raw.Section("extensions").Option("partialClone") != "" {
+		return unsupported("the repository is a partial clone: blobs missing here would have to be fetched")
+	}
+	for _, remote := range raw.Section("remote").Subsections {
+		if strings.EqualFold(remote.Option("promisor"), "true") {
+			return unsupported("the repository is a partial clone of %s: blobs missing here would have to be fetched", remote.Name)
+		}
 	}
 	if strings.EqualFold(raw.Section("core").Option("sparseCheckout"), "true") {
 		return unsupported("the repository uses a sparse checkout")

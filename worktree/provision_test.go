@@ -86,3 +86,22 @@ func openAtHead(t *testing.T, dir string) (*gitrepo.Repo, string) {
 	}
 	return repo, testgit.Run(t, dir, "rev-parse", "HEAD")
 }
+
+// TestRefusesPartialClone: blobs a partial clone lacks would have to be
+// fetched, which go-git does not do; such a clone is refused up front.
+func TestRefusesPartialClone(t *testing.T) {
+	testgit.Isolate(t)
+	src := testgit.Init(t)
+	testgit.Run(t, src, "config", "uploadpack.allowFilter", "true")
+	dir := filepath.Join(t.TempDir(), "clone")
+	testgit.Run(t, t.TempDir(), "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dir)
+	repo, head := openAtHead(t, dir)
+	path := filepath.Join(t.TempDir(), "wt")
+	_, err := Provision(repo, NewOptions{Slug: "partial", Path: path, Base: "main", BaseCommit: head})
+	if err == nil || !strings.Contains(err.Error(), "partial clone of origin") {
+		t.Fatalf("provisioning a partial clone: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("%s was made", path)
+	}
+}
