@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -30,7 +31,34 @@ import (
 // checkout time.
 func openStorage(common string) *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(mmapFS{osfs.New(common)}, cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: streamOver})
+		// Alternates name absolute paths (or paths relative to the objects
+		// directory, resolved by our own pack reader); go-git needs a
+		// filesystem rooted at / to follow them to loose objects.
+		filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: streamOver, AlternatesFS: osfs.New("/")})
+}
+
+// packStorer serves commits and trees from the mapped packs, and anything
+// they do not hold from go-git's storage.
+type packStorer struct {
+	*filesystem.Storage
+	r *objectReader
+}
+
+func (s *packStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	typ, data, found, err := s.r.read(h, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return s.Storage.EncodedObject(t, h)
+	}
+	if t != plumbing.AnyObject && typ != t {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	o := &plumbing.MemoryObject{}
+	o.SetType(typ)
+	o.Write(data)
+	return o, nil
 }
 
 // treeEntry is one file of the tree to check out.
@@ -49,9 +77,15 @@ type treeEntry struct {
 // check out faithfully (submodules, checkout conversions) are refused; the
 // caller removes what was written.
 func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Hash, interrupted <-chan struct{}) ([]*index.Entry, error) {
+	packs := openPackSet(common)
+	defer packs.Close()
 	// Objects straight from the storage: git.Open would parse the config,
-	// and go-git rejects refspecs it does not know.
-	c, err := object.GetCommit(st, commit)
+	// and go-git rejects refspecs it does not know. Commit and trees come
+	// from the mapped packs when they hold them.
+	walkReader := newObjectReader(packs)
+	defer walkReader.Close()
+	walkSt := &packStorer{Storage: st, r: walkReader}
+	c, err := object.GetCommit(walkSt, commit)
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
 	}
@@ -78,8 +112,6 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 	}()
 	dirs := &dirMaker{root: dir, made: map[string]bool{}}
 
-	packs := openPackSet(common)
-	defer packs.Close()
 	workers := runtime.GOMAXPROCS(0) + 1
 	results := make([][]*index.Entry, workers)
 	errs := make([]error, workers+1)
@@ -96,8 +128,7 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 				}
 				select {
 				case <-stop:
-					errs[w] = errInterrupted
-					continue
+					continue // another worker failed, or an interrupt: drain
 				default:
 				}
 				if err := dirs.ensure(filepath.Dir(batch[0].path)); err != nil {
@@ -117,13 +148,18 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 			}
 		}(w)
 	}
-	errs[workers] = walkTree(st, tree, jobs, stop)
+	errs[workers] = walkTree(walkSt, tree, jobs, stop)
 	close(jobs)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
+	}
+	select {
+	case <-interrupted:
+		return nil, errInterrupted
+	default:
 	}
 	var out []*index.Entry
 	for _, r := range results {
@@ -140,7 +176,7 @@ const batchSize = 32
 // walkTree sends the files of tree to jobs until stop closes, in batches of
 // one directory each: files of a directory created by several workers at
 // once contend on the directory's lock in the kernel.
-func walkTree(st *filesystem.Storage, tree *object.Tree, jobs chan<- []treeEntry, stop <-chan struct{}) error {
+func walkTree(st storer.EncodedObjectStorer, tree *object.Tree, jobs chan<- []treeEntry, stop <-chan struct{}) error {
 	w := object.NewTreeWalker(tree, true, nil)
 	defer w.Close()
 	var batch []treeEntry
@@ -224,7 +260,8 @@ type blobReader struct {
 	st     *filesystem.Storage
 	buf    []byte
 	spill  bytes.Buffer
-	// pending is the stream of a large loose object last handed out.
+	// pending is the stream of a large loose object last handed out, closed
+	// even when it was not read to its end.
 	pending io.Closer
 }
 
@@ -246,6 +283,9 @@ func (b *blobReader) read(h plumbing.Hash) ([]byte, io.Reader, error) {
 		}
 		if cap(data) > cap(b.buf) && int64(cap(data)) <= streamOver {
 			b.buf = data[:0]
+		}
+		if c, ok := stream.(io.Closer); ok {
+			b.pending = c // closed by the next read or Close
 		}
 		return data, stream, nil
 	}

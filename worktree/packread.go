@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -22,6 +25,8 @@ import (
 // found=false and the caller falls back.
 type packSet struct {
 	packs []*packFile
+	// dirs are the object directories, own first, for loose objects.
+	dirs []string
 }
 
 // packFile is one pack and its version-2 index, both mapped read-only.
@@ -33,11 +38,16 @@ type packFile struct {
 	releasePack func()
 }
 
-// openPackSet maps every pack of the common dir that has a version-2
-// index. Packs it cannot use are skipped; go-git serves their objects.
+// openPackSet maps every pack of the repository and of the object stores
+// it borrows from (objects/info/alternates) that has a version-2 index.
+// Packs it cannot use are skipped; go-git serves their objects.
 func openPackSet(common string) *packSet {
-	set := &packSet{}
-	idxs, _ := filepath.Glob(filepath.Join(common, "objects", "pack", "pack-*.idx"))
+	set := &packSet{dirs: objectDirs(filepath.Join(common, "objects"))}
+	var idxs []string
+	for _, dir := range set.dirs {
+		found, _ := filepath.Glob(filepath.Join(dir, "pack", "pack-*.idx"))
+		idxs = append(idxs, found...)
+	}
 	for _, idxPath := range idxs {
 		packPath := idxPath[:len(idxPath)-len(".idx")] + ".pack"
 		idx, releaseIdx, err := acquireMapping(idxPath)
@@ -59,6 +69,42 @@ func openPackSet(common string) *packSet {
 			count: int(binary.BigEndian.Uint32(idx[8+255*4:])), releaseIdx: releaseIdx, releasePack: releasePack})
 	}
 	return set
+}
+
+// maxAlternateDepth bounds chains of alternates, as git does.
+const maxAlternateDepth = 5
+
+// objectDirs returns objects and the object directories its alternates
+// name, recursively: absolute paths, or paths relative to the directory
+// whose alternates file names them.
+func objectDirs(objects string) []string {
+	seen := map[string]bool{}
+	var out []string
+	var visit func(dir string, depth int)
+	visit = func(dir string, depth int) {
+		dir = filepath.Clean(dir)
+		if seen[dir] || depth > maxAlternateDepth {
+			return
+		}
+		seen[dir] = true
+		out = append(out, dir)
+		b, err := os.ReadFile(filepath.Join(dir, "info", "alternates"))
+		if err != nil {
+			return
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			if !filepath.IsAbs(line) {
+				line = filepath.Join(dir, line)
+			}
+			visit(line, depth+1)
+		}
+	}
+	visit(objects, 0)
+	return out
 }
 
 func (s *packSet) Close() {
@@ -183,7 +229,97 @@ func (r *objectReader) readOrStream(h plumbing.Hash, dst []byte, streamOver int6
 		}
 		return typ, data, nil, true, nil
 	}
+	return r.readLoose(h, dst, streamOver)
+}
+
+// readLoose reads h from the loose objects of the object directories.
+func (r *objectReader) readLoose(h plumbing.Hash, dst []byte, streamOver int64) (typ plumbing.ObjectType, data []byte, stream io.Reader, found bool, err error) {
+	hex := h.String()
+	for _, dir := range r.set.dirs {
+		path := filepath.Join(dir, hex[:2], hex[2:])
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, nil, nil, true, err
+		}
+		typ, data, stream, err := r.inflateLoose(f, dst, streamOver)
+		if err != nil {
+			f.Close()
+			return 0, nil, nil, true, fmt.Errorf("loose object %s: %w", path, err)
+		}
+		if stream == nil {
+			f.Close()
+		} else {
+			stream = &closeAtEnd{Reader: stream, c: f}
+		}
+		return typ, data, stream, true, nil
+	}
 	return 0, nil, nil, false, nil
+}
+
+// inflateLoose reads a loose object: zlib around "TYPE SIZE\x00" and the
+// content.
+func (r *objectReader) inflateLoose(f *os.File, dst []byte, streamOver int64) (plumbing.ObjectType, []byte, io.Reader, error) {
+	zr, err := zlib.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+	}
+	br := bufio.NewReader(zr)
+	head, err := br.ReadString(0)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("%w: no header", errCorruptPack)
+	}
+	name, sizeText, ok := strings.Cut(strings.TrimSuffix(head, "\x00"), " ")
+	size, serr := strconv.ParseInt(sizeText, 10, 64)
+	typ, terr := plumbing.ParseObjectType(name)
+	if !ok || serr != nil || size < 0 || terr != nil {
+		return 0, nil, nil, fmt.Errorf("%w: bad header %q", errCorruptPack, head)
+	}
+	stream := &sizedReader{r: br, left: size}
+	if streamOver >= 0 && size > streamOver {
+		return typ, nil, stream, nil
+	}
+	if int64(cap(dst)) < size {
+		dst = make([]byte, size)
+	}
+	dst = dst[:size]
+	if _, err := io.ReadFull(stream, dst); err != nil {
+		return 0, nil, nil, err
+	}
+	// Reading on to the end checks the size and the Adler-32 sum.
+	if n, err := stream.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("%w: more data than the header says", errCorruptPack)
+		}
+		return 0, nil, nil, err
+	}
+	return typ, dst, nil, nil
+}
+
+// closeAtEnd closes c once the stream it wraps has ended.
+type closeAtEnd struct {
+	io.Reader
+	c io.Closer
+}
+
+func (s *closeAtEnd) Read(b []byte) (int, error) {
+	n, err := s.Reader.Read(b)
+	if err != nil {
+		s.Close()
+	}
+	return n, err
+}
+
+// Close closes the file early, for a reader that stops before the end.
+func (s *closeAtEnd) Close() error {
+	if s.c == nil {
+		return nil
+	}
+	err := s.c.Close()
+	s.c = nil
+	return err
 }
 
 func isWhole(typ plumbing.ObjectType) bool {

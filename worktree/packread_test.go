@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/testgit"
 )
 
@@ -282,5 +283,48 @@ func corruptPackFailsCleanly(t *testing.T) {
 	}
 	if out := testgit.Run(t, dir, "worktree", "list", "--porcelain"); strings.Contains(out, "corrupt") {
 		t.Errorf("git still lists the worktree:\n%s", out)
+	}
+}
+
+// TestProvisionBorrowedObjects checks out a clone that borrows its objects
+// (git clone --shared): packed and loose objects of the store it names in
+// objects/info/alternates, by an absolute and by a relative path.
+func TestProvisionBorrowedObjects(t *testing.T) {
+	src := historyRepo(t)
+	testgit.Run(t, src, "repack", "-adq")
+	// A commit left loose in the source after the clone borrows it.
+	for _, relative := range []bool{false, true} {
+		t.Run(fmt.Sprintf("relative-%v", relative), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "borrower")
+			testgit.Run(t, t.TempDir(), "clone", "-q", "--shared", "--no-checkout", src, dir)
+			os.WriteFile(filepath.Join(src, "late.txt"), []byte(fmt.Sprintf("loose in the source %v\n", relative)), 0o644)
+			testgit.Run(t, src, "add", "late.txt")
+			testgit.Run(t, src, "commit", "-q", "-m", "late")
+			late := testgit.Run(t, src, "rev-parse", "HEAD")
+			testgit.Run(t, dir, "fetch", "-q", "origin")
+			if n := len(globAll(filepath.Join(dir, ".git/objects/pack/*.pack"))); n != 0 {
+				t.Fatalf("the borrower has %d packs of its own; the test needs none", n)
+			}
+			alt := filepath.Join(dir, ".git/objects/info/alternates")
+			if relative {
+				rel, err := filepath.Rel(filepath.Join(dir, ".git/objects"), filepath.Join(src, ".git/objects"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(alt, []byte(rel+"\n"), 0o644)
+			}
+			repo, err := gitrepo.Discover(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "wt")
+			if _, err := Provision(repo, NewOptions{Slug: "borrowed", Path: path, Base: "origin/main", BaseCommit: late}); err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstIndex(t, path)
+			if b, err := os.ReadFile(filepath.Join(path, "late.txt")); err != nil || !strings.Contains(string(b), "loose in the source") {
+				t.Fatalf("late.txt: %q %v", b, err)
+			}
+		})
 	}
 }

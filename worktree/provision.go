@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	formatconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -368,7 +369,7 @@ func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
 
 // checkAttributes refuses a .gitattributes that asks for filters (LFS),
 // line-ending or encoding conversion: go-git would write the raw blobs.
-func checkAttributes(st *filesystem.Storage, name string, hash plumbing.Hash) error {
+func checkAttributes(st storer.EncodedObjectStorer, name string, hash plumbing.Hash) error {
 	obj, err := st.EncodedObject(plumbing.BlobObject, hash)
 	if err != nil {
 		return err
