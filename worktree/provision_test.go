@@ -63,11 +63,18 @@ func TestRefusesSHA256Repository(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "f"), []byte("x\n"), 0o644)
 	testgit.Run(t, dir, "add", "f")
 	testgit.Run(t, dir, "commit", "-q", "-m", "one")
+	requireRefused(t, dir, "sha256")
+}
+
+// requireRefused provisions HEAD of the repository in dir and requires a
+// refusal that says want, with no directory or branch made.
+func requireRefused(t *testing.T, dir, want string) {
+	t.Helper()
 	repo, head := openAtHead(t, dir)
 	path := filepath.Join(t.TempDir(), "wt")
-	_, err := Provision(repo, NewOptions{Slug: "sha", Path: path, Base: "main", BaseCommit: head})
-	if err == nil || !strings.Contains(err.Error(), "sha256") {
-		t.Fatalf("provisioning a SHA-256 repository: %v", err)
+	_, err := Provision(repo, NewOptions{Slug: "refused", Path: path, Base: "main", BaseCommit: head})
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("provisioning: %v, want a refusal saying %q", err, want)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("%s was made", path)
@@ -95,13 +102,5 @@ func TestRefusesPartialClone(t *testing.T) {
 	testgit.Run(t, src, "config", "uploadpack.allowFilter", "true")
 	dir := filepath.Join(t.TempDir(), "clone")
 	testgit.Run(t, t.TempDir(), "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dir)
-	repo, head := openAtHead(t, dir)
-	path := filepath.Join(t.TempDir(), "wt")
-	_, err := Provision(repo, NewOptions{Slug: "partial", Path: path, Base: "main", BaseCommit: head})
-	if err == nil || !strings.Contains(err.Error(), "partial clone of origin") {
-		t.Fatalf("provisioning a partial clone: %v", err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("%s was made", path)
-	}
+	requireRefused(t, dir, "partial clone of origin")
 }
