@@ -71,11 +71,13 @@ type treeEntry struct {
 // checkoutTree writes the files of commit's tree under dir and returns the
 // index entries with their stat data, so that git sees the tree clean
 // without re-reading a file. One goroutine walks the tree while several
-// workers read blobs, each with its own storage (go-git storages are not
-// safe for concurrent use), and write them with plain system calls: the
-// os.File machinery costs several extra calls per file. Trees go-git cannot
-// check out faithfully (submodules, checkout conversions) are refused; the
-// caller removes what was written.
+// workers read blobs, each with its own object reader over the shared
+// mapped packs (and, for what they lack, its own go-git storage: those are
+// not safe for concurrent use), and write them with plain system calls:
+// the os.File machinery costs several extra calls per file. Trees go-git
+// cannot check out faithfully (submodules, checkout conversions) are
+// refused; the caller removes what was written. Closing interrupted stops
+// the workers.
 func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Hash, interrupted <-chan struct{}) ([]*index.Entry, error) {
 	packs := openPackSet(common)
 	defer packs.Close()

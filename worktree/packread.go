@@ -17,12 +17,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
-// packSet reads objects straight out of the repository's memory-mapped
-// pack files. go-git's object storage copies every object through a
-// growing buffer, hashes it and caches it; for a checkout of thousands of
-// blobs that work cost more than inflating them. Objects the packs do not
-// hold (loose objects, alternates) are left to go-git: lookups answer
-// found=false and the caller falls back.
+// packSet reads objects straight out of the memory-mapped pack files and
+// the loose objects of the repository and of the stores it borrows from.
+// go-git's object storage copies every object through a growing buffer,
+// hashes it and caches it; for a checkout of thousands of blobs that work
+// cost more than inflating them. Objects found nowhere here (an index
+// version we do not read, a delta against an object outside its pack) are
+// left to go-git: lookups answer found=false and the caller falls back.
 type packSet struct {
 	packs []*packFile
 	// dirs are the object directories, own first, for loose objects.
