@@ -203,8 +203,10 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 		}
 	}
 	interrupted := make(chan struct{})
+	watched := make(chan struct{})
 	var caught os.Signal
 	go func() {
+		defer close(watched)
 		if sig, ok := <-signals; ok {
 			caught = sig
 			close(interrupted)
@@ -214,6 +216,7 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	defer func() {
 		signal.Stop(signals)
 		close(signals)
+		<-watched // a signal already queued is seen before deciding
 		select {
 		case <-interrupted:
 			if err == nil {
@@ -249,9 +252,8 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	undo = append(undo, func() { os.RemoveAll(admin) })
 	// "locked" keeps git worktree prune away while the tree is half made,
 	// and says who is making it from what, for FindAbandoned.
-	at0 := at
 	files := map[string]string{
-		"locked":    fmt.Sprintf("%s pid %d base %s\n", initializing, os.Getpid(), at0),
+		"locked":    fmt.Sprintf("%s pid %d base %s\n", initializing, os.Getpid(), at),
 		"HEAD":      "ref: " + ref + "\n",
 		"commondir": "../..\n",
 		"gitdir":    filepath.Join(o.Path, ".git") + "\n",
