@@ -48,9 +48,13 @@ func Location(repo *gitrepo.Repo, configured, slug string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Named after the repository, also when asked from a linked worktree.
 	name := filepath.Base(repo.WorkTree)
-	if repo.WorkTree == "" {
+	if repo.WorkTree == "" || filepath.Clean(repo.GitDir) != filepath.Clean(repo.CommonDir) {
 		name = strings.TrimSuffix(filepath.Base(repo.CommonDir), ".git")
+		if filepath.Base(repo.CommonDir) == ".git" {
+			name = filepath.Base(filepath.Dir(repo.CommonDir))
+		}
 	}
 	path := filepath.Join(root, name, slug)
 	for _, inside := range []string{repo.WorkTree, repo.CommonDir} {

@@ -157,3 +157,31 @@ func TestRefusesWhatGoGitCannotServe(t *testing.T) {
 		}
 	})
 }
+
+// TestLocationFromALinkedWorktree: asked from inside one of its worktrees,
+// the repository still names the directory new worktrees go to.
+func TestLocationFromALinkedWorktree(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, head := openAtHead(t, dir)
+	root := t.TempDir()
+	m, err := Provision(repo, NewOptions{Slug: "agent", Path: filepath.Join(t.TempDir(), "agent"), Base: "main", BaseCommit: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, err := gitrepo.Discover(m.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromMain, err := Location(repo, root, "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromInside, err := Location(inside, root, "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "repo", "next"); fromMain != want || fromInside != want {
+		t.Fatalf("from the main worktree %s, from a linked one %s; want %s for both", fromMain, fromInside, want)
+	}
+}
