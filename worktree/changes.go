@@ -210,6 +210,9 @@ func changesAtBase(wt *gitrepo.Repo) (changes []Change, ok bool, err error) {
 			base[e.path] = "modified"
 		case e.x != '.' && e.y != '.':
 			// Staged and edited again: the tree may be back at the base.
+			if strings.ContainsAny(e.path, "\n\r") {
+				return nil, false, nil // git hash-object --stdin-paths reads lines
+			}
 			recheck = append(recheck, recheckPath{path: e.path, mode: uint32(mW), id: f[6]})
 		default:
 			base[e.path] = "modified"
@@ -250,9 +253,6 @@ func sameAsBase(wt *gitrepo.Repo, paths []recheckPath) ([]bool, error) {
 			}
 			same[i] = plumbing.ComputeHash(plumbing.BlobObject, []byte(target)).String() == p.id
 			continue
-		}
-		if strings.ContainsAny(p.path, "\n\r") {
-			continue // --stdin-paths reads lines; such a path counts as changed
 		}
 		files = append(files, p.path)
 		at = append(at, i)

@@ -88,9 +88,12 @@ func TestChangesAtBaseEdgeCases(t *testing.T) {
 	w("k", "k\n")
 	git("add", "k")
 	w("untracked", "u\n")
+	w("with space", "s\n")
+	w("ünïcode", "u\n")
 	got := compareWithDiff(t, repo, m, "edge cases")
 	want := map[string]string{"a": "modified", "c": "modified", "d": "untracked", "e": "deleted", "g": "deleted",
-		"h": "type-changed", "i": "modified", "l1": "type-changed", "n2": "added", "n3": "added", "untracked": "untracked"}
+		"h": "type-changed", "i": "modified", "l1": "type-changed", "n2": "added", "n3": "added", "untracked": "untracked",
+		"with space": "untracked", "ünïcode": "untracked"}
 	gotMap := map[string]string{}
 	for _, c := range got {
 		gotMap[c.Path] = c.Status
@@ -161,5 +164,31 @@ func TestChangesAfterCommits(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("detached HEAD with a commit: %+v", got)
+	}
+}
+
+// TestChangesNewlineInName: a staged-then-edited path whose name holds a
+// newline cannot be hashed through --stdin-paths; git diff answers.
+func TestChangesNewlineInName(t *testing.T) {
+	repo, m, git := changesFixture(t)
+	name := "odd\nname"
+	p := filepath.Join(m.Path, name)
+	os.WriteFile(p, []byte("one\n"), 0o644)
+	git("add", "--", name)
+	git("commit", "-q", "-m", "odd name")
+	// The branch moved; use a base at that commit for the status reading.
+	m.BaseCommit = git("rev-parse", "HEAD")
+	os.WriteFile(p, []byte("two\n"), 0o644)
+	git("add", "--", name)
+	os.WriteFile(p, []byte("one\n"), 0o644) // back to the base
+	if _, ok, err := changesAtBase(Repo(repo, m)); ok || err != nil {
+		t.Fatalf("status reading used for a newline name (ok=%v, err=%v)", ok, err)
+	}
+	got, err := Changes(repo, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("a path staged and edited back to the base is no change: %+v", got)
 	}
 }
