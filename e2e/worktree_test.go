@@ -45,8 +45,9 @@ func TestWorktreeNewInterrupted(t *testing.T) {
 			t.Errorf("branch left: %s", out)
 		}
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		slug := "cut-" + map[syscall.Signal]string{syscall.SIGTERM: "term", syscall.SIGKILL: "kill"}[sig]
+	// cut starts worktree new and sends sig once files are being written.
+	cut := func(slug string, sig syscall.Signal) {
+		t.Helper()
 		path := filepath.Join(root, "repo", slug)
 		cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), "worktree", "new", "--no-setup", slug)
 		cmd.Dir, cmd.Env = dir, env
@@ -66,6 +67,11 @@ func TestWorktreeNewInterrupted(t *testing.T) {
 		if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != sig {
 			t.Fatalf("%s: worktree new ended with %v, want death by %v", slug, err, sig)
 		}
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		slug := "cut-" + map[syscall.Signal]string{syscall.SIGTERM: "term", syscall.SIGKILL: "kill"}[sig]
+		path := filepath.Join(root, "repo", slug)
+		cut(slug, sig)
 		if sig == syscall.SIGTERM {
 			gone(slug)
 		} else {
@@ -93,4 +99,18 @@ func TestWorktreeNewInterrupted(t *testing.T) {
 			t.Errorf("the new worktree is not clean:\n%s", out)
 		}
 	}
+	// gc reclaims an abandoned worktree: listed in the dry run, removed by --apply.
+	cut("cut-gc", syscall.SIGKILL)
+	out, err := run("worktree", "gc")
+	if err != nil || !strings.Contains(out, "reclaim  cut-gc") || !strings.Contains(out, "interrupted worktree new") {
+		t.Fatalf("gc dry run: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, "repo", "cut-gc")); err != nil {
+		t.Fatalf("the dry run removed something: %v", err)
+	}
+	out, err = run("worktree", "gc", "--apply", "--json")
+	if err != nil || !strings.Contains(out, `"slug":"cut-gc"`) || !strings.Contains(out, `"done":"removed"`) || !strings.HasPrefix(strings.TrimSpace(out), "[") {
+		t.Fatalf("gc --apply --json: %v\n%s", err, out)
+	}
+	gone("cut-gc")
 }

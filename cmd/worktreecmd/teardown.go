@@ -48,7 +48,11 @@ everything instead, use worktree archive.`,
 					return err
 				}
 				if a, ok := worktree.FindAbandoned(repo, args[0]); ok {
-					return removeAbandoned(f, repo, a)
+					if err := removeAbandoned(f, repo, a, "rm"); err != nil {
+						return err
+					}
+					fmt.Fprintf(f.IO.Out, "removed the half-made worktree %s (left by an interrupted worktree new, pid %d)\n", a.Slug, a.Pid)
+					return nil
 				}
 				return err
 			}
@@ -77,17 +81,13 @@ everything instead, use worktree archive.`,
 }
 
 // removeAbandoned removes a worktree an interrupted `worktree new` left
-// half made, and records it.
-func removeAbandoned(f *cmdutil.Factory, repo *gitrepo.Repo, a worktree.Abandoned) error {
+// half made, and records it; by names the command that did.
+func removeAbandoned(f *cmdutil.Factory, repo *gitrepo.Repo, a worktree.Abandoned, by string) error {
 	if err := worktree.RemoveAbandoned(repo, a); err != nil {
 		return err
 	}
-	data := map[string]any{"slug": a.Slug, "path": a.Path, "branch": a.Branch, "abandoned_by_pid": a.Pid}
-	if err := record(f, "worktree_removed", eventID(a.Slug, "removed", time.Now()), data, nil); err != nil {
-		return err
-	}
-	fmt.Fprintf(f.IO.Out, "removed the half-made worktree %s (left by an interrupted worktree new, pid %d)\n", a.Slug, a.Pid)
-	return nil
+	data := map[string]any{"slug": a.Slug, "path": a.Path, "branch": a.Branch, "abandoned_by_pid": a.Pid, "by": by}
+	return record(f, "worktree_removed", eventID(a.Slug, "removed", time.Now()), data, nil)
 }
 
 func archive(f *cmdutil.Factory, repo *gitrepo.Repo, m *worktree.Meta) (*worktree.Salvage, error) {
@@ -166,7 +166,8 @@ func newCmdGC(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gc [--apply] [--json]",
 		Short: "Sort worktrees into reclaim / salvage / hold; act only with --apply",
-		Long: `reclaim: clean, idle, and merged, squash-merged or without commits: removed.
+		Long: `reclaim: clean, idle, and merged, squash-merged or without commits, or left half
+         made by an interrupted worktree new: removed.
 salvage: uncommitted work and no session attached: archived, then removed.
 hold:    a session attached, or commits not in the base: left alone.
 Without --apply this is a dry run.`,
@@ -215,6 +216,18 @@ Without --apply this is a dry run.`,
 						}
 						r.Done, r.Salvag = "archived", s.Ref
 					}
+				}
+				rows = append(rows, r)
+			}
+			// What an interrupted worktree new left: only its own partial checkout.
+			for _, a := range worktree.AllAbandoned(repo) {
+				r := row{Class: worktree.Class{Slug: a.Slug, Action: "reclaim",
+					Reason: fmt.Sprintf("left half made by an interrupted worktree new (pid %d)", a.Pid)}}
+				if apply {
+					if err := removeAbandoned(f, repo, a, "gc"); err != nil {
+						return err
+					}
+					r.Done = "removed"
 				}
 				rows = append(rows, r)
 			}
