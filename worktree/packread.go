@@ -286,14 +286,7 @@ func (r *objectReader) inflateLoose(f *os.File, dst []byte, streamOver int64) (p
 		dst = make([]byte, size)
 	}
 	dst = dst[:size]
-	if _, err := io.ReadFull(stream, dst); err != nil {
-		return 0, nil, nil, err
-	}
-	// Reading on to the end checks the size and the Adler-32 sum.
-	if n, err := stream.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			err = fmt.Errorf("%w: more data than the header says", errCorruptPack)
-		}
+	if err := readWhole(stream, dst); err != nil {
 		return 0, nil, nil, err
 	}
 	return typ, dst, nil, nil
@@ -477,18 +470,34 @@ func (r *objectReader) inflate(z []byte, size uint64, dst []byte) ([]byte, error
 	} else if err := r.zr.(zlib.Resetter).Reset(&r.src, nil); err != nil {
 		return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
 	}
-	if _, err := io.ReadFull(r.zr, dst); err != nil {
-		return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
-	}
-	// Reading on to the end of the stream checks its Adler-32 sum.
-	var extra [1]byte
-	if n, err := r.zr.Read(extra[:]); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			err = errors.New("more data than the header says")
-		}
-		return nil, fmt.Errorf("%w: %v", errCorruptPack, err)
+	if err := readWhole(r.zr, dst); err != nil {
+		return nil, err
 	}
 	return dst, nil
+}
+
+// readWhole fills dst from rd and requires rd to end right there: reading
+// on to the end of a zlib stream is what checks its Adler-32 sum.
+func readWhole(rd io.Reader, dst []byte) error {
+	if _, err := io.ReadFull(rd, dst); err != nil {
+		return corrupt(err)
+	}
+	var extra [1]byte
+	switch n, err := rd.Read(extra[:]); {
+	case n != 0 || err == nil:
+		return fmt.Errorf("%w: more data than the header says", errCorruptPack)
+	case err != io.EOF:
+		return corrupt(err)
+	}
+	return nil
+}
+
+// corrupt marks err as a damaged object, once.
+func corrupt(err error) error {
+	if errors.Is(err, errCorruptPack) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", errCorruptPack, err)
 }
 
 // baseCache keeps recently used delta bases, up to limit bytes, so that a
