@@ -5,7 +5,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 
-.PHONY: all build test demo bench man install uninstall completion vet fmt clean proto
+.PHONY: all build test demo bench fuzz man install uninstall completion vet fmt clean proto
 
 all: build
 
@@ -23,6 +23,10 @@ test: vet
 
 demo: build
 	./scripts/demo.sh
+
+# Every fuzz target for FUZZTIME each (default 10s); CI runs it bounded.
+fuzz:
+	./scripts/fuzz.sh
 
 bench:
 	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every fuzz target in the module for a bounded time each (FUZZTIME,
+# default 10s). Go runs one target per invocation, so targets are found by
+# name and run one after another; the seed corpus also runs in `make test`.
+# Prints one line per target with the executions go reported.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzztime=${FUZZTIME:-10s}
+targets=$(grep -rl --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]+\(' . | sort || true)
+if [ -z "$targets" ]; then
+	echo "fuzz: no targets"
+	exit 0
+fi
+status=0
+summary=()
+for file in $targets; do
+	pkg="./$(dirname "${file#./}")"
+	for name in $(grep -oE '^func Fuzz[A-Za-z0-9_]+' "$file" | sed 's/^func //'); do
+		log=$(mktemp)
+		if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1; then
+			execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
+			summary+=("ok   $pkg $name execs=$execs")
+		else
+			status=1
+			cat "$log"
+			summary+=("FAIL $pkg $name (failing input saved under $pkg/testdata/fuzz/$name)")
+		fi
+		rm -f "$log"
+	done
+done
+printf '%s\n' "${summary[@]}"
+exit $status
