@@ -132,7 +132,7 @@ func (c *checker) parseAll(wp string, globs []string, what string) []Glob {
 			c.add(SevError, "path-escape", wp, PlanFile, "%s: %v", what, err)
 			continue
 		}
-		if g.Literal() && c.files[strings.TrimSuffix(s, "/")] {
+		if g.Literal() && c.files[g.Normal()] {
 			g = g.AsFile()
 		}
 		out = append(out, g)
