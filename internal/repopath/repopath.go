@@ -11,7 +11,11 @@ package repopath
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Error is a path refused by Clean; Path is the path as given.
@@ -155,4 +159,81 @@ func LinkTarget(link, target string) (string, error) {
 		return "", nil
 	}
 	return Clean(strings.Join(segs, "/"))
+}
+
+// maxLinkHops bounds a chain of symlinks, as the kernel's ELOOP does.
+const maxLinkHops = 40
+
+// ReadLink reports whether the clean path p is a symlink and its target.
+// A path that does not exist is no link (nil error): what is not there
+// cannot lead anywhere.
+type ReadLink func(p string) (target string, isLink bool, err error)
+
+// Resolve follows the symlinks along the clean path p, each one read by
+// readLink, and returns where p really is inside the repository ("" for
+// the root), or an error naming the link that leads outside. Nothing is
+// followed on disk: readLink only reads links.
+func Resolve(p string, readLink ReadLink) (string, error) {
+	p, err := Clean(p)
+	if err != nil {
+		return "", err
+	}
+	for hops := 0; ; {
+		segs := strings.Split(p, "/")
+		cur, restarted := "", false
+		for i, s := range segs {
+			next := s
+			if cur != "" {
+				next = cur + "/" + s
+			}
+			target, isLink, err := readLink(next)
+			if err != nil {
+				return "", err
+			}
+			if !isLink {
+				cur = next
+				continue
+			}
+			if hops++; hops > maxLinkHops {
+				return "", refuse(p, "goes through too many levels of symlinks")
+			}
+			t, err := LinkTarget(next, target)
+			if err != nil {
+				return "", &Error{Path: next, Reason: fmt.Sprintf("is a symlink to %q, which leads outside the repository", target)}
+			}
+			rest := strings.Join(segs[i+1:], "/")
+			switch {
+			case t == "" && rest == "":
+				return "", nil
+			case t == "":
+				p = rest
+			case rest == "":
+				p = t
+			default:
+				p = t + "/" + rest
+			}
+			restarted = true
+			break
+		}
+		if !restarted {
+			return cur, nil
+		}
+	}
+}
+
+// RootLinks reads links on disk under root without following any.
+func RootLinks(root *os.Root) ReadLink {
+	return func(p string) (string, bool, error) {
+		fi, err := root.Lstat(filepath.FromSlash(p))
+		switch {
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			return "", false, nil
+		case err != nil:
+			return "", false, err
+		case fi.Mode()&fs.ModeSymlink == 0:
+			return "", false, nil
+		}
+		t, err := root.Readlink(filepath.FromSlash(p))
+		return filepath.ToSlash(t), true, err
+	}
 }

@@ -2,6 +2,7 @@ package repopath
 
 import (
 	"errors"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -138,4 +139,78 @@ func FuzzLinkTarget(f *testing.F) {
 			}
 		}
 	})
+}
+
+func mapLinks(m map[string]string) ReadLink {
+	return func(p string) (string, bool, error) {
+		t, ok := m[p]
+		return t, ok, nil
+	}
+}
+
+func TestResolve(t *testing.T) {
+	links := map[string]string{
+		"out":       "../elsewhere",
+		"abs":       "/etc",
+		"git":       ".git/hooks",
+		"in":        "docs/v2",
+		"docs/cur":  "v2",
+		"docs/up":   "..",
+		"loop":      "loop2",
+		"loop2":     "loop",
+		"via":       "in/../../x",
+		"chain":     "docs/up/out",
+		"deep/rel":  "../../x",
+		"deep/good": "../docs",
+	}
+	ok := map[string]string{
+		"a/b":          "a/b",
+		"in/x.md":      "docs/v2/x.md",
+		"docs/cur/x":   "docs/v2/x",
+		"docs/up/a":    "a",
+		"deep/good/x":  "docs/x",
+		"docs/up/in/y": "docs/v2/y",
+	}
+	for in, want := range ok {
+		got, err := Resolve(in, mapLinks(links))
+		if err != nil || got != want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"out", "out/x", "abs/passwd", "git/pre-commit", "loop/x", "via", "chain/x", "deep/rel/y", "../x"} {
+		if got, err := Resolve(in, mapLinks(links)); err == nil {
+			t.Errorf("Resolve(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestRootLinksOnDisk(t *testing.T) {
+	outside := t.TempDir()
+	dir := t.TempDir()
+	for _, d := range []string{"docs/v2", "a"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"out": outside, "rel": "../" + filepath.Base(outside), "docs/cur": "v2"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if got, err := Resolve("docs/cur/x", RootLinks(root)); err != nil || got != "docs/v2/x" {
+		t.Errorf("Resolve(docs/cur/x) = %q, %v", got, err)
+	}
+	if got, err := Resolve("a/new/file", RootLinks(root)); err != nil || got != "a/new/file" {
+		t.Errorf("Resolve(a/new/file) = %q, %v", got, err)
+	}
+	for _, p := range []string{"out/x", "rel/x", "out"} {
+		if got, err := Resolve(p, RootLinks(root)); err == nil {
+			t.Errorf("Resolve(%q) on disk = %q, want an error", p, got)
+		}
+	}
 }
