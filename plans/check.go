@@ -43,6 +43,20 @@ type CheckInput struct {
 	// BaseFiles lists the files of the base tree; nil when the base does
 	// not resolve (reported as unknown-base).
 	BaseFiles []string
+	// BaseLinks maps the symlinks of the base tree to their targets.
+	BaseLinks map[string]string
+	// WorkTree, when set, is the checkout whose disk is checked too: a
+	// perimeter must not lead through a symlink out of it.
+	WorkTree string
+}
+
+// WithBase fills the base-tree fields of a CheckInput from bt (nil when
+// the base does not resolve).
+func (in CheckInput) WithBase(bt *BaseTree) CheckInput {
+	if bt != nil {
+		in.BaseFiles, in.BaseLinks = bt.Files, bt.Links
+	}
+	return in
 }
 
 // Check runs every check of the plan and returns the findings in a stable
@@ -55,6 +69,7 @@ func Check(p *Project, in CheckInput) *Report {
 	c.checkBase()
 	c.checkWPs()
 	c.checkPerimeters()
+	c.checkContainment()
 	c.checkDependencies()
 	c.checkBriefs()
 	c.checkChangeTargets()
@@ -132,7 +147,7 @@ func (c *checker) parseAll(wp string, globs []string, what string) []Glob {
 			c.add(SevError, "path-escape", wp, PlanFile, "%s: %v", what, err)
 			continue
 		}
-		if g.Literal() && c.files[strings.TrimSuffix(s, "/")] {
+		if g.Literal() && c.files[g.Normal()] {
 			g = g.AsFile()
 		}
 		out = append(out, g)

@@ -3,6 +3,8 @@ package plans
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentproto/agentproto/internal/repopath"
 )
 
 // Perimeter globs are slash-separated path patterns: "*" and "?" never
@@ -15,7 +17,8 @@ import (
 
 // Glob is a parsed perimeter pattern.
 type Glob struct {
-	text string
+	text string // as written
+	norm string // normalised: what is matched
 	segs []segment
 }
 
@@ -60,26 +63,22 @@ func (t token) matches(r rune) bool {
 	return false
 }
 
-// ParseGlob parses a perimeter pattern. Absolute paths, ".." segments and
-// malformed classes are errors: a perimeter never reaches outside the tree.
+// ParseGlob parses a perimeter pattern. It is normalised as a path first
+// ("./src//**" is "src/**"): absolute patterns, ".." and ".git" segments,
+// backslashes and malformed classes are errors, so a perimeter never
+// reaches outside the tree.
 func ParseGlob(s string) (Glob, error) {
 	g := Glob{text: s}
-	trimmed := strings.TrimSuffix(s, "/")
-	switch {
-	case strings.TrimSpace(s) == "":
+	if strings.TrimSpace(s) == "" {
 		return g, fmt.Errorf("empty pattern")
-	case strings.HasPrefix(s, "/"):
-		return g, fmt.Errorf("%q is absolute; perimeters are relative to the repository root", s)
-	case strings.Contains(s, "\\"):
-		return g, fmt.Errorf("%q contains a backslash; use / between segments", s)
 	}
-	for _, part := range strings.Split(trimmed, "/") {
-		switch part {
-		case "..":
-			return g, fmt.Errorf("%q escapes the repository with ..", s)
-		case "", ".":
-			return g, fmt.Errorf("%q has an empty or '.' segment", s)
-		case "**":
+	clean, err := repopath.Clean(s)
+	if err != nil {
+		return g, err
+	}
+	g.norm = clean
+	for _, part := range strings.Split(clean, "/") {
+		if part == "**" {
 			if len(g.segs) == 0 || !g.segs[len(g.segs)-1].any {
 				g.segs = append(g.segs, segment{any: true})
 			}
@@ -166,6 +165,9 @@ func (g Glob) AsFile() Glob {
 	return g
 }
 
+// Normal returns the pattern in normal form ("./docs/" is "docs").
+func (g Glob) Normal() string { return g.norm }
+
 // String returns the pattern as written.
 func (g Glob) String() string { return g.text }
 
@@ -183,9 +185,15 @@ func literalGlob(path string) Glob {
 	return g
 }
 
-// Match reports whether the glob owns path.
+// Match reports whether the glob owns path. The path is normalised first;
+// one that cannot name a path inside the repository (absolute, "..",
+// ".git", NUL, backslash) is owned by no glob, whatever its wildcards.
 func (g Glob) Match(path string) bool {
-	_, ok := intersect(g.segs, literalGlob(path).segs)
+	clean, err := repopath.Clean(path)
+	if err != nil {
+		return false
+	}
+	_, ok := intersect(g.segs, literalGlob(clean).segs)
 	return ok
 }
 

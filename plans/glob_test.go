@@ -1,6 +1,12 @@
 package plans
 
-import "testing"
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentproto/agentproto/internal/repopath"
+)
 
 func TestOverlap(t *testing.T) {
 	cases := []struct {
@@ -88,11 +94,111 @@ func TestMatch(t *testing.T) {
 }
 
 func TestParseGlobRefusesEscapes(t *testing.T) {
-	for _, s := range []string{"/etc/passwd", "../x", "a/../../b", "a//b", "", "a\\b", "a/./b", "x/[ab"} {
+	for _, s := range []string{"/etc/passwd", "../x", "a/../../b", "a/../b", "", " ", "a\\b", "x/[ab",
+		"//etc", ".git/hooks/**", "**/.git/**", ".GIT", "a/.Git./b", "git~1/x", "C:/x", "a\x00b", ".", "./"} {
 		if _, err := ParseGlob(s); err == nil {
 			t.Errorf("ParseGlob(%q) accepted", s)
 		}
 	}
+}
+
+func TestParseGlobNormalises(t *testing.T) {
+	for in, want := range map[string]string{"./src//**": "src/**", "a/./b/": "a/b", "docs/": "docs"} {
+		g, err := ParseGlob(in)
+		if err != nil || g.Normal() != want {
+			t.Errorf("ParseGlob(%q) = %q, %v; want %q", in, g.Normal(), err, want)
+		}
+	}
+	g, _ := ParseGlob("./src//lib")
+	if !g.Match("src/lib/a.go") || g.String() != "./src//lib" {
+		t.Errorf("%q: normal form does not match, or the text is lost", g)
+	}
+}
+
+// Paths that leave the repository, or reach into git's own directory, are
+// owned by no glob, however wide.
+func TestMatchNeverOwnsEscapes(t *testing.T) {
+	globs := []string{"**", "*", "**/x", "**/*", "*/*", "**/hooks/*", "a/**", "?*/**", "[.]*/**", "**/[.]git/**", "**/.[g]it/**"}
+	paths := []string{"../x", "..", "../../etc/passwd", "/etc/passwd", "/x", "//x", "a/../../x", "a/../x",
+		"x/..", "../a/x", ".git/config", ".git/hooks/pre-commit", "a/.git/x", ".GIT/hooks/x", ".git./x",
+		"git~1/hooks/x", ".g\u200cit/hooks/x", "a\\..\\x", "a\x00b", "C:/x", "", ".", "./"}
+	for _, gs := range globs {
+		g, err := ParseGlob(gs)
+		if err != nil {
+			t.Fatalf("ParseGlob(%q): %v", gs, err)
+		}
+		for _, p := range paths {
+			if g.Match(p) {
+				t.Errorf("%q owns %q, which is not a path inside the repository", gs, p)
+			}
+		}
+	}
+	// and the same globs still own ordinary paths, written loosely.
+	for gs, p := range map[string]string{"**/x": "./a//x", "*": "./x", "a/**": "a/b/./c"} {
+		if g, _ := ParseGlob(gs); !g.Match(p) {
+			t.Errorf("%q does not own %q", gs, p)
+		}
+	}
+}
+
+// FuzzGlobMatch: a match never holds for a path that escapes the
+// repository or names git's directory, judged independently of the
+// normaliser by the standard library's filepath.IsLocal and a plain segment
+// scan; matching a path and its normal form agree.
+func FuzzGlobMatch(f *testing.F) {
+	for _, s := range [][2]string{{"**/x", "../x"}, {"*", ".."}, {"**", "/etc/passwd"}, {"a/**", "a/../../b"},
+		{"**/*.go", "cmd/main.go"}, {"[!a]*/**", ".git/hooks/x"}, {"**", "x/.GIT/y"}, {"*", "a\\b"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		g, err := ParseGlob(pattern)
+		if err != nil {
+			return
+		}
+		if !g.Match(path) {
+			return
+		}
+		if !filepath.IsLocal(path) || strings.HasPrefix(path, "/") || strings.ContainsAny(path, "\\\x00") {
+			t.Fatalf("%q owns %q, which is not local", pattern, path)
+		}
+		for _, seg := range strings.Split(path, "/") {
+			if seg == ".." || strings.EqualFold(seg, ".git") {
+				t.Fatalf("%q owns %q, which has segment %q", pattern, path, seg)
+			}
+		}
+		clean, err := repopath.Clean(path)
+		if err != nil || !g.Match(clean) {
+			t.Fatalf("%q owns %q but not its normal form %q (%v)", pattern, path, clean, err)
+		}
+	})
+}
+
+// FuzzGlobOverlap: the example path Overlap gives is owned by both globs
+// whenever it is a path at all, and Overlap is symmetric.
+func FuzzGlobOverlap(f *testing.F) {
+	for _, s := range [][2]string{{"**/*.go", "cmd/main.go"}, {"a/[ab]*", "a/*b"}, {"x/**/y", "**/y/z"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, x, y string) {
+		a, err := ParseGlob(x)
+		if err != nil {
+			return
+		}
+		b, err := ParseGlob(y)
+		if err != nil {
+			return
+		}
+		w, ok := Overlap(a, b)
+		if _, ok2 := Overlap(b, a); ok != ok2 {
+			t.Fatalf("Overlap(%q, %q) = %v but reversed %v", x, y, ok, ok2)
+		}
+		if !ok {
+			return
+		}
+		if _, err := repopath.Clean(w); err == nil && (!a.Match(w) || !b.Match(w)) {
+			t.Fatalf("Overlap(%q, %q) example %q is not owned by both", x, y, w)
+		}
+	})
 }
 
 func TestAsFileStopsClaimingBeneath(t *testing.T) {

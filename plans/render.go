@@ -6,12 +6,18 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/repopath"
 )
 
 // Owner answers which work package owns path: a WP id, "shared", or
 // "nobody". Several ids mean the perimeters overlap (plan check says so).
+// A path that cannot name a file inside the repository (see repopath) is
+// owned by nobody.
 func Owner(p *Project, path string) []string {
-	path = strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "./")
+	path, err := repopath.Clean(path)
+	if err != nil {
+		return []string{"nobody"}
+	}
 	for _, s := range p.Plan.Shared {
 		if g, err := ParseGlob(s); err == nil && g.Match(path) {
 			return []string{"shared"}

@@ -110,17 +110,13 @@ func checkPlan(e *pipeline.Env, cfg config.Config) *plans.Report {
 	if err != nil {
 		return &plans.Report{Errors: 1}
 	}
-	var files []string
+	in := plans.CheckInput{Contract: contract, WorkTree: e.Repo.WorkTree}
 	if e.History.Frozen != nil {
-		if out, err := e.Repo.Git("ls-tree", "-r", "-z", "--name-only", e.History.Frozen.BaseCommit); err == nil {
-			for _, s := range strings.Split(string(out), "\x00") {
-				if s != "" {
-					files = append(files, s)
-				}
-			}
+		if bt, err := plans.ReadBaseTree(e.Repo, e.History.Frozen.BaseCommit); err == nil {
+			in = in.WithBase(bt)
 		}
 	}
-	return plans.Check(e.Project, plans.CheckInput{Contract: contract, BaseFiles: files})
+	return plans.Check(e.Project, in)
 }
 
 func newCmdVerify(f *cmdutil.Factory) *cobra.Command {

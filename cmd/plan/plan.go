@@ -99,24 +99,17 @@ func (e *env) resolve(rev string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// baseFiles lists the files of the base tree, or nil when it does not
-// resolve.
-func (e *env) baseFiles(rev string) []string {
+// baseTree reads the base tree, or nil when it does not resolve.
+func (e *env) baseTree(rev string) *plans.BaseTree {
 	commit := e.resolve(rev)
 	if commit == "" {
 		return nil
 	}
-	out, err := e.repo.Git("ls-tree", "-r", "-z", "--name-only", commit)
+	bt, err := plans.ReadBaseTree(e.repo, commit)
 	if err != nil {
 		return nil
 	}
-	files := []string{}
-	for _, f := range strings.Split(string(out), "\x00") {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	return files
+	return bt
 }
 
 func (e *env) check(p *plans.Project) (*plans.Report, error) {
@@ -124,5 +117,6 @@ func (e *env) check(p *plans.Project) (*plans.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plans.Check(p, plans.CheckInput{Contract: contract, BaseFiles: e.baseFiles(p.Plan.Base)}), nil
+	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree}
+	return plans.Check(p, in.WithBase(e.baseTree(p.Plan.Base))), nil
 }

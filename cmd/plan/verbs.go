@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/plans"
 )
@@ -336,8 +337,8 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 			}
 			var rows []row
 			for _, path := range args[1:] {
-				if filepath.IsAbs(path) || strings.HasPrefix(filepath.Clean(path), "..") {
-					return fault.Invalidf("path %q is outside the repository; give paths relative to its root", path)
+				if _, err := repopath.Clean(path); err != nil {
+					return fault.Invalidf("%v; give paths inside the repository, relative to its root", err)
 				}
 				rows = append(rows, row{Path: path, Owners: plans.Owner(p, path)})
 			}
