@@ -26,6 +26,15 @@ type Client struct {
 
 // Call sends one request, starting the daemon first when none runs.
 func (c *Client) Call(req *Request) (*Response, error) {
+	if req.Start != nil {
+		// The daemon passes an adapter only these; the rest of our
+		// environment (tokens) has no business on the socket.
+		s := *req.Start
+		s.Env = AdapterEnv(s.Env, s.AllowEnv)
+		r := *req
+		r.Start = &s
+		req = &r
+	}
 	conn, err := c.dial(true)
 	if err != nil {
 		return nil, err
@@ -35,7 +44,7 @@ func (c *Client) Call(req *Request) (*Response, error) {
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return nil, err
 	}
-	line, err := bufio.NewReaderSize(conn, 1<<20).ReadBytes('\n')
+	line, err := readFrame(bufio.NewReaderSize(conn, 64<<10), MaxResponse)
 	if err != nil {
 		return nil, fmt.Errorf("the sessions daemon closed the connection: %w (see %s)", err, c.logPath())
 	}
@@ -68,9 +77,12 @@ func (c *Client) logPath() string {
 }
 
 func (c *Client) dial(start bool) (net.Conn, error) {
+	if _, err := EnsureRuntimeDir(); err != nil {
+		return nil, err
+	}
 	sock := SocketPath(c.Repo.CommonDir)
-	conn, err := net.Dial("unix", sock)
-	if err == nil || !start {
+	conn, err := connect(sock)
+	if err == nil || !start || fault.KindOf(err) == fault.Refused {
 		return conn, err
 	}
 	if err := c.spawn(); err != nil {
@@ -78,12 +90,31 @@ func (c *Client) dial(start bool) (net.Conn, error) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if conn, err = net.Dial("unix", sock); err == nil {
-			return conn, nil
+		if conn, err = connect(sock); err == nil || fault.KindOf(err) == fault.Refused {
+			return conn, err
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil, fmt.Errorf("the sessions daemon did not start: %v (see %s)", err, c.logPath())
+}
+
+// connect dials the daemon socket and checks who listens there before
+// anything is sent: our own user, or nobody we talk to.
+func connect(sock string) (net.Conn, error) {
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	cred, ok, err := samePeerUser(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%s: %w", sock, err)
+	}
+	if !ok {
+		conn.Close()
+		return nil, fault.Refusedf("refusing the sessions socket %s: the process listening there (pid %d) runs as uid %d, not as you (uid %d); nothing was sent to it. Find out who made it, then remove it", sock, cred.Pid, cred.Uid, os.Geteuid())
+	}
+	return conn, nil
 }
 
 // spawn starts a detached daemon: its own session, no terminal, output to

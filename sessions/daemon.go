@@ -80,10 +80,10 @@ func (d *Daemon) Run() error {
 		return ErrRunning
 	}
 	d.recoverOrphans()
-	sock := SocketPath(d.repo.CommonDir)
-	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+	if _, err := EnsureRuntimeDir(); err != nil {
 		return err
 	}
+	sock := SocketPath(d.repo.CommonDir)
 	os.Remove(sock) // a stale socket of a dead daemon; we hold the lock
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -199,6 +199,9 @@ func (d *Daemon) shutdown(why string) {
 
 func (d *Daemon) serveConn(conn net.Conn) {
 	defer conn.Close()
+	if !d.admit(conn) {
+		return
+	}
 	d.mu.Lock()
 	d.clients++
 	d.mu.Unlock()
@@ -208,17 +211,22 @@ func (d *Daemon) serveConn(conn net.Conn) {
 		d.lastBusy = time.Now()
 		d.mu.Unlock()
 	}()
-	var req Request
-	rd := bufio.NewReaderSize(conn, 1<<20)
-	line, err := rd.ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return
-	}
-	resp := &Response{OK: true}
-	if err := json.Unmarshal(line, &req); err != nil {
-		resp = errResponse(fault.Invalidf("bad request: %v", err))
-	} else {
-		resp = d.handle(&req)
+	// The request comes right after connecting; a client that sends
+	// nothing must not keep the daemon from stopping.
+	conn.SetReadDeadline(time.Now().Add(requestTimeout))
+	req, err := decodeRequest(bufio.NewReaderSize(conn, 64<<10), MaxRequest)
+	conn.SetReadDeadline(time.Time{})
+	var resp *Response
+	switch {
+	case errors.Is(err, ErrFrameTooLarge):
+		d.logf("refused a request: %v", err)
+		resp = errResponse(fault.Invalidf("request refused: %v (the limit is %d MiB)", err, MaxRequest>>20))
+	case errors.Is(err, ErrBadRequest):
+		resp = errResponse(fault.Invalidf("%v", err))
+	case err != nil:
+		return // the client went away or sent nothing in time
+	default:
+		resp = d.handle(req)
 	}
 	b, _ := json.Marshal(resp)
 	conn.Write(append(b, '\n'))
@@ -305,25 +313,6 @@ func (d *Daemon) handle(req *Request) *Response {
 	return errResponse(fault.Invalidf("unknown operation %q", req.Op))
 }
 
-// allowedEnv names the variables of the caller's environment an adapter
-// gets; the rest of the daemon's or caller's environment stays out.
-var allowedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TERM", "SHELL", "TZ"}
-
-func adapterEnv(caller []string, extra []string) []string {
-	var env []string
-	allowed := append(append([]string{}, allowedEnv...), extra...)
-	for _, kv := range caller {
-		k, _, _ := strings.Cut(kv, "=")
-		for _, a := range allowed {
-			if k == a || strings.HasPrefix(k, "AGENTPROTO_") {
-				env = append(env, kv)
-				break
-			}
-		}
-	}
-	return env
-}
-
 func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	if a == nil || a.Adapter == "" || a.Path == "" || a.Dir == "" {
 		return nil, fault.Invalidf("start needs an adapter, its path and a directory")
@@ -339,9 +328,9 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stderr strings.Builder
+	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
 	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
-		host.LaunchOptions{Env: adapterEnv(a.Env, a.AllowEnv)})
+		host.LaunchOptions{Env: AdapterEnv(a.Env, a.AllowEnv)})
 	if err != nil {
 		out.Close()
 		d.transition(rec, StateFailed, err.Error(), nil)
@@ -350,7 +339,6 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		}
 		return rec, fmt.Errorf("session %s failed: %w", rec.ID, err)
 	}
-	_ = stderr
 	rec.Pid = client.Pid()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()

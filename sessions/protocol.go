@@ -1,13 +1,5 @@
 package sessions
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-)
-
 // Request is one call from the CLI to the daemon: one JSON line per
 // connection, answered by one JSON line.
 type Request struct {
@@ -58,16 +50,4 @@ type Response struct {
 	Pending  []string  `json:"pending,omitempty"`
 	Pid      int       `json:"pid,omitempty"`
 	Policies []*Policy `json:"policies,omitempty"`
-}
-
-// SocketPath is where the daemon of a repository listens. It lives in a
-// private directory under the runtime or temp dir, named by a hash of the
-// common dir: a Unix socket path must stay under 108 bytes.
-func SocketPath(common string) string {
-	base := os.Getenv("XDG_RUNTIME_DIR")
-	if base == "" || len(base) > 60 {
-		base = os.TempDir()
-	}
-	sum := sha256.Sum256([]byte(common))
-	return filepath.Join(base, fmt.Sprintf("agentproto-%d", os.Getuid()), hex.EncodeToString(sum[:8])+".sock")
 }
