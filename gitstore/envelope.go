@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode"
@@ -38,6 +39,8 @@ type Event struct {
 	Agent       string          `json:"agent,omitempty"`
 	Attachments []Attachment    `json:"attachments,omitempty"`
 	Data        json.RawMessage `json:"data"`
+
+	raw []byte // the stored envelope, only while Events calls back
 }
 
 // Attachment is a blob stored in the event commit's tree under Name.
@@ -208,8 +211,53 @@ func encodeEnvelope(e *Event) ([]byte, error) {
 	return marshalCanonical(e)
 }
 
+// envelopeFields are the top-level keys an envelope may have, spelled
+// exactly: encoding/json matches keys case-insensitively and lets a later
+// duplicate win, so without this check `"Kind"` or a second `"kind"` could
+// make one envelope read as two different kinds.
+var envelopeFields = map[string]bool{"schema": true, "id": true, "kind": true, "lamport": true,
+	"writer": true, "time": true, "goal": true, "agent": true, "attachments": true, "data": true}
+
+// checkEnvelopeKeys fails unless b is one JSON object whose keys are known
+// envelope fields, each spelled exactly and given once, with nothing after it.
+func checkEnvelopeKeys(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("envelope is not a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("envelope is not valid JSON: %v", err)
+		}
+		key, _ := t.(string)
+		if !envelopeFields[key] {
+			return fmt.Errorf("envelope has an unknown field %q", key)
+		}
+		if seen[key] {
+			return fmt.Errorf("envelope has the field %q twice", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return fmt.Errorf("envelope is not valid JSON: %v", err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("envelope is not valid JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("envelope is not valid JSON: more than one value")
+	}
+	return nil
+}
+
 // decodeEnvelope parses and checks an envelope read back from git.
 func decodeEnvelope(b []byte) (*Event, error) {
+	if err := checkEnvelopeKeys(b); err != nil {
+		return nil, err
+	}
 	var e Event
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -230,6 +278,13 @@ func decodeEnvelope(b []byte) (*Event, error) {
 	}
 	if _, err := time.Parse(time.RFC3339Nano, e.Time); err != nil {
 		return nil, fmt.Errorf("record %s: time %q is not RFC 3339", e.ID, e.Time)
+	}
+	for _, s := range []struct{ name, v string }{{"goal", e.Goal}, {"agent", e.Agent}} {
+		if s.v != "" {
+			if err := ValidateID(s.v); err != nil {
+				return nil, fmt.Errorf("record %s: %s: %v", e.ID, s.name, err)
+			}
+		}
 	}
 	if len(e.Data) == 0 || e.Data[0] != '{' {
 		return nil, fmt.Errorf("record %s: data is not a JSON object", e.ID)

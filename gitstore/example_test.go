@@ -64,9 +64,7 @@ func Example() {
 	// after the plan because his clock moved past the plan's when he read it.
 	for _, l := range []*gitstore.Ledger{alice, bob} {
 		var ids []string
-		l.Log(gitstore.Query{Reverse: true}, func(env []byte) error {
-			var e gitstore.Event
-			json.Unmarshal(env, &e)
+		l.Events(gitstore.Query{Reverse: true}, func(e *gitstore.Event) error {
 			ids = append(ids, fmt.Sprintf("%s@%d", e.ID, e.Lamport))
 			return nil
 		})

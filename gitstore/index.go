@@ -17,7 +17,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "3"
+const indexVersion = "4"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -28,6 +28,7 @@ var (
 	bucketTips   = []byte("tips")
 	bucketEvents = []byte("events") // order key -> commit oid (20 bytes) + envelope
 	bucketIDs    = []byte("ids")    // record id -> order key
+	bucketKinds  = []byte("kinds")  // kind, 0, order key -> nothing
 	keyVersion   = []byte("version")
 	keyLamport   = []byte("lamport")
 	keyLoose     = []byte("loose")
@@ -85,6 +86,16 @@ func orderKey(lamport uint64, writer, id string) []byte {
 	return append(k, id...)
 }
 
+// kindKey is the key of an event in the kinds bucket. The kind comes from
+// the decoded envelope, and a kind never holds a 0 byte, so one kind's keys
+// are exactly those under kind+0.
+func kindKey(kind string, order []byte) []byte {
+	k := make([]byte, 0, len(kind)+1+len(order))
+	k = append(k, kind...)
+	k = append(k, 0)
+	return append(k, order...)
+}
+
 // ensureBuckets creates the buckets, resetting everything when the stored
 // layout version differs.
 func ensureBuckets(tx *bolt.Tx) error {
@@ -96,7 +107,7 @@ func ensureBuckets(tx *bolt.Tx) error {
 }
 
 func resetBuckets(tx *bolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketTips, bucketEvents, bucketIDs} {
+	for _, name := range [][]byte{bucketMeta, bucketTips, bucketEvents, bucketIDs, bucketKinds} {
 		if tx.Bucket(name) != nil {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
@@ -180,6 +191,9 @@ func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 	val = append(val, commit[:]...)
 	val = append(val, envelope...)
 	if err := tx.Bucket(bucketEvents).Put(key, val); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketKinds).Put(kindKey(e.Kind, key), nil); err != nil {
 		return err
 	}
 	ids := tx.Bucket(bucketIDs)

@@ -76,7 +76,7 @@ func readChain(repo *gitrepo.Repo, tip, stop string) ([]logRecord, error) {
 			return fmt.Errorf("git log printed %q where a commit id belongs", r.commit)
 		}
 		copy(r.value[20:], env)
-		r.event, r.err = decodeIndexFields(r.envelope())
+		r.event, r.err = decodeFast(r.envelope())
 		recs = append(recs, r)
 		return nil
 	}, args...)
@@ -181,6 +181,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	// again and again, and page faults are what a cold index paid most for.
 	lamports := make([]uint64, 0, total)
 	events := make([][2][]byte, 0, total)
+	kinds := make([][2][]byte, 0, total)
 	idKeys := make(map[string][]byte, total)
 	for _, ref := range refs {
 		writer := strings.TrimPrefix(ref, LedgerRefPrefix)
@@ -195,6 +196,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 			}
 			key := orderKey(e.Lamport, e.Writer, e.ID)
 			events = append(events, [2][]byte{key, r.value})
+			kinds = append(kinds, [2][]byte{kindKey(e.Kind, key), nil})
 			// The id points at the first event in ledger order that used it.
 			if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
 				if !ok {
@@ -215,6 +217,9 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 		return nil, err
 	}
 	if err := putSorted(tx.Bucket(bucketIDs), ids); err != nil {
+		return nil, err
+	}
+	if err := putSorted(tx.Bucket(bucketKinds), kinds); err != nil {
 		return nil, err
 	}
 	sort.Slice(lamports, func(i, j int) bool { return lamports[i] < lamports[j] })

@@ -7,7 +7,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -116,41 +115,6 @@ func (l *Ledger) view(fn func(tx *bolt.Tx) error) error {
 			return err
 		}
 		return fn(tx)
-	})
-}
-
-// Query selects events for Log.
-type Query struct {
-	Kind    string
-	Limit   int  // 0 = all
-	Reverse bool // oldest first instead of newest first
-}
-
-// Log calls fn with the envelope of each selected event, newest first
-// unless q.Reverse. fn must not keep the slice.
-func (l *Ledger) Log(q Query, fn func(envelope []byte) error) error {
-	kindNeedle := []byte(`"kind":"` + q.Kind + `"`)
-	return l.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketEvents).Cursor()
-		first, next := c.Last, c.Prev
-		if q.Reverse {
-			first, next = c.First, c.Next
-		}
-		n := 0
-		for k, v := first(); k != nil; k, v = next() {
-			env := v[20:]
-			if q.Kind != "" && !bytes.Contains(env, kindNeedle) {
-				continue
-			}
-			if err := fn(env); err != nil {
-				return err
-			}
-			n++
-			if q.Limit > 0 && n >= q.Limit {
-				break
-			}
-		}
-		return nil
 	})
 }
 

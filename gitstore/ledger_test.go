@@ -33,11 +33,7 @@ func note(id, data string) Draft {
 func logIDs(t *testing.T, l *Ledger, q Query) []string {
 	t.Helper()
 	var ids []string
-	err := l.Log(q, func(env []byte) error {
-		var e Event
-		if err := json.Unmarshal(env, &e); err != nil {
-			return err
-		}
+	err := l.Events(q, func(e *Event) error {
 		ids = append(ids, e.ID)
 		return nil
 	})

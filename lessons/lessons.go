@@ -60,10 +60,9 @@ func List(l *gitstore.Ledger, tags []string, untagged bool, limit int) ([]Lesson
 		want[t] = true
 	}
 	var out []Lesson
-	err := l.Log(gitstore.Query{Kind: Kind}, func(env []byte) error {
-		var e gitstore.Event
+	err := l.Events(gitstore.Query{Kinds: []string{Kind}}, func(e *gitstore.Event) error {
 		var ls Lesson
-		if json.Unmarshal(env, &e) != nil || json.Unmarshal(e.Data, &ls) != nil {
+		if json.Unmarshal(e.Data, &ls) != nil {
 			return nil
 		}
 		ls.Time = e.Time

@@ -105,16 +105,16 @@ type State struct {
 	LastSeen  map[string]string            // agent -> time of its last event
 }
 
+// stateKinds are the event kinds Read projects.
+var stateKinds = []string{KindPeerRegistered, KindPeerSession, KindGoal, KindGoalConfigured, KindTodo,
+	KindTodoClaimed, KindTodoReleased, KindPeerStatus, KindEvidence, KindProposed, KindReceipt}
+
 // Read projects the ledger.
 func Read(l *gitstore.Ledger) (*State, error) {
 	st := &State{Peers: map[string]*Peer{}, Goals: map[string]*Goal{}, Status: map[string]map[string]Status{},
 		Claims: map[string]map[string]Claim{}, Evidence: map[string][]Evidence{}, Proposals: map[string][]Proposal{},
 		Receipts: map[string][]Receipt{}, LastSeen: map[string]string{}}
-	err := l.Log(gitstore.Query{Reverse: true}, func(env []byte) error {
-		var e gitstore.Event
-		if json.Unmarshal(env, &e) != nil {
-			return nil
-		}
+	err := l.Events(gitstore.Query{Kinds: stateKinds, Reverse: true}, func(e *gitstore.Event) error {
 		switch e.Kind {
 		case KindPeerRegistered:
 			var p Peer

@@ -103,22 +103,17 @@ func (s *State) Verified(wp string) bool {
 	return ok && v.Verdict == Pass
 }
 
+// stateKinds are the event kinds ReadState projects.
+var stateKinds = []string{KindDispatched, KindVerified, KindCheckpointed, KindConsolidated, KindReviewed, KindE2E, KindPR}
+
 // ReadState reads the pipeline events of project from the ledger.
 func ReadState(l *gitstore.Ledger, project string) (*State, error) {
 	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}}
-	err := l.Log(gitstore.Query{Reverse: true}, func(env []byte) error {
-		var e gitstore.Event
-		if json.Unmarshal(env, &e) != nil {
-			return nil
-		}
+	q := gitstore.Query{Kinds: stateKinds, Reverse: true}
+	err := l.Events(q, func(e *gitstore.Event) error {
 		var head struct {
 			Project string `json:"project"`
 			WP      string `json:"wp"`
-		}
-		switch e.Kind {
-		case KindDispatched, KindVerified, KindCheckpointed, KindConsolidated, KindReviewed, KindE2E, KindPR:
-		default:
-			return nil
 		}
 		if json.Unmarshal(e.Data, &head) != nil || head.Project != project {
 			return nil
@@ -208,10 +203,9 @@ func VerdictForBranch(l *gitstore.Ledger, branch string) (wp, verdict string, fo
 		return "", "", false, nil
 	}
 	var project string
-	err = l.Log(gitstore.Query{Kind: KindDispatched}, func(env []byte) error {
-		var e gitstore.Event
+	err = l.Events(gitstore.Query{Kinds: []string{KindDispatched}}, func(e *gitstore.Event) error {
 		var d Dispatch
-		if json.Unmarshal(env, &e) == nil && json.Unmarshal(e.Data, &d) == nil && d.Worktree == slug && project == "" {
+		if json.Unmarshal(e.Data, &d) == nil && d.Worktree == slug && project == "" {
 			project, wp = d.Project, d.WP
 		}
 		return nil

@@ -111,11 +111,7 @@ type History struct {
 func ReadHistory(l *gitstore.Ledger, project string) (*History, error) {
 	h := &History{}
 	stop := errors.New("stop")
-	err := l.Log(gitstore.Query{}, func(env []byte) error {
-		var e gitstore.Event
-		if json.Unmarshal(env, &e) != nil || (e.Kind != KindFrozen && e.Kind != KindAmended) {
-			return nil
-		}
+	err := l.Events(gitstore.Query{Kinds: []string{KindFrozen, KindAmended}}, func(e *gitstore.Event) error {
 		switch e.Kind {
 		case KindAmended:
 			var a Amendment

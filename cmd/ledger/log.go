@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -61,13 +60,16 @@ func logRun(o *LogOptions) error {
 		return err
 	}
 	w := bufio.NewWriterSize(o.IO.Out, 256*1024)
-	q := gitstore.Query{Kind: o.Kind, Limit: o.Limit, Reverse: o.Reverse}
-	err = l.Log(q, func(env []byte) error {
+	q := gitstore.Query{Limit: o.Limit, Reverse: o.Reverse}
+	if o.Kind != "" {
+		q.Kinds = []string{o.Kind}
+	}
+	err = l.Events(q, func(e *gitstore.Event) error {
 		if o.JSON {
-			w.Write(env)
+			w.Write(e.Envelope())
 			return w.WriteByte('\n')
 		}
-		return writeLogLine(w, env)
+		return writeLogLine(w, e)
 	})
 	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
 	if ferr := w.Flush(); err == nil {
@@ -78,11 +80,7 @@ func logRun(o *LogOptions) error {
 
 // writeLogLine prints one event for people: clock, time, kind, id, writer
 // and the data, cut to keep one line per event.
-func writeLogLine(w *bufio.Writer, env []byte) error {
-	var e gitstore.Event
-	if err := json.Unmarshal(env, &e); err != nil {
-		return err
-	}
+func writeLogLine(w *bufio.Writer, e *gitstore.Event) error {
 	data := string(e.Data)
 	if len(data) > 80 {
 		data = data[:77] + "..."

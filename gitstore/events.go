@@ -1,0 +1,108 @@
+package gitstore
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Query selects events for Events.
+type Query struct {
+	// Kinds keeps only events of these kinds, as their decoded envelopes
+	// name them; empty keeps every kind.
+	Kinds   []string
+	Limit   int  // 0 = all
+	Reverse bool // oldest first instead of newest first
+}
+
+// Events calls fn with each selected event, decoded, newest first unless
+// q.Reverse. Kinds are matched against the decoded envelope, never against
+// its bytes: what an event's data says cannot make it read as another kind.
+// fn may keep the event, but not e.Envelope().
+func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
+	for _, k := range q.Kinds {
+		if err := ValidateKind(k); err != nil {
+			return err
+		}
+	}
+	return l.view(func(tx *bolt.Tx) error {
+		events := tx.Bucket(bucketEvents)
+		n := 0
+		intern := map[string]string{}
+		emit := func(key, v []byte) (bool, error) {
+			if len(v) < 20 {
+				return false, fmt.Errorf("the ledger index holds a damaged entry (run git agentproto ledger reindex)")
+			}
+			e, err := splitIndexed(v[20:], intern)
+			if err != nil {
+				return false, fmt.Errorf("the ledger index holds an entry that does not decode: %v (run git agentproto ledger reindex)", err)
+			}
+			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
+				return false, nil
+			}
+			e.Data = append([]byte(nil), e.Data...)
+			e.raw = v[20:]
+			err = fn(e)
+			e.raw = nil
+			n++
+			return q.Limit > 0 && n >= q.Limit, err
+		}
+		if len(q.Kinds) == 0 {
+			c := events.Cursor()
+			first, next := c.Last, c.Prev
+			if q.Reverse {
+				first, next = c.First, c.Next
+			}
+			for k, v := first(); k != nil; k, v = next() {
+				if stop, err := emit(k, v); stop || err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		keys := kindOrderKeys(tx, q.Kinds)
+		for i := range keys {
+			k := keys[i]
+			if !q.Reverse {
+				k = keys[len(keys)-1-i]
+			}
+			v := events.Get(k)
+			if v == nil {
+				return fmt.Errorf("the ledger index lists an event it does not hold (run git agentproto ledger reindex)")
+			}
+			if stop, err := emit(k, v); stop || err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// kindOrderKeys returns the order keys of every event of the given kinds,
+// oldest first.
+func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
+	var keys [][]byte
+	seen := map[string]bool{}
+	c := tx.Bucket(bucketKinds).Cursor()
+	for _, kind := range kinds {
+		if seen[kind] {
+			continue
+		}
+		seen[kind] = true
+		prefix := kindKey(kind, nil)
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k[len(prefix):]...))
+		}
+	}
+	if len(seen) > 1 {
+		sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+	}
+	return keys
+}
+
+// Envelope returns the envelope bytes the event was decoded from, exactly
+// as stored, while Events is calling back with it; nil otherwise.
+func (e *Event) Envelope() []byte { return e.raw }
