@@ -1,0 +1,98 @@
+package secrets
+
+import (
+	"sort"
+	"strings"
+)
+
+// Finding is a secret found in a text. It names the secret, never its
+// value.
+type Finding struct {
+	// Name is the variable whose value was found (GH_TOKEN) or the kind of
+	// credential (github-token); it goes into [redacted:NAME].
+	Name string
+	// What says it for people: "the value of $GH_TOKEN", "a GitHub token".
+	What string
+	// Encoding is how it was hidden ("base64-encoded"), or "" as written.
+	Encoding   string
+	Start, End int // byte offsets in the text
+}
+
+func (f Finding) String() string {
+	if f.Encoding == "" {
+		return f.What
+	}
+	return f.What + " (" + f.Encoding + ")"
+}
+
+// Find returns the secrets in text, ordered by where they start.
+func (s *Set) Find(text string) []Finding {
+	var out []Finding
+	for _, n := range s.needles {
+		for at := 0; ; {
+			i := strings.Index(text[at:], n.text)
+			if i < 0 {
+				break
+			}
+			start := at + i
+			out = append(out, Finding{Name: n.name, What: "the value of $" + n.name, Encoding: n.encoding, Start: start, End: start + len(n.text)})
+			at = start + 1
+		}
+	}
+	out = findShapes(text, out)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// maxScrubPasses bounds Scrub's passes: taking a secret out can bring two
+// pieces of text together that make a new one (aws ... secret, then a key
+// that was too far away), so Scrub runs until nothing is found.
+const maxScrubPasses = 8
+
+// redactedAll replaces a whole text that would not come clean.
+const redactedAll = "[redacted]"
+
+// Scrub returns text with every secret replaced by [redacted:NAME].
+func (s *Set) Scrub(text string) string {
+	for pass := 0; pass < maxScrubPasses; pass++ {
+		found := s.Find(text)
+		if len(found) == 0 {
+			return text
+		}
+		text = replace(text, found)
+	}
+	if len(s.Find(text)) == 0 {
+		return text
+	}
+	return redactedAll
+}
+
+// replace replaces each run of overlapping findings (sorted by Start) by
+// the marker of its first.
+func replace(text string, found []Finding) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	last := 0
+	for i := 0; i < len(found); {
+		start, end, name := found[i].Start, found[i].End, found[i].Name
+		for i++; i < len(found) && found[i].Start < end; i++ {
+			end = max(end, found[i].End)
+		}
+		if start < last {
+			start = last
+		}
+		b.WriteString(text[last:start])
+		b.WriteString("[redacted:" + name + "]")
+		last = end
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// ScrubBytes is Scrub for captured output.
+func (s *Set) ScrubBytes(b []byte) []byte {
+	if len(s.Find(string(b))) == 0 {
+		return b
+	}
+	return []byte(s.Scrub(string(b)))
+}
