@@ -20,7 +20,8 @@ import (
 type Change struct {
 	Path string `json:"path"`
 	// Status relative to the base: added, modified, deleted, type-changed,
-	// or untracked.
+	// untracked, or reverted: the working copy is as at the base while a
+	// commit since the base or the index holds a change to the path.
 	Status string `json:"status"`
 	// Where the change sits: committed (on the branch), staged, unstaged,
 	// untracked. A path can be in several.
@@ -28,7 +29,8 @@ type Change struct {
 }
 
 // Changes lists every path of the worktree that differs from its base
-// commit: committed on the branch, staged, unstaged and untracked, with
+// commit: committed on the branch since the base (in any commit, even one
+// undone later), staged, unstaged and untracked, with
 // .gitignore, the common info/exclude and core.excludesFile honoured. The
 // answers come from git itself, so they are exactly git's. While the
 // worktree's HEAD is still its base, one git status tells it all; after
@@ -63,15 +65,16 @@ type statusEntry struct {
 	path string
 }
 
-// changesByDiff asks git three questions in parallel: the working tree
-// against the base, the commits since the base, and the status.
+// changesByDiff asks git four questions in parallel: the working tree
+// against the base, HEAD against the base, the paths each commit since the
+// base touched, and the status.
 func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 	var (
-		vsBase, committed, status []byte
-		errs                      [3]error
-		wg                        sync.WaitGroup
+		vsBase, committed, touched, status []byte
+		errs                               [4]error
+		wg                                 sync.WaitGroup
 	)
-	wg.Add(3)
+	wg.Add(4)
 	go func() {
 		defer wg.Done()
 		vsBase, errs[0] = wt.Git("diff", "--name-status", "-z", "--no-renames", "--ignore-submodules", m.BaseCommit)
@@ -79,6 +82,12 @@ func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 	go func() {
 		defer wg.Done()
 		committed, errs[1] = wt.Git("diff", "--name-only", "-z", "--no-renames", m.BaseCommit, "HEAD")
+	}()
+	go func() {
+		// A path changed in one commit and changed back in the next is
+		// still in the branch's history, which is what gets pushed.
+		defer wg.Done()
+		touched, errs[3] = wt.Git("log", "--format=", "--name-only", "-z", "--no-renames", m.BaseCommit+"..HEAD")
 	}()
 	go func() {
 		defer wg.Done()
@@ -109,7 +118,7 @@ func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 		}
 		entries = append(entries, statusEntry{x: x, y: y, path: rec[3:]})
 	}
-	return mergeChanges(base, splitZ(committed), entries), nil
+	return mergeChanges(base, append(splitZ(committed), splitZ(touched)...), entries), nil
 }
 
 // mergeChanges joins the status of each path relative to the base with
@@ -129,7 +138,9 @@ func mergeChanges(base map[string]string, committed []string, status []statusEnt
 	}
 	for _, p := range committed {
 		c := get(p)
-		c.Where = append(c.Where, "committed")
+		if len(c.Where) == 0 {
+			c.Where = append(c.Where, "committed")
+		}
 	}
 	for _, e := range status {
 		c := get(e.path)
@@ -147,9 +158,11 @@ func mergeChanges(base map[string]string, committed []string, status []statusEnt
 	}
 	out := make([]Change, 0, len(byPath))
 	for _, c := range byPath {
-		// A path changed and changed back is not a change relative to the base.
+		// A path whose working copy is back at the base still counts when
+		// a commit or the index holds a change: that is what a commit or
+		// push would carry.
 		if c.Status == "" {
-			continue
+			c.Status = "reverted"
 		}
 		if c.Where == nil {
 			c.Where = []string{}

@@ -91,8 +91,10 @@ func TestChangesAtBaseEdgeCases(t *testing.T) {
 	w("with space", "s\n")
 	w("ünïcode", "u\n")
 	got := compareWithDiff(t, repo, m, "edge cases")
-	want := map[string]string{"a": "modified", "c": "modified", "d": "untracked", "e": "deleted", "g": "deleted",
-		"h": "type-changed", "i": "modified", "l1": "type-changed", "n2": "added", "n3": "added", "untracked": "untracked",
+	// n1 and b are back at the base in the working tree, but the index
+	// holds a change: a commit would carry it.
+	want := map[string]string{"a": "modified", "b": "reverted", "c": "modified", "d": "untracked", "e": "deleted", "g": "deleted",
+		"h": "type-changed", "i": "modified", "l1": "type-changed", "n1": "reverted", "n2": "added", "n3": "added", "untracked": "untracked",
 		"with space": "untracked", "ünïcode": "untracked"}
 	gotMap := map[string]string{}
 	for _, c := range got {
@@ -188,7 +190,52 @@ func TestChangesNewlineInName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 0 {
-		t.Fatalf("a path staged and edited back to the base is no change: %+v", got)
+	want := []Change{{Path: name, Status: "reverted", Where: []string{"staged", "unstaged"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("a path staged and edited back to the base is a change the index holds: %+v", got)
+	}
+}
+
+// TestChangesKeepsUndoneChanges: a path committed and then put back in
+// the working tree, committed and then reverted by a later commit, or
+// changed only in the index is still a change: a commit or a push would
+// carry it.
+func TestChangesKeepsUndoneChanges(t *testing.T) {
+	repo, m, git := changesFixture(t)
+	w := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(m.Path, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Staged only, HEAD still at the base: the status reading answers.
+	w("a", "staged\n")
+	git("add", "a")
+	w("a", "a\n")
+	got, err := Changes(repo, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Change{{Path: "a", Status: "reverted", Where: []string{"staged", "unstaged"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("index-only change: %+v, want %+v", got, want)
+	}
+	git("reset", "-q", "a")
+	// Committed, then put back in the working tree.
+	w("b", "committed\n")
+	git("commit", "-q", "-am", "b")
+	w("b", "b\n")
+	// Committed, then reverted by a second commit.
+	w("c", "committed\n")
+	git("commit", "-q", "-m", "c", "--", "c")
+	w("c", "c\n")
+	git("commit", "-q", "-m", "c back", "--", "c")
+	got, err = Changes(repo, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []Change{{Path: "b", Status: "reverted", Where: []string{"committed", "unstaged"}},
+		{Path: "c", Status: "reverted", Where: []string{"committed"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("undone changes: %+v, want %+v", got, want)
 	}
 }

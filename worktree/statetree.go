@@ -1,0 +1,125 @@
+package worktree
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// stateConfig turns off what lets a worktree's own settings answer for
+// the disk: a file system monitor reports what it likes, and an untracked
+// cache is only as fresh as its last update.
+var stateConfig = []string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}
+
+// StateTree writes the tree of everything the worktree holds — tracked
+// files as they are on disk and untracked files that are not ignored —
+// and returns its id. It works on a copy of the worktree's index, so the
+// real index is never touched; entries marked assume-unchanged or
+// skip-worktree are read from disk too, since those flags hide a change
+// from git status but not from what the files are.
+func StateTree(repo *gitrepo.Repo, m *Meta) (string, error) {
+	wt := Repo(repo, m)
+	tmp, err := os.CreateTemp("", "agentproto-state-index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	copied := copyIndex(filepath.Join(adminDir(repo, m.Slug), "index"), tmp)
+	tmp.Close()
+	git := func(stdin []byte, args ...string) ([]byte, error) {
+		return withIndex(wt, tmp.Name(), stdin, append(append([]string{}, stateConfig...), args...)...)
+	}
+	flagged, err := git(nil, "ls-files", "-v", "-z")
+	if err != nil && copied {
+		// A copy git cannot read alone (a split index): start from HEAD,
+		// which costs hashing every file once.
+		copied = false
+	}
+	if !copied {
+		os.Remove(tmp.Name())
+		if _, err := git(nil, "read-tree", "HEAD"); err != nil {
+			return "", err
+		}
+		flagged = nil
+	}
+	// One flag per update-index: given both, it applies only one.
+	assumed, skipped := flaggedPaths(flagged)
+	for flag, paths := range map[string][]byte{"--no-assume-unchanged": assumed, "--no-skip-worktree": skipped} {
+		if len(paths) == 0 {
+			continue
+		}
+		if _, err := git(paths, "update-index", flag, "-z", "--stdin"); err != nil {
+			return "", err
+		}
+	}
+	if _, err := git(nil, "add", "-A"); err != nil {
+		return "", err
+	}
+	tree, err := git(nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(tree)), nil
+}
+
+// copyIndex copies the worktree's index into dst; false when there is
+// none to copy.
+func copyIndex(src string, dst *os.File) bool {
+	f, err := os.Open(src)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = io.Copy(dst, f)
+	return err == nil
+}
+
+// flaggedPaths picks from `git ls-files -v -z` the entries marked
+// assume-unchanged (a lowercase tag) and those marked skip-worktree (S,
+// or s with both), each as NUL-separated input for update-index -z
+// --stdin.
+func flaggedPaths(listing []byte) (assumed, skipped []byte) {
+	for _, rec := range bytes.Split(listing, []byte{0}) {
+		if len(rec) < 3 || rec[1] != ' ' {
+			continue
+		}
+		tag, path := rec[0], rec[2:]
+		if tag >= 'a' && tag <= 'z' {
+			assumed = append(append(assumed, path...), 0)
+		}
+		if tag == 'S' || tag == 's' {
+			skipped = append(append(skipped, path...), 0)
+		}
+	}
+	return assumed, skipped
+}
+
+// withIndex runs git in wt with index as its index file.
+func withIndex(wt *gitrepo.Repo, index string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := wt.Command(args...)
+	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+index)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// DiffTrees lists the paths that differ between two trees or commits.
+func DiffTrees(repo *gitrepo.Repo, from, to string) ([]string, error) {
+	out, err := repo.Git("diff-tree", "-r", "--name-only", "-z", "--no-renames", from, to)
+	if err != nil {
+		return nil, err
+	}
+	return splitZ(out), nil
+}
