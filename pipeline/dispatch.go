@@ -272,7 +272,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,
-		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: d.CallerEnv, Options: options,
+		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: withPerimeter(d.CallerEnv, p, wp), Options: options,
 		Ping: true, AllowEnv: allow, Profile: profile}})
 	if err != nil && (resp == nil || resp.Session == nil) {
 		return "", err

@@ -1,0 +1,10 @@
+// Command agentproto-adapter-acp runs any Agent Client Protocol agent
+// (Gemini CLI, claude-code-acp, codex-acp...) as an agentproto executor.
+package main
+
+import (
+	"github.com/agentproto/agentproto/plugins/adapters/acp"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+func main() { sdk.Serve(acp.Adapter{}) }

@@ -1,0 +1,545 @@
+// Package acp makes any agent that speaks the Agent Client Protocol
+// (JSON-RPC over the agent's stdio: Gemini CLI, claude-code-acp,
+// codex-acp...) an agentproto executor. The adapter is the ACP client: it
+// starts the agent, opens one ACP session in the worktree, sends each turn
+// as session/prompt and interrupts with session/cancel. It answers the
+// agent's permission and file-system requests itself, so a write outside
+// the work package's perimeter is refused when it is attempted.
+//
+// Options: command (the agent and its arguments, required), auth_method
+// (an ACP auth method id; by default one whose environment variables are
+// set is chosen when the agent asks), resume (an ACP session id to
+// continue, through session/resume or session/load), fork (an ACP session
+// id to copy, through session/fork), execute ("allow", the default, or
+// "deny": the agent's shell tool).
+//
+// Protocol library: github.com/coder/acp-go-sdk (see docs/adapters.md for
+// the comparison that chose it).
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentproto/agentproto/plugins/adapters/cliturn"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// Version of the adapter.
+const Version = "1.0.0"
+
+const (
+	// initTimeout bounds launch + initialize + session setup: node agents
+	// load for 1-3 s here; a minute means the agent is not an ACP agent.
+	initTimeout = 60 * time.Second
+	// cancelGrace is how long an interrupted turn gets to end after
+	// session/cancel before the adapter stops waiting for it.
+	cancelGrace = 15 * time.Second
+	// exitGrace is how long the agent gets to exit once its stdin closes.
+	exitGrace = 3 * time.Second
+)
+
+// Adapter drives an ACP agent.
+type Adapter struct{}
+
+// Info declares what every ACP agent offers: session/prompt on a live
+// session (injection, resume across turns), session/cancel (interrupt).
+// What varies by agent (load, resume, fork) is read from initialize and
+// used through the resume and fork options.
+func (Adapter) Info() sdk.Info {
+	return sdk.Info{Name: "acp", Version: Version,
+		Capabilities: []string{sdk.CapMessageInjection, sdk.CapInterrupt, sdk.CapResume, sdk.CapTermination},
+		AuthMethods:  []string{"api-key", "subscription"}}
+}
+
+var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute"}
+
+// Start launches the agent, initializes it and opens the session.
+func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
+	for k := range req.Options {
+		if !contains(knownOptions, k) {
+			return nil, sdk.Problemf("options.%s is not an option of the acp adapter (it has %s)", k, strings.Join(knownOptions, ", "))
+		}
+	}
+	argv, err := cliturn.Split(req.Options["command"])
+	if err != nil {
+		return nil, sdk.Problemf("options.command: %v", err)
+	}
+	if len(argv) == 0 {
+		return nil, sdk.Problemf("options.command is required: the ACP agent to run, e.g. \"gemini --experimental-acp\"")
+	}
+	execute := req.Options["execute"]
+	if execute != "" && execute != "allow" && execute != "deny" {
+		return nil, sdk.Problemf("options.execute is %q; use \"allow\" or \"deny\"", execute)
+	}
+	if req.Options["resume"] != "" && req.Options["fork"] != "" {
+		return nil, sdk.Problemf("options.resume and options.fork exclude each other")
+	}
+	env := sdk.Environ(req.Env)
+	per, err := NewPerimeter(req.Dir, lookup(env, PerimeterEnv))
+	if err != nil {
+		return nil, sdk.Problemf("%v", err)
+	}
+	f, err := openFiles(per)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{out: out, dir: req.Dir, env: env}
+	s.client = newClient(out, per, f, execute == "deny")
+	if err := s.launch(argv); err != nil {
+		f.close()
+		return nil, err
+	}
+	ictx, cancel := context.WithTimeout(ctx, initTimeout)
+	defer cancel()
+	if err := s.open(ictx, req); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if req.InitialPrompt != "" {
+		s.startTurn(req.InitialPrompt)
+	}
+	return s, nil
+}
+
+// Session is one ACP session in one agent process.
+type Session struct {
+	out    sdk.Emitter
+	dir    string
+	env    []string
+	client *client
+
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	conn   *acpsdk.ClientSideConnection
+	exited chan struct{} // closed when the agent process is gone
+	stderr *tail
+
+	id   acpsdk.SessionId
+	caps acpsdk.AgentCapabilities
+
+	mu          sync.Mutex
+	turnDone    chan struct{} // non-nil while a turn runs
+	interrupted bool
+	ended       bool
+}
+
+// launch starts the agent with pipes for the protocol; its stderr goes to
+// the plugin's, where the host keeps a tail.
+func (s *Session) launch(argv []string) error {
+	env := make([]string, 0, len(s.env))
+	for _, kv := range s.env {
+		if !strings.HasPrefix(kv, PerimeterEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	s.cmd = sdk.Command(s.dir, env, argv[0], argv[1:]...)
+	// The protocol runs over the agent's stdin: replace the closed one
+	// sdk.Command gives.
+	if f, ok := s.cmd.Stdin.(*os.File); ok {
+		f.Close()
+	}
+	s.cmd.Stdin = nil
+	stdin, err := s.cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	s.stderr = &tail{w: sdk.Stderr}
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
+		return sdk.Problemf("cannot run %s: %v", argv[0], err)
+	}
+	s.stdin = stdin
+	s.exited = make(chan struct{})
+	s.conn = acpsdk.NewClientSideConnection(s.client, stdin, stdout)
+	s.conn.SetLogger(slog.New(slog.NewTextHandler(sdk.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	go func() {
+		err := s.cmd.Wait()
+		close(s.exited)
+		s.agentGone(err)
+	}()
+	return nil
+}
+
+// open runs initialize and opens (or resumes, loads, forks) the session.
+func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
+	init, err := s.conn.Initialize(ctx, acpsdk.InitializeRequest{
+		ProtocolVersion: acpsdk.ProtocolVersionNumber,
+		ClientInfo:      &acpsdk.Implementation{Name: "agentproto", Version: Version},
+		ClientCapabilities: acpsdk.ClientCapabilities{
+			Fs:       acpsdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			Terminal: false,
+		},
+	})
+	if err != nil {
+		return s.problem("initialize", err)
+	}
+	if init.ProtocolVersion != acpsdk.ProtocolVersionNumber {
+		return sdk.Problemf("the agent speaks ACP version %d; this adapter speaks %d", init.ProtocolVersion, acpsdk.ProtocolVersionNumber)
+	}
+	s.caps = init.AgentCapabilities
+	if m := req.Options["auth_method"]; m != "" {
+		if _, err := s.conn.Authenticate(ctx, acpsdk.AuthenticateRequest{MethodId: m}); err != nil {
+			return s.problem("authenticate "+m, err)
+		}
+	}
+	models, err := s.openSession(ctx, req)
+	if isAuthRequired(err) && req.Options["auth_method"] == "" {
+		if m := envAuthMethod(init.AuthMethods, s.env); m != "" {
+			if _, aerr := s.conn.Authenticate(ctx, acpsdk.AuthenticateRequest{MethodId: m}); aerr == nil {
+				models, err = s.openSession(ctx, req)
+			}
+		}
+	}
+	if err != nil {
+		if isAuthRequired(err) {
+			s.out.Error("the agent asks for authentication: "+errText(err)+"; set its key variable or options.auth_method", sdk.FaultAuthFailed)
+		}
+		return s.problem("opening the session", err)
+	}
+	if req.Model != "" {
+		if err := s.setModel(ctx, req.Model, models); err != nil {
+			s.out.Error(fmt.Sprintf("model %q: %s", req.Model, errText(err)), sdk.FaultInvalidModel)
+			return s.problem("setting the model", err)
+		}
+	}
+	name := argvName(s.cmd)
+	if init.AgentInfo != nil {
+		name = init.AgentInfo.Name + " " + init.AgentInfo.Version
+	}
+	fmt.Fprintf(sdk.Stderr, "acp: %s, session %s, offers: %s\n", name, s.id, strings.Join(offers(s.caps), ", "))
+	return nil
+}
+
+// sessionModels is what session setup says about model choice.
+type sessionModels struct {
+	models   *acpsdk.SessionModelState
+	configID acpsdk.SessionConfigId // a "model" config option, if any
+}
+
+func (s *Session) openSession(ctx context.Context, req sdk.StartRequest) (sessionModels, error) {
+	sc := s.caps.SessionCapabilities
+	var m sessionModels
+	switch id := acpsdk.SessionId(req.Options["resume"]); {
+	case id != "" && sc.Resume != nil:
+		r, err := s.conn.ResumeSession(ctx, acpsdk.ResumeSessionRequest{SessionId: id, Cwd: s.dir, McpServers: []acpsdk.McpServer{}})
+		s.id, m = id, sessionModels{models: r.Models, configID: modelConfig(r.ConfigOptions)}
+		return m, err
+	case id != "" && s.caps.LoadSession:
+		r, err := s.conn.LoadSession(ctx, acpsdk.LoadSessionRequest{SessionId: id, Cwd: s.dir, McpServers: []acpsdk.McpServer{}})
+		s.id, m = id, sessionModels{models: r.Models, configID: modelConfig(r.ConfigOptions)}
+		return m, err
+	case id != "":
+		return m, sdk.Problemf("options.resume: the agent offers neither session/resume nor session/load")
+	}
+	if id := acpsdk.SessionId(req.Options["fork"]); id != "" {
+		if sc.Fork == nil {
+			return m, sdk.Problemf("options.fork: the agent does not offer session/fork")
+		}
+		r, err := s.conn.UnstableForkSession(ctx, acpsdk.UnstableForkSessionRequest{SessionId: id, Cwd: s.dir, McpServers: []acpsdk.UnstableMcpServer{}})
+		s.id = r.SessionId
+		return m, err
+	}
+	r, err := s.conn.NewSession(ctx, acpsdk.NewSessionRequest{Cwd: s.dir, McpServers: []acpsdk.McpServer{}})
+	s.id = r.SessionId
+	return sessionModels{models: r.Models, configID: modelConfig(r.ConfigOptions)}, err
+}
+
+func modelConfig(opts []acpsdk.SessionConfigOption) acpsdk.SessionConfigId {
+	for _, o := range opts {
+		if o.Select != nil && o.Select.Category != nil && *o.Select.Category == "model" {
+			return o.Select.Id
+		}
+	}
+	return ""
+}
+
+// setModel chooses the session's model the way the agent offers it: the
+// models list (session/set_model) or a "model" config option.
+func (s *Session) setModel(ctx context.Context, model string, m sessionModels) error {
+	switch {
+	case m.models != nil:
+		_, err := s.conn.UnstableSetSessionModel(ctx, acpsdk.UnstableSetSessionModelRequest{SessionId: s.id, ModelId: acpsdk.UnstableModelId(model)})
+		return err
+	case m.configID != "":
+		_, err := s.conn.SetSessionConfigOption(ctx, acpsdk.SetSessionConfigOptionRequest{ValueId: &acpsdk.SetSessionConfigOptionValueId{
+			SessionId: s.id, ConfigId: m.configID, Value: acpsdk.SessionConfigValueId(model)}})
+		return err
+	}
+	return fmt.Errorf("the agent offers no model choice over ACP; set the model in its own configuration")
+}
+
+// Prompt starts a turn; with interrupt it first cancels the running one.
+func (s *Session) Prompt(ctx context.Context, text string, interrupt bool) error {
+	s.mu.Lock()
+	done, ended := s.turnDone, s.ended
+	s.mu.Unlock()
+	switch {
+	case ended:
+		return sdk.Problemf("the session has ended")
+	case done != nil && !interrupt:
+		return sdk.Problemf("a turn is running; send the prompt with interrupt, or wait for the turn to end")
+	case done != nil:
+		if err := s.cancel(ctx, done); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	s.startTurn(text)
+	return nil
+}
+
+// cancel sends session/cancel and waits for the turn to end.
+func (s *Session) cancel(ctx context.Context, done chan struct{}) error {
+	s.mu.Lock()
+	s.interrupted = true
+	s.mu.Unlock()
+	if err := s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id}); err != nil {
+		return fmt.Errorf("session/cancel: %w", err)
+	}
+	select {
+	case <-done:
+		return nil
+	case <-time.After(cancelGrace):
+		return sdk.Problemf("the agent did not end the turn within %s of session/cancel", cancelGrace)
+	}
+}
+
+// startTurn runs one session/prompt in the background.
+func (s *Session) startTurn(text string) {
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.turnDone, s.interrupted = done, false
+	s.mu.Unlock()
+	s.client.newTurn()
+	s.out.TurnStarted()
+	go func() {
+		resp, err := s.conn.Prompt(context.Background(), acpsdk.PromptRequest{SessionId: s.id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
+		s.client.endTurn()
+		s.mu.Lock()
+		interrupted := s.interrupted
+		s.mu.Unlock()
+		s.endTurn(resp, err, interrupted)
+		s.mu.Lock()
+		s.turnDone = nil
+		s.mu.Unlock()
+		s.out.TurnEnded()
+		close(done)
+	}()
+}
+
+// endTurn reports how a turn ended: a cancelled turn is a warning, an
+// error of the agent a typed fault when its words say which.
+func (s *Session) endTurn(resp acpsdk.PromptResponse, err error, interrupted bool) {
+	switch {
+	case interrupted && (err != nil || resp.StopReason == acpsdk.StopReasonCancelled):
+		warn(s.out, WarnInterrupted, "the turn was interrupted (session/cancel)")
+	case err != nil:
+		select {
+		case <-s.exited:
+			return // agentGone reports it
+		default:
+		}
+		text := errText(err)
+		s.out.Error(text, classify(text))
+	case resp.StopReason == acpsdk.StopReasonCancelled:
+		warn(s.out, WarnInterrupted, "the agent cancelled the turn")
+	case resp.StopReason == acpsdk.StopReasonRefusal:
+		s.out.Error("the agent refused to continue (stop reason refusal)", "")
+	case resp.StopReason == acpsdk.StopReasonMaxTokens || resp.StopReason == acpsdk.StopReasonMaxTurnRequests:
+		warn(s.out, "stopped", "the turn stopped early: "+string(resp.StopReason))
+	}
+}
+
+// agentGone reports an agent that exited on its own.
+func (s *Session) agentGone(err error) {
+	s.mu.Lock()
+	ended := s.ended
+	s.ended = true
+	s.mu.Unlock()
+	if ended {
+		return
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	msg := fmt.Sprintf("the agent exited (%v)", err)
+	if err == nil {
+		msg = "the agent exited"
+	}
+	if t := s.stderr.String(); t != "" {
+		msg += ": " + t
+	}
+	s.out.Error(msg, classify(s.stderr.String()))
+	s.out.Exited(code)
+}
+
+// Terminate cancels any turn, closes the agent's stdin (ACP agents exit
+// on end of input) and kills it if it stays.
+func (s *Session) Terminate(ctx context.Context) error {
+	s.mu.Lock()
+	done, ended := s.turnDone, s.ended
+	s.ended = true
+	s.mu.Unlock()
+	if ended {
+		return nil
+	}
+	if done != nil {
+		s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id})
+		select {
+		case <-done:
+		case <-time.After(exitGrace):
+		}
+	}
+	s.stop()
+	s.out.Exited(0)
+	return nil
+}
+
+// stop ends the agent process.
+func (s *Session) stop() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
+	s.stdin.Close()
+	select {
+	case <-s.exited:
+	case <-time.After(exitGrace):
+		s.cmd.Process.Kill()
+		<-s.exited
+	}
+	s.client.files.close()
+}
+
+// problem turns a failed setup call into a user-facing problem, with the
+// agent's last stderr lines when it died.
+func (s *Session) problem(what string, err error) error {
+	var p *sdk.Problem
+	if errors.As(err, &p) {
+		return err
+	}
+	select {
+	case <-s.exited:
+		return sdk.Problemf("the agent exited during %s: %s", what, s.stderr.String())
+	default:
+	}
+	return sdk.Problemf("%s: %s", what, errText(err))
+}
+
+func isAuthRequired(err error) bool {
+	var re *acpsdk.RequestError
+	return errors.As(err, &re) && re.Code == -32000
+}
+
+// envAuthMethod picks the first env_var auth method whose variables are
+// all set.
+func envAuthMethod(ms []acpsdk.AuthMethod, env []string) string {
+	for _, m := range ms {
+		if m.EnvVar == nil {
+			continue
+		}
+		ok := len(m.EnvVar.Vars) > 0
+		for _, v := range m.EnvVar.Vars {
+			if lookup(env, v.Name) == "" && !v.Optional {
+				ok = false
+			}
+		}
+		if ok {
+			return m.EnvVar.Id
+		}
+	}
+	return ""
+}
+
+func offers(c acpsdk.AgentCapabilities) []string {
+	var o []string
+	if c.LoadSession {
+		o = append(o, "load")
+	}
+	sc := c.SessionCapabilities
+	if sc.Resume != nil {
+		o = append(o, "resume")
+	}
+	if sc.Fork != nil {
+		o = append(o, "fork")
+	}
+	if sc.List != nil {
+		o = append(o, "list")
+	}
+	if len(o) == 0 {
+		o = append(o, "new sessions only")
+	}
+	sort.Strings(o)
+	return o
+}
+
+func argvName(cmd *exec.Cmd) string {
+	if cmd == nil || len(cmd.Args) == 0 {
+		return "agent"
+	}
+	return cmd.Args[0]
+}
+
+func lookup(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val // the last one wins, as in exec
+		}
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tail passes the agent's stderr on and keeps its last lines.
+type tail struct {
+	w   io.Writer
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 2048
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.w.Write(p)
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailBytes {
+		t.buf = t.buf[len(t.buf)-tailBytes:]
+	}
+	t.mu.Unlock()
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}

@@ -1,0 +1,331 @@
+package acp_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentproto/agentproto/plugins/adapters/acp"
+	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/sdk/sdktest"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeAgentEnv) == "1" {
+		runFakeAgent()
+	}
+	os.Exit(m.Run())
+}
+
+// fakeCommand is the options.command that runs this test binary as the
+// fake agent.
+func fakeCommand(t *testing.T) string {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "env " + fakeAgentEnv + "=1 " + self
+}
+
+// recorder is an Emitter that keeps everything, like the sessions daemon.
+type recorder struct {
+	mu       sync.Mutex
+	out      strings.Builder
+	errors   []string
+	faults   []string
+	ends     chan struct{}
+	exited   bool
+	turnsRun int
+}
+
+func newRecorder() *recorder { return &recorder{ends: make(chan struct{}, 16)} }
+
+func (r *recorder) Output(p []byte) { r.mu.Lock(); r.out.Write(p); r.mu.Unlock() }
+func (r *recorder) TurnStarted()    { r.mu.Lock(); r.turnsRun++; r.mu.Unlock() }
+func (r *recorder) TurnEnded()      { r.ends <- struct{}{} }
+func (r *recorder) Error(text, fault string) {
+	r.mu.Lock()
+	r.errors = append(r.errors, text)
+	if fault != "" {
+		r.faults = append(r.faults, fault)
+	}
+	r.mu.Unlock()
+}
+func (r *recorder) Exited(int) { r.mu.Lock(); r.exited = true; r.mu.Unlock() }
+
+func (r *recorder) output() string { r.mu.Lock(); defer r.mu.Unlock(); return r.out.String() }
+func (r *recorder) warnings(kind string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var w []string
+	for _, e := range r.errors {
+		if strings.HasPrefix(e, kind+": ") {
+			w = append(w, e)
+		}
+	}
+	return w
+}
+
+func (r *recorder) waitTurn(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.ends:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the turn did not end; output:\n%s", r.output())
+	}
+}
+
+// start opens a session of the fake agent in dir with env.
+func start(t *testing.T, dir string, env map[string]string, opts map[string]string) (sdk.Session, *recorder) {
+	t.Helper()
+	o := map[string]string{"command": fakeCommand(t)}
+	for k, v := range opts {
+		o[k] = v
+	}
+	rec := newRecorder()
+	s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: dir, Env: env, Options: o}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Terminate(context.Background()) })
+	return s, rec
+}
+
+func turn(t *testing.T, s sdk.Session, rec *recorder, prompt string) {
+	t.Helper()
+	if err := s.Prompt(context.Background(), prompt, false); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitTurn(t)
+}
+
+func TestConformance(t *testing.T) {
+	sdktest.Run(t, acp.Adapter{}, sdktest.Options{Prompt: "say hello", LongPrompt: "slow",
+		Options: map[string]string{"command": fakeCommand(t)}})
+}
+
+func TestConformanceBinary(t *testing.T) {
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "github.com/agentproto/agentproto/cmd/agentproto-adapter-acp")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatal(err)
+	}
+	sdktest.RunBinary(t, filepath.Join(dir, "agentproto-adapter-acp"), sdktest.Options{Prompt: "say hello", LongPrompt: "slow",
+		Options: map[string]string{"command": fakeCommand(t)}})
+}
+
+// A prompt travels as an ACP content block, never as an argument: one that
+// starts with dashes arrives as it was written.
+func TestDashPromptArrivesWhole(t *testing.T) {
+	s, rec := start(t, t.TempDir(), nil, nil)
+	turn(t, s, rec, "--- fix the bug\n- and this")
+	if out := rec.output(); !strings.Contains(out, "echo: --- fix the bug\necho: - and this\n") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
+func perimeterEnv(allow, deny []string) map[string]string {
+	q := func(l []string) string {
+		var b []string
+		for _, s := range l {
+			b = append(b, `"`+s+`"`)
+		}
+		return "[" + strings.Join(b, ",") + "]"
+	}
+	return map[string]string{acp.PerimeterEnv: `{"allow":` + q(allow) + `,"deny":` + q(deny) + `}`}
+}
+
+// Writes inside the perimeter happen; writes outside it are refused when
+// asked for (permission) and when attempted (fs/write_text_file), the
+// file never appears, and each refusal is a permission_denied warning
+// naming the tool and the path.
+func TestPerimeterEnforcedAtWriteTime(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "shared"), 0o755)
+	s, rec := start(t, dir, perimeterEnv([]string{"src", "shared"}, []string{"shared/go.mod"}), nil)
+	turn(t, s, rec, strings.Join([]string{
+		"write " + filepath.Join(dir, "src/a.go") + " package a",
+		"write " + filepath.Join(dir, "docs/x.md") + " not mine",
+		"fswrite " + filepath.Join(dir, "docs/y.md") + " not mine either",
+		"fswrite " + filepath.Join(dir, "src/../../escape.txt") + " up and out",
+		"fswrite " + filepath.Join(outside, "abs.txt") + " elsewhere",
+		"fswrite " + filepath.Join(dir, "shared/go.mod") + " shared",
+		"fswrite " + filepath.Join(dir, ".git/config") + " hooks",
+	}, "\n"))
+	out := rec.output()
+	if b, err := os.ReadFile(filepath.Join(dir, "src/a.go")); err != nil || string(b) != "package a" {
+		t.Fatalf("in-perimeter write: %q %v\n%s", b, err, out)
+	}
+	if !strings.Contains(out, "permission allow\n") {
+		t.Errorf("the in-perimeter write was not allowed once:\n%s", out)
+	}
+	for _, p := range []string{filepath.Join(dir, "docs/x.md"), filepath.Join(dir, "docs/y.md"), filepath.Join(filepath.Dir(dir), "escape.txt"),
+		filepath.Join(outside, "abs.txt"), filepath.Join(dir, "shared/go.mod"), filepath.Join(dir, ".git/config")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	if !strings.Contains(out, "permission refused for "+filepath.Join(dir, "docs/x.md")) {
+		t.Errorf("the out-of-perimeter edit was not refused at permission time:\n%s", out)
+	}
+	denied := rec.warnings(acp.WarnPermissionDenied)
+	for _, want := range []string{"Write " + filepath.Join(dir, "docs/x.md") + " " + filepath.Join(dir, "docs/x.md") + ": outside the work package's perimeter",
+		filepath.Join(dir, "docs/y.md") + ": outside the work package's perimeter",
+		"escape.txt: outside the worktree", "abs.txt: outside the worktree",
+		"shared/go.mod: outside the work package's perimeter (shared/go.mod belongs to another owner)",
+		".git/config: git metadata is never written by agents"} {
+		found := false
+		for _, d := range denied {
+			found = found || strings.Contains(d, want)
+		}
+		if !found {
+			t.Errorf("no permission_denied warning with %q in %q", want, denied)
+		}
+	}
+	if len(rec.faults) != 0 {
+		t.Errorf("refusals are warnings, not faults: %v", rec.faults)
+	}
+}
+
+// A symlink inside the worktree never carries a write out of it, nor into
+// another part of the worktree the perimeter does not cover.
+func TestWritesNeverFollowSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "other"), 0o755)
+	os.Symlink(outside, filepath.Join(dir, "src/out"))
+	os.Symlink(filepath.Join(dir, "other"), filepath.Join(dir, "src/side"))
+	os.WriteFile(filepath.Join(outside, "target"), []byte("keep"), 0o644)
+	os.Symlink(filepath.Join(outside, "target"), filepath.Join(dir, "src/file"))
+	s, rec := start(t, dir, perimeterEnv([]string{"src"}, nil), nil)
+	turn(t, s, rec, strings.Join([]string{
+		"fswrite " + filepath.Join(dir, "src/out/x.txt") + " out",
+		"write " + filepath.Join(dir, "src/side/y.txt") + " side",
+		"fswrite " + filepath.Join(dir, "src/file") + " replaced",
+		"read " + filepath.Join(dir, "src/out/../../../etc/hostname"),
+	}, "\n"))
+	if _, err := os.Lstat(filepath.Join(outside, "x.txt")); err == nil {
+		t.Error("a write went through the symlink out of the worktree")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "other/y.txt")); err == nil {
+		t.Error("a write went through the symlink into another part of the worktree")
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "target")); string(b) != "keep" {
+		t.Errorf("the symlinked file's target was overwritten: %q", b)
+	}
+	if n := len(rec.warnings(acp.WarnPermissionDenied)); n != 4 {
+		t.Errorf("%d permission_denied warnings, want 4: %q\n%s", n, rec.warnings(acp.WarnPermissionDenied), rec.output())
+	}
+}
+
+// Without a WP the perimeter is the whole worktree; reads stay inside it.
+func TestNoPerimeterMeansWorktree(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "README"), []byte("line1\nline2\n"), 0o644)
+	s, rec := start(t, dir, nil, nil)
+	turn(t, s, rec, "fswrite "+filepath.Join(dir, "deep/new/file.txt")+" made\nread "+filepath.Join(dir, "README")+"\nread /etc/passwd")
+	if b, err := os.ReadFile(filepath.Join(dir, "deep/new/file.txt")); err != nil || string(b) != "made" {
+		t.Fatalf("write: %q %v", b, err)
+	}
+	out := rec.output()
+	if !strings.Contains(out, "content: line1\nline2\n") || !strings.Contains(out, "read refused: ") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
+
+func TestExecuteOption(t *testing.T) {
+	s, rec := start(t, t.TempDir(), nil, nil)
+	turn(t, s, rec, "run make test")
+	if !strings.Contains(rec.output(), "run allow") {
+		t.Fatalf("the shell is allowed by default:\n%s", rec.output())
+	}
+	s, rec = start(t, t.TempDir(), nil, map[string]string{"execute": "deny"})
+	turn(t, s, rec, "run make test")
+	if !strings.Contains(rec.output(), "run reject") || len(rec.warnings(acp.WarnPermissionDenied)) != 1 {
+		t.Fatalf("execute = deny:\n%s %q", rec.output(), rec.errors)
+	}
+}
+
+// An interrupt ends the turn with a warning, not a fault, and the session
+// takes the next prompt.
+func TestInterruptLeavesSessionUsable(t *testing.T) {
+	s, rec := start(t, t.TempDir(), nil, nil)
+	if err := s.Prompt(context.Background(), "slow", false); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(rec.output(), "working...") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := s.Prompt(context.Background(), "say after", true); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitTurn(t)
+	rec.waitTurn(t)
+	if len(rec.warnings(acp.WarnInterrupted)) != 1 || len(rec.faults) != 0 {
+		t.Fatalf("errors %q faults %v", rec.errors, rec.faults)
+	}
+	if !strings.Contains(rec.output(), "after\n") {
+		t.Fatalf("the turn after the interrupt did not run:\n%s", rec.output())
+	}
+}
+
+func TestTurnErrorsAreTyped(t *testing.T) {
+	cases := map[string]string{
+		"API Error: 429 rate_limit_error":                          sdk.FaultRateLimited,
+		`{"type":"error","error":{"type":"overloaded_error"}} 529`: sdk.FaultProviderUnavailable,
+		"Service Unavailable (503)":                                sdk.FaultProviderUnavailable,
+		"model not found: claude-nope (404)":                       sdk.FaultInvalidModel,
+		"API Error: 401 invalid x-api-key":                         sdk.FaultAuthFailed,
+		"402 Payment Required: credit balance is too low":          sdk.FaultInsufficientCredits,
+	}
+	for msg, fault := range cases {
+		s, rec := start(t, t.TempDir(), nil, nil)
+		turn(t, s, rec, "fail "+msg)
+		if len(rec.faults) != 1 || rec.faults[0] != fault {
+			t.Errorf("%q: faults %v, want %s (errors %q)", msg, rec.faults, fault, rec.errors)
+		}
+	}
+}
+
+func TestResumeLoadsEarlierSession(t *testing.T) {
+	s, rec := start(t, t.TempDir(), nil, map[string]string{"resume": "earlier"})
+	turn(t, s, rec, "say next")
+	if out := rec.output(); !strings.Contains(out, "next") {
+		t.Fatalf("output:\n%s", out)
+	}
+	rec2 := newRecorder()
+	_, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(),
+		Options: map[string]string{"command": fakeCommand(t), "fork": "earlier"}}, rec2)
+	if err == nil || !strings.Contains(err.Error(), "does not offer session/fork") {
+		t.Fatalf("fork on an agent without it: %v", err)
+	}
+}
+
+func TestBadOptionsAreProblems(t *testing.T) {
+	for opts, want := range map[string]map[string]string{
+		"options.command is required":           {},
+		"options.binary is not an option":       {"command": "x", "binary": "y"},
+		"options.execute is \"maybe\"":          {"command": "x", "execute": "maybe"},
+		"cannot run /nonexistent/agent":         {"command": "/nonexistent/agent"},
+		"resume and options.fork exclude":       {"command": "x", "resume": "a", "fork": "b"},
+		acp.PerimeterEnv + " is not valid JSON": {"command": "x"},
+	} {
+		env := map[string]string{}
+		if strings.HasPrefix(opts, acp.PerimeterEnv) {
+			env[acp.PerimeterEnv] = `{"allow": "src"}`
+		}
+		_, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Options: want, Env: env}, newRecorder())
+		if err == nil || !strings.Contains(err.Error(), opts) {
+			t.Errorf("%v: %v, want %q", want, err, opts)
+		}
+	}
+}

@@ -1,0 +1,379 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// client is agentproto's side of the protocol: it turns session updates
+// into events and answers the agent's permission and file-system requests
+// itself, so a write outside the perimeter is refused when it is asked for.
+type client struct {
+	out   sdk.Emitter
+	per   *Perimeter
+	files *files
+	// denyExecute refuses the agent's shell tool (option execute = "deny").
+	denyExecute bool
+
+	mu        sync.Mutex
+	lineStart bool                      // the output so far ends a line
+	tools     map[string]*toolState     // tool calls seen, by id
+	order     []string                  // tool call ids, oldest first
+	denied    map[string]map[string]int // tool -> path -> count, for the turn
+}
+
+type toolState struct {
+	title  string
+	kind   acpsdk.ToolKind
+	paths  []string
+	status acpsdk.ToolCallStatus
+}
+
+var _ acpsdk.Client = (*client)(nil)
+
+func newClient(out sdk.Emitter, per *Perimeter, f *files, denyExecute bool) *client {
+	return &client{out: out, per: per, files: f, denyExecute: denyExecute, lineStart: true, tools: map[string]*toolState{}}
+}
+
+// say writes output, starting on a new line when line is set.
+func (c *client) say(text string, line bool) {
+	if text == "" {
+		return
+	}
+	c.mu.Lock()
+	if line && !c.lineStart {
+		text = "\n" + text
+	}
+	c.lineStart = strings.HasSuffix(text, "\n")
+	c.mu.Unlock()
+	c.out.Output([]byte(text))
+}
+
+// endTurn closes the last line of a turn's output.
+func (c *client) endTurn() {
+	c.mu.Lock()
+	open := !c.lineStart
+	c.lineStart = true
+	c.mu.Unlock()
+	if open {
+		c.out.Output([]byte("\n"))
+	}
+}
+
+// SessionUpdate maps what the agent reports: message text as it streams,
+// one line per tool call and per failed tool, plans as checklists.
+func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) error {
+	u := n.Update
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil {
+			c.say(t.Text, false)
+		}
+	case u.ToolCall != nil:
+		tc := u.ToolCall
+		st := c.tool(string(tc.ToolCallId))
+		c.mu.Lock()
+		st.title, st.kind, st.status = tc.Title, tc.Kind, tc.Status
+		st.paths = locations(tc.Locations, tc.RawInput)
+		c.mu.Unlock()
+		c.say(fmt.Sprintf("[tool] %s%s\n", tc.Title, kindNote(tc.Kind)), true)
+	case u.ToolCallUpdate != nil:
+		tu := u.ToolCallUpdate
+		st := c.tool(string(tu.ToolCallId))
+		c.mu.Lock()
+		if tu.Title != nil {
+			st.title = *tu.Title
+		}
+		if tu.Kind != nil {
+			st.kind = *tu.Kind
+		}
+		if ps := locations(tu.Locations, tu.RawInput); len(ps) > 0 {
+			st.paths = ps
+		}
+		failed := tu.Status != nil && *tu.Status == acpsdk.ToolCallStatusFailed && st.status != acpsdk.ToolCallStatusFailed
+		if tu.Status != nil {
+			st.status = *tu.Status
+		}
+		title := st.title
+		c.mu.Unlock()
+		if failed {
+			c.say(fmt.Sprintf("[tool failed] %s\n", title), true)
+		}
+	case u.Plan != nil:
+		var b strings.Builder
+		b.WriteString("[plan]\n")
+		for _, e := range u.Plan.Entries {
+			mark := " "
+			switch e.Status {
+			case acpsdk.PlanEntryStatusCompleted:
+				mark = "x"
+			case acpsdk.PlanEntryStatusInProgress:
+				mark = "~"
+			}
+			fmt.Fprintf(&b, "- [%s] %s\n", mark, e.Content)
+		}
+		c.say(b.String(), true)
+	}
+	return nil
+}
+
+func kindNote(k acpsdk.ToolKind) string {
+	if k == "" || k == acpsdk.ToolKindOther {
+		return ""
+	}
+	return " (" + string(k) + ")"
+}
+
+func (c *client) tool(id string) *toolState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.tools[id]
+	if !ok {
+		st = &toolState{}
+		c.tools[id] = st
+		c.order = append(c.order, id)
+		if len(c.order) > 4096 { // a long session: forget the oldest
+			delete(c.tools, c.order[0])
+			c.order = c.order[1:]
+		}
+	}
+	return st
+}
+
+// locations lists the paths a tool call names: its locations and the
+// path-like fields of its raw input (agents differ in which they fill).
+func locations(locs []acpsdk.ToolCallLocation, raw any) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, l := range locs {
+		add(l.Path)
+	}
+	if m, ok := raw.(map[string]any); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			lk := strings.ToLower(k)
+			switch v := m[k].(type) {
+			case string:
+				if strings.Contains(lk, "path") || lk == "file" || lk == "filename" || lk == "target_file" {
+					add(v)
+				}
+			case map[string]any:
+				if lk == "changes" { // a patch: its keys are the paths
+					for p := range v {
+						add(p)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// RequestPermission allows what stays in bounds and refuses the rest:
+// writes (edit, delete, move) only inside the perimeter, reads only inside
+// the worktree, the shell unless execute = "deny". A refusal is recorded as
+// a permission_denied warning naming the tool and the path.
+func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
+	tc := r.ToolCall
+	st := c.tool(string(tc.ToolCallId))
+	c.mu.Lock()
+	title, kind := st.title, st.kind
+	if tc.Title != nil && *tc.Title != "" {
+		title = *tc.Title
+	}
+	if tc.Kind != nil {
+		kind = *tc.Kind
+	}
+	paths := locations(tc.Locations, tc.RawInput)
+	if len(paths) == 0 {
+		paths = st.paths
+	}
+	c.mu.Unlock()
+	if title == "" {
+		title = string(tc.ToolCallId)
+	}
+	path, why := c.judge(kind, paths)
+	if why == nil {
+		return choose(r.Options, acpsdk.PermissionOptionKindAllowOnce, acpsdk.PermissionOptionKindAllowAlways), nil
+	}
+	c.deny(title, path, why)
+	return choose(r.Options, acpsdk.PermissionOptionKindRejectOnce, acpsdk.PermissionOptionKindRejectAlways), nil
+}
+
+// judge returns the first path (or "") that rules a tool call out, and why.
+func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
+	switch kind {
+	case acpsdk.ToolKindExecute:
+		if c.denyExecute {
+			return "", errors.New("the shell is refused for this session (execute = \"deny\")")
+		}
+		return "", nil
+	case acpsdk.ToolKindRead, acpsdk.ToolKindSearch:
+		for _, p := range paths {
+			if _, err := c.per.Rel(p); err != nil {
+				return p, err
+			}
+		}
+		return "", nil
+	case acpsdk.ToolKindThink, acpsdk.ToolKindFetch, acpsdk.ToolKindSwitchMode:
+		return "", nil
+	}
+	// edit, delete, move, and tools that do not say what they are but name
+	// paths: writes, judged by the perimeter.
+	for _, p := range paths {
+		rel, err := c.per.Rel(p)
+		if err == nil {
+			err = c.per.CheckWrite(rel)
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+	return "", nil
+}
+
+// choose answers with the first option of the preferred kinds ("once"
+// first: "always" would stop the agent asking about later paths). With no
+// such option the request is answered as cancelled, which no agent takes
+// as a yes.
+func choose(opts []acpsdk.PermissionOption, kinds ...acpsdk.PermissionOptionKind) acpsdk.RequestPermissionResponse {
+	for _, k := range kinds {
+		for _, o := range opts {
+			if o.Kind == k {
+				return acpsdk.RequestPermissionResponse{Outcome: acpsdk.RequestPermissionOutcome{Selected: &acpsdk.RequestPermissionOutcomeSelected{OptionId: o.OptionId}}}
+			}
+		}
+	}
+	return acpsdk.RequestPermissionResponse{Outcome: acpsdk.RequestPermissionOutcome{Cancelled: &acpsdk.RequestPermissionOutcomeCancelled{}}}
+}
+
+// deny records a refusal, once per tool and path in a turn.
+func (c *client) deny(tool, path string, why error) {
+	c.mu.Lock()
+	if c.denied == nil {
+		c.denied = map[string]map[string]int{}
+	}
+	if c.denied[tool] == nil {
+		c.denied[tool] = map[string]int{}
+	}
+	c.denied[tool][path]++
+	first := c.denied[tool][path] == 1
+	c.mu.Unlock()
+	if first {
+		text := tool
+		if path != "" {
+			text += " " + path
+		}
+		warn(c.out, WarnPermissionDenied, text+": "+why.Error())
+	}
+}
+
+// newTurn forgets the refusals already reported.
+func (c *client) newTurn() {
+	c.mu.Lock()
+	c.denied = nil
+	c.mu.Unlock()
+}
+
+// toolFor names the tool call a file-system request belongs to: the most
+// recent one that names the path, else the most recent one still running.
+func (c *client) toolFor(path, method string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.order) - 1; i >= 0; i-- {
+		st := c.tools[c.order[i]]
+		for _, p := range st.paths {
+			if p == path {
+				return st.title
+			}
+		}
+	}
+	for i := len(c.order) - 1; i >= 0; i-- {
+		st := c.tools[c.order[i]]
+		if st.status == acpsdk.ToolCallStatusPending || st.status == acpsdk.ToolCallStatusInProgress {
+			return st.title
+		}
+	}
+	return method
+}
+
+// ReadTextFile reads inside the worktree only.
+func (c *client) ReadTextFile(_ context.Context, r acpsdk.ReadTextFileRequest) (acpsdk.ReadTextFileResponse, error) {
+	rel, err := c.per.Rel(r.Path)
+	if err != nil {
+		c.deny(c.toolFor(r.Path, acpsdk.ClientMethodFsReadTextFile), r.Path, err)
+		return acpsdk.ReadTextFileResponse{}, refusal(r.Path, err)
+	}
+	line, limit := 0, 0
+	if r.Line != nil {
+		line = *r.Line
+	}
+	if r.Limit != nil {
+		limit = *r.Limit
+	}
+	text, err := c.files.read(rel, line, limit)
+	if err != nil {
+		return acpsdk.ReadTextFileResponse{}, acpsdk.NewInternalError(map[string]any{"details": err.Error()})
+	}
+	return acpsdk.ReadTextFileResponse{Content: text}, nil
+}
+
+// WriteTextFile writes inside the perimeter only, never through a symlink.
+func (c *client) WriteTextFile(_ context.Context, r acpsdk.WriteTextFileRequest) (acpsdk.WriteTextFileResponse, error) {
+	rel, err := c.per.Rel(r.Path)
+	if err == nil {
+		err = c.per.CheckWrite(rel)
+	}
+	if err != nil {
+		c.deny(c.toolFor(r.Path, acpsdk.ClientMethodFsWriteTextFile), r.Path, err)
+		return acpsdk.WriteTextFileResponse{}, refusal(r.Path, err)
+	}
+	if err := c.files.write(rel, r.Content); err != nil {
+		return acpsdk.WriteTextFileResponse{}, acpsdk.NewInternalError(map[string]any{"details": err.Error()})
+	}
+	return acpsdk.WriteTextFileResponse{}, nil
+}
+
+// refusal is the error the agent sees: plain words its model can act on.
+func refusal(path string, why error) error {
+	return &acpsdk.RequestError{Code: -32603, Message: fmt.Sprintf("refused by agentproto: %s is %v", path, why)}
+}
+
+// Terminals are not offered (initialize says terminal: false); an agent
+// that asks anyway is told so. Its own shell tool is judged by
+// RequestPermission instead.
+var errNoTerminal = acpsdk.NewMethodNotFound("terminal/* (agentproto offers no terminals; use your own shell tool)")
+
+func (c *client) CreateTerminal(context.Context, acpsdk.CreateTerminalRequest) (acpsdk.CreateTerminalResponse, error) {
+	return acpsdk.CreateTerminalResponse{}, errNoTerminal
+}
+func (c *client) KillTerminal(context.Context, acpsdk.KillTerminalRequest) (acpsdk.KillTerminalResponse, error) {
+	return acpsdk.KillTerminalResponse{}, errNoTerminal
+}
+func (c *client) TerminalOutput(context.Context, acpsdk.TerminalOutputRequest) (acpsdk.TerminalOutputResponse, error) {
+	return acpsdk.TerminalOutputResponse{}, errNoTerminal
+}
+func (c *client) ReleaseTerminal(context.Context, acpsdk.ReleaseTerminalRequest) (acpsdk.ReleaseTerminalResponse, error) {
+	return acpsdk.ReleaseTerminalResponse{}, errNoTerminal
+}
+func (c *client) WaitForTerminalExit(context.Context, acpsdk.WaitForTerminalExitRequest) (acpsdk.WaitForTerminalExitResponse, error) {
+	return acpsdk.WaitForTerminalExitResponse{}, errNoTerminal
+}

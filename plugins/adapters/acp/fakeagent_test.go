@@ -1,0 +1,170 @@
+package acp_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// fakeAgentEnv makes the test binary act as a small ACP agent (the
+// helper-process pattern). It proves the adapter's side of the protocol;
+// the perimeter claim is shown against real agents in realagents_test.go.
+const fakeAgentEnv = "ACP_FAKE_AGENT"
+
+// fakeAgent runs one line of its prompt as a step:
+//
+//	say TEXT            message text
+//	write PATH TEXT     an edit tool call: permission, then fs/write_text_file
+//	fswrite PATH TEXT   fs/write_text_file without asking
+//	read PATH           fs/read_text_file, the content said back
+//	run CMD             an execute tool call asking permission
+//	slow                wait for session/cancel
+//	fail MESSAGE        end the turn with a JSON-RPC error
+//
+// Anything else is echoed back as "echo: TEXT".
+type fakeAgent struct {
+	conn *acpsdk.AgentSideConnection
+	mu   sync.Mutex
+	stop context.CancelFunc
+	n    int
+}
+
+func runFakeAgent() {
+	a := &fakeAgent{}
+	a.conn = acpsdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
+	<-a.conn.Done()
+	os.Exit(0)
+}
+
+func (a *fakeAgent) Initialize(context.Context, acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
+	return acpsdk.InitializeResponse{ProtocolVersion: acpsdk.ProtocolVersionNumber,
+		AgentCapabilities: acpsdk.AgentCapabilities{LoadSession: true},
+		AgentInfo:         &acpsdk.Implementation{Name: "fake-agent", Version: "0.0.1"}}, nil
+}
+func (a *fakeAgent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
+	return acpsdk.AuthenticateResponse{}, nil
+}
+func (a *fakeAgent) NewSession(_ context.Context, r acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
+	return acpsdk.NewSessionResponse{SessionId: "fake-1"}, nil
+}
+func (a *fakeAgent) LoadSession(_ context.Context, r acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
+	if r.SessionId != "earlier" {
+		return acpsdk.LoadSessionResponse{}, acpsdk.NewInvalidParams("no such session")
+	}
+	a.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: r.SessionId,
+		Update: acpsdk.UpdateAgentMessageText("replayed history\n")})
+	return acpsdk.LoadSessionResponse{}, nil
+}
+func (a *fakeAgent) Cancel(context.Context, acpsdk.CancelNotification) error {
+	a.mu.Lock()
+	if a.stop != nil {
+		a.stop()
+	}
+	a.mu.Unlock()
+	return nil
+}
+func (a *fakeAgent) CloseSession(context.Context, acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {
+	return acpsdk.CloseSessionResponse{}, nil
+}
+func (a *fakeAgent) ListSessions(context.Context, acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
+	return acpsdk.ListSessionsResponse{}, nil
+}
+func (a *fakeAgent) ResumeSession(context.Context, acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
+	return acpsdk.ResumeSessionResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionResume)
+}
+func (a *fakeAgent) SetSessionConfigOption(context.Context, acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
+	return acpsdk.SetSessionConfigOptionResponse{}, nil
+}
+func (a *fakeAgent) SetSessionMode(context.Context, acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
+	return acpsdk.SetSessionModeResponse{}, nil
+}
+
+func (a *fakeAgent) say(sid acpsdk.SessionId, text string) {
+	a.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: sid, Update: acpsdk.UpdateAgentMessageText(text)})
+}
+
+func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.PromptResponse, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	a.mu.Lock()
+	a.stop = stop
+	a.mu.Unlock()
+	var text strings.Builder
+	for _, b := range r.Prompt {
+		if b.Text != nil {
+			text.WriteString(b.Text.Text)
+		}
+	}
+	if text.String() == sdk.PingPrompt {
+		a.say(r.SessionId, "READY")
+		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
+	}
+	for _, line := range strings.Split(text.String(), "\n") {
+		verb, rest, _ := strings.Cut(line, " ")
+		arg, body, _ := strings.Cut(rest, " ")
+		switch verb {
+		case "say":
+			a.say(r.SessionId, rest+"\n")
+		case "write":
+			a.n++
+			id := acpsdk.ToolCallId(fmt.Sprintf("call-%d", a.n))
+			a.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: r.SessionId, Update: acpsdk.StartEditToolCall(id, "Write "+arg, arg, body)})
+			resp, err := a.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: r.SessionId,
+				ToolCall: acpsdk.ToolCallUpdate{ToolCallId: id, RawInput: map[string]any{"file_path": arg, "content": body}},
+				Options: []acpsdk.PermissionOption{
+					{Kind: acpsdk.PermissionOptionKindAllowAlways, Name: "Always", OptionId: "always"},
+					{Kind: acpsdk.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow"},
+					{Kind: acpsdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject"}}})
+			switch {
+			case err != nil:
+				a.say(r.SessionId, "permission error: "+err.Error()+"\n")
+			case resp.Outcome.Selected == nil || resp.Outcome.Selected.OptionId == "reject":
+				a.say(r.SessionId, "permission refused for "+arg+"\n")
+			default:
+				a.say(r.SessionId, "permission "+string(resp.Outcome.Selected.OptionId)+"\n")
+				a.write(ctx, r.SessionId, arg, body)
+			}
+		case "fswrite":
+			a.write(ctx, r.SessionId, arg, body)
+		case "read":
+			resp, err := a.conn.ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: r.SessionId, Path: arg})
+			if err != nil {
+				a.say(r.SessionId, "read refused: "+err.Error()+"\n")
+			} else {
+				a.say(r.SessionId, "content: "+resp.Content+"\n")
+			}
+		case "run":
+			kind := acpsdk.ToolKindExecute
+			resp, err := a.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: r.SessionId,
+				ToolCall: acpsdk.ToolCallUpdate{ToolCallId: "run-1", Kind: &kind, Title: acpsdk.Ptr("Bash " + rest)},
+				Options: []acpsdk.PermissionOption{{Kind: acpsdk.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow"},
+					{Kind: acpsdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject"}}})
+			if err == nil && resp.Outcome.Selected != nil {
+				a.say(r.SessionId, "run "+string(resp.Outcome.Selected.OptionId)+"\n")
+			}
+		case "slow":
+			a.say(r.SessionId, "working...\n")
+			<-ctx.Done()
+			return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
+		case "fail":
+			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": rest}}
+		default:
+			a.say(r.SessionId, "echo: "+line+"\n")
+		}
+	}
+	return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
+}
+
+func (a *fakeAgent) write(ctx context.Context, sid acpsdk.SessionId, path, body string) {
+	if _, err := a.conn.WriteTextFile(ctx, acpsdk.WriteTextFileRequest{SessionId: sid, Path: path, Content: body}); err != nil {
+		a.say(sid, "write refused: "+err.Error()+"\n")
+		return
+	}
+	a.say(sid, "wrote "+path+"\n")
+}
