@@ -210,7 +210,8 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: frozen.BaseCommit})
+		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: frozen.BaseCommit,
+			Submodules: d.Config.Worktree.Submodules})
 		if err != nil {
 			return "", err
 		}
@@ -223,7 +224,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 				return "", err
 			}
 		}
-		d.say(wp.ID, "worktree", "%s (%s)", m.Path, m.Branch)
+		d.say(wp.ID, "worktree", "%s (%s, %s checkout)", m.Path, m.Branch, m.Checkout)
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {

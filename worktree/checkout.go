@@ -8,12 +8,10 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -21,9 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"golang.org/x/sys/unix"
 )
 
 // openStorage opens the common git dir with descriptors kept open: without
@@ -66,39 +63,28 @@ type treeEntry struct {
 	path string
 	hash plumbing.Hash
 	mode filemode.FileMode
+	conv conversion // what git would do to its content on checkout
 }
 
-// checkoutTree writes the files of commit's tree under dir and returns the
-// index entries with their stat data, so that git sees the tree clean
-// without re-reading a file. One goroutine walks the tree while several
-// workers read blobs, each with its own object reader over the shared
-// mapped packs (and, for what they lack, its own go-git storage: those are
-// not safe for concurrent use), and write them with plain system calls:
-// the os.File machinery costs several extra calls per file. Trees go-git
-// cannot check out faithfully (submodules, checkout conversions) are
-// refused; the caller removes what was written. Closing interrupted stops
-// the workers.
-func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Hash, interrupted <-chan struct{}) ([]*index.Entry, error) {
-	packs := openPackSet(common)
-	defer packs.Close()
-	// Objects straight from the storage: git.Open would parse the config,
-	// and go-git rejects refspecs it does not know. Commit and trees come
-	// from the mapped packs when they hold them.
-	walkReader := newObjectReader(packs)
-	defer walkReader.Close()
-	walkSt := &packStorer{Storage: st, r: walkReader}
-	c, err := object.GetCommit(walkSt, commit)
-	if err != nil {
-		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
-	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, err
-	}
+// checkoutTree writes the files of plan under dir and returns the index
+// entries with their stat data, so that git sees the tree clean without
+// re-reading a file. Batches of files of one directory go to several
+// workers, each with its own object reader over the shared mapped packs
+// (and, for what they lack, its own go-git storage: those are not safe for
+// concurrent use); they write with plain system calls relative to a
+// descriptor of the directory, never following a symlink (see dirMaker).
+// The caller removes what was written on failure. Closing interrupted
+// stops the workers.
+func checkoutTree(st *filesystem.Storage, packs *packSet, common, dir string, plan *treePlan, interrupted <-chan struct{}) ([]*index.Entry, error) {
 	// Checkout allocates per blob and finishes in well under a second;
 	// collecting garbage during it costs more than the memory it frees.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 
+	dirs, err := newDirMaker(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer dirs.Close()
 	jobs := make(chan []treeEntry, 64)
 	stop := make(chan struct{})
 	var stopOnce sync.Once
@@ -112,11 +98,10 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 		case <-done:
 		}
 	}()
-	dirs := &dirMaker{root: dir, made: map[string]bool{}}
 
 	workers := runtime.GOMAXPROCS(0) + 1
 	results := make([][]*index.Entry, workers)
-	errs := make([]error, workers+1)
+	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -126,31 +111,21 @@ func checkoutTree(st *filesystem.Storage, common, dir string, commit plumbing.Ha
 			defer br.Close()
 			for batch := range jobs {
 				if errs[w] != nil {
-					continue // drain so the walker can finish
+					continue // drain so the sender can finish
 				}
 				select {
 				case <-stop:
 					continue // another worker failed, or an interrupt: drain
 				default:
 				}
-				if err := dirs.ensure(filepath.Dir(batch[0].path)); err != nil {
+				if err := writeBatch(br, dirs, batch, &results[w]); err != nil {
 					errs[w] = err
 					halt()
-					continue
-				}
-				for _, e := range batch {
-					ie, err := writeEntry(br, dir, e)
-					if err != nil {
-						errs[w] = err
-						halt()
-						break
-					}
-					results[w] = append(results[w], ie)
 				}
 			}
 		}(w)
 	}
-	errs[workers] = walkTree(walkSt, tree, jobs, stop)
+	sendBatches(plan.files, jobs, stop)
 	close(jobs)
 	wg.Wait()
 	for _, err := range errs {
@@ -175,78 +150,102 @@ var errInterrupted = errors.New("interrupted")
 // batchSize bounds a batch of files of one directory given to a worker.
 const batchSize = 32
 
-// walkTree sends the files of tree to jobs until stop closes, in batches of
-// one directory each: files of a directory created by several workers at
-// once contend on the directory's lock in the kernel.
-func walkTree(st storer.EncodedObjectStorer, tree *object.Tree, jobs chan<- []treeEntry, stop <-chan struct{}) error {
-	w := object.NewTreeWalker(tree, true, nil)
-	defer w.Close()
-	var batch []treeEntry
-	flush := func() bool {
-		if len(batch) == 0 {
-			return true
+// sendBatches sends files to jobs until stop closes, in batches of one
+// directory each: files of a directory created by several workers at once
+// contend on the directory's lock in the kernel.
+func sendBatches(files []treeEntry, jobs chan<- []treeEntry, stop <-chan struct{}) {
+	for len(files) > 0 {
+		n := 1
+		d := path.Dir(files[0].path)
+		for n < len(files) && n < batchSize && path.Dir(files[n].path) == d {
+			n++
 		}
 		select {
-		case jobs <- batch:
-			batch = nil
-			return true
+		case jobs <- files[:n]:
+			files = files[n:]
 		case <-stop:
-			return false
+			return
 		}
-	}
-	for {
-		name, e, err := w.Next()
-		if err == io.EOF {
-			flush()
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		switch e.Mode {
-		case filemode.Dir:
-			continue
-		case filemode.Submodule:
-			return unsupported("the base tree has a submodule at %s", name)
-		}
-		if path.Base(name) == ".gitattributes" {
-			if err := checkAttributes(st, name, e.Hash); err != nil {
-				return err
-			}
-		}
-		if len(batch) > 0 && (len(batch) >= batchSize || path.Dir(batch[0].path) != path.Dir(name)) {
-			if !flush() {
-				return nil
-			}
-		}
-		batch = append(batch, treeEntry{path: name, hash: e.Hash, mode: e.Mode})
 	}
 }
 
-// dirMaker creates directories once, parents first, from many goroutines.
+// writeBatch writes files of one directory through a descriptor of it.
+func writeBatch(br *blobReader, dirs *dirMaker, batch []treeEntry, out *[]*index.Entry) error {
+	fd, err := dirs.open(path.Dir(batch[0].path))
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	for _, e := range batch {
+		ie, err := writeEntry(br, fd, e)
+		if err != nil {
+			return err
+		}
+		*out = append(*out, ie)
+	}
+	return nil
+}
+
+// dirMaker creates the directories of a checkout and opens them without
+// ever following a symlink: each component is opened with O_NOFOLLOW from
+// its parent's descriptor, so a symlink where a directory should be (which
+// the tree rules already exclude) fails the checkout instead of leading
+// the writes elsewhere; EEXIST from mkdir is never taken for a directory
+// made.
 type dirMaker struct {
-	root string
+	root int
 	mu   sync.Mutex
 	made map[string]bool
 }
 
-func (d *dirMaker) ensure(rel string) error {
-	if rel == "." {
-		return nil
+func newDirMaker(dir string) (*dirMaker, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.ensureLocked(rel)
+	return &dirMaker{root: fd, made: map[string]bool{}}, nil
 }
 
-func (d *dirMaker) ensureLocked(rel string) error {
-	if rel == "." || d.made[rel] {
+func (d *dirMaker) Close() { unix.Close(d.root) }
+
+// open returns a descriptor of directory rel ("." for the top), made if
+// need be with its parents; the caller closes it.
+func (d *dirMaker) open(rel string) (int, error) {
+	fd, err := unix.Dup(d.root)
+	if err != nil || rel == "." {
+		return fd, err
+	}
+	done := 0
+	for done < len(rel) {
+		end := strings.IndexByte(rel[done:], '/')
+		if end < 0 {
+			end = len(rel)
+		} else {
+			end += done
+		}
+		name, sofar := rel[done:end], rel[:end]
+		if err := d.mkdir(fd, name, sofar); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return -1, fmt.Errorf("opening directory %s: %w (not a directory made by this checkout)", sofar, err)
+		}
+		fd = next
+		done = end + 1
+	}
+	return fd, nil
+}
+
+func (d *dirMaker) mkdir(parent int, name, rel string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.made[rel] {
 		return nil
 	}
-	if err := d.ensureLocked(filepath.Dir(rel)); err != nil {
-		return err
-	}
-	if err := syscall.Mkdir(filepath.Join(d.root, rel), 0o777); err != nil && err != syscall.EEXIST {
+	if err := unix.Mkdirat(parent, name, 0o777); err != nil {
 		return fmt.Errorf("creating %s: %w", rel, err)
 	}
 	d.made[rel] = true
@@ -327,31 +326,44 @@ func (b *blobReader) Close() {
 	}
 }
 
-func writeEntry(br *blobReader, dir string, e treeEntry) (*index.Entry, error) {
+// writeEntry writes e in the directory open as dirfd, never through a
+// symlink, and returns its index entry.
+func writeEntry(br *blobReader, dirfd int, e treeEntry) (*index.Entry, error) {
+	base := path.Base(e.path)
+	var st unix.Stat_t
+	if e.mode == filemode.Submodule {
+		// As git: an empty directory, filled only by a submodule update.
+		if err := unix.Mkdirat(dirfd, base, 0o777); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", e.path, err)
+		}
+		if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return nil, err
+		}
+		return indexEntry(e, &st), nil
+	}
 	content, stream, err := br.read(e.hash)
-	if err == nil && stream != nil && e.mode == filemode.Symlink {
+	if err == nil && stream != nil && (e.mode == filemode.Symlink || e.conv != convNone) {
 		content, err = io.ReadAll(stream)
 		stream = nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s (%s): %w", e.path, e.hash, err)
 	}
-	path := filepath.Join(dir, e.path)
-	var st2 syscall.Stat_t
 	switch e.mode {
 	case filemode.Symlink:
-		if err := os.Symlink(string(content), path); err != nil {
-			return nil, err
+		if err := unix.Symlinkat(string(content), dirfd, base); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", e.path, err)
 		}
-		if err := syscall.Lstat(path, &st2); err != nil {
+		if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return nil, err
 		}
 	default:
+		content = e.conv.apply(content)
 		perm := uint32(0o666)
 		if e.mode == filemode.Executable {
 			perm = 0o777
 		}
-		fd, err := syscall.Open(path, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, perm)
+		fd, err := unix.Openat(dirfd, base, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 		if err != nil {
 			return nil, fmt.Errorf("creating %s: %w", e.path, err)
 		}
@@ -361,29 +373,33 @@ func writeEntry(br *blobReader, dir string, e treeEntry) (*index.Entry, error) {
 			err = writeAll(fd, content)
 		}
 		if err != nil {
-			syscall.Close(fd)
+			unix.Close(fd)
 			return nil, fmt.Errorf("writing %s: %w", e.path, err)
 		}
-		err = syscall.Fstat(fd, &st2)
-		if cerr := syscall.Close(fd); err == nil {
+		err = unix.Fstat(fd, &st)
+		if cerr := unix.Close(fd); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
+	return indexEntry(e, &st), nil
+}
+
+func indexEntry(e treeEntry, st *unix.Stat_t) *index.Entry {
 	return &index.Entry{
 		Hash: e.hash, Name: e.path, Mode: e.mode,
-		CreatedAt:  time.Unix(st2.Ctim.Sec, st2.Ctim.Nsec),
-		ModifiedAt: time.Unix(st2.Mtim.Sec, st2.Mtim.Nsec),
-		Dev:        uint32(st2.Dev), Inode: uint32(st2.Ino),
-		UID: st2.Uid, GID: st2.Gid, Size: uint32(st2.Size),
-	}, nil
+		CreatedAt:  time.Unix(st.Ctim.Sec, st.Ctim.Nsec),
+		ModifiedAt: time.Unix(st.Mtim.Sec, st.Mtim.Nsec),
+		Dev:        uint32(st.Dev), Inode: uint32(st.Ino),
+		UID: st.Uid, GID: st.Gid, Size: uint32(st.Size),
+	}
 }
 
 func writeAll(fd int, b []byte) error {
 	for len(b) > 0 {
-		n, err := syscall.Write(fd, b)
+		n, err := unix.Write(fd, b)
 		if err != nil {
 			return err
 		}
@@ -434,26 +450,4 @@ func writeIndex(path string, entries []*index.Entry) error {
 		return err
 	}
 	return os.Rename(lock, path)
-}
-
-// attributeProblems lists .gitattributes rules that ask git to transform
-// files on checkout, which go-git does not do.
-func attributeProblems(text string) []string {
-	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		for _, attr := range strings.Fields(line)[1:] {
-			name, _, _ := strings.Cut(strings.TrimLeft(attr, "-!"), "=")
-			switch name {
-			case "filter", "eol", "text", "working-tree-encoding", "ident", "crlf":
-				if !strings.HasPrefix(attr, "-") && !strings.HasPrefix(attr, "!") {
-					out = append(out, line)
-				}
-			}
-		}
-	}
-	return out
 }

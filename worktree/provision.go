@@ -3,7 +3,6 @@ package worktree
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	formatconfig "github.com/go-git/go-git/v5/plumbing/format/config"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitref"
@@ -159,6 +156,11 @@ type NewOptions struct {
 	Base       string // name as given
 	BaseCommit string
 
+	// Submodules: initialise and update the submodules of the base tree
+	// ([worktree] submodules); otherwise they are empty directories, as git
+	// worktree add leaves them.
+	Submodules bool
+
 	// Restore checks out an existing branch at checkoutCommit.
 	checkoutCommit string
 	existingBranch bool
@@ -166,8 +168,11 @@ type NewOptions struct {
 
 // Provision creates a real linked worktree: git's admin dir under the
 // common dir, a .git file in the worktree, the files of the base tree and an
-// index with stat data, so that git status is clean at once. On any failure
-// everything it made is removed again.
+// index with stat data, so that git status is clean at once. The whole tree
+// is read and checked against git's tree rules before anything is made.
+// The files are written by our own checkout when it writes what git would
+// (line ending conversions included), else by git's (see chooseCheckout).
+// On any failure everything it made is removed again.
 func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	if err := ValidateSlug(o.Slug); err != nil {
 		return nil, err
@@ -180,12 +185,28 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	}
 	st := openStorage(repo.CommonDir)
 	defer st.Close()
-	if err := checkRepository(repo, st); err != nil {
+	if err := checkRepository(repo); err != nil {
 		return nil, err
 	}
 	at := o.BaseCommit
 	if o.checkoutCommit != "" {
 		at = o.checkoutCommit
+	}
+	cfg, err := loadGitConfig(repo)
+	if err != nil {
+		return nil, err
+	}
+	packs := openPackSet(repo.CommonDir)
+	defer packs.Close()
+	walkReader := newObjectReader(packs)
+	defer walkReader.Close()
+	plan, err := planTree(&packStorer{Storage: st, r: walkReader}, plumbing.NewHash(at))
+	if err != nil {
+		return nil, err
+	}
+	viaGit, err := chooseCheckout(repo, cfg, plan, o.Submodules)
+	if err != nil {
+		return nil, err
 	}
 	admin := adminDir(repo, o.Slug)
 	if _, err := os.Stat(admin); err == nil {
@@ -280,15 +301,22 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	if err := os.WriteFile(filepath.Join(o.Path, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	idx, err := checkoutTree(st, repo.CommonDir, o.Path, plumbing.NewHash(at), interrupted)
-	if err != nil {
-		return nil, err
-	}
-	if err := writeIndex(filepath.Join(admin, "index"), idx); err != nil {
-		return nil, err
-	}
 	m = &Meta{Slug: o.Slug, Path: o.Path, Branch: o.Branch, Base: o.Base, BaseCommit: o.BaseCommit,
-		Created: time.Now().UTC().Format(time.RFC3339), State: StateReady}
+		Created: time.Now().UTC().Format(time.RFC3339), State: StateReady, Checkout: CheckoutFast}
+	if viaGit != "" {
+		m.Checkout, m.CheckoutReason = CheckoutGit, viaGit
+		if err := gitCheckout(repo, o.Path, admin, o.Submodules && plan.gitlinks > 0, interrupted); err != nil {
+			return nil, err
+		}
+	} else {
+		idx, err := checkoutTree(st, packs, repo.CommonDir, o.Path, plan, interrupted)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeIndex(filepath.Join(admin, "index"), idx); err != nil {
+			return nil, err
+		}
+	}
 	if err := writeMeta(repo, m); err != nil {
 		return nil, err
 	}
@@ -331,12 +359,12 @@ func mkdirOwned(path string) (bool, error) {
 	return true, os.MkdirAll(path, 0o755)
 }
 
-// checkRepository refuses layouts go-git cannot serve correctly: SHA-256
-// object names, reftable refs, partial clones, sparse checkouts,
-// line-ending conversion.
-func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
-	// The raw file, not st.Config(): go-git rejects refspecs it does not
-	// know, such as the negative ones agentproto init adds.
+// checkRepository refuses layouts agentproto cannot read at all: SHA-256
+// object names and reftable refs.
+func checkRepository(repo *gitrepo.Repo) error {
+	// The raw file: git 2.39 itself cannot open a reftable repository, and
+	// go-git rejects refspecs it does not know, such as the negative ones
+	// agentproto init adds.
 	raw := formatconfig.New()
 	if f, err := os.Open(repo.Path("config")); err == nil {
 		err = formatconfig.NewDecoder(f).Decode(raw)
@@ -350,47 +378,6 @@ func checkRepository(repo *gitrepo.Repo, st *filesystem.Storage) error {
 	}
 	if v := raw.Section("extensions").Option("refStorage"); v != "" && v != "files" {
 		return unsupported("the repository stores refs as %s", v)
-	}
-	if raw.Section("extensions").Option("partialClone") != "" {
-		return unsupported("the repository is a partial clone: blobs missing here would have to be fetched")
-	}
-	for _, remote := range raw.Section("remote").Subsections {
-		if strings.EqualFold(remote.Option("promisor"), "true") {
-			return unsupported("the repository is a partial clone of %s: blobs missing here would have to be fetched", remote.Name)
-		}
-	}
-	if strings.EqualFold(raw.Section("core").Option("sparseCheckout"), "true") {
-		return unsupported("the repository uses a sparse checkout")
-	}
-	if v := strings.ToLower(raw.Section("core").Option("autocrlf")); v == "true" || v == "input" {
-		return unsupported("core.autocrlf=%s converts line endings on checkout", v)
-	}
-	if b, err := os.ReadFile(repo.Path("info", "attributes")); err == nil {
-		if p := attributeProblems(string(b)); len(p) > 0 {
-			return unsupported("info/attributes asks for checkout conversions (%s)", p[0])
-		}
-	}
-	return nil
-}
-
-// checkAttributes refuses a .gitattributes that asks for filters (LFS),
-// line-ending or encoding conversion: go-git would write the raw blobs.
-func checkAttributes(st storer.EncodedObjectStorer, name string, hash plumbing.Hash) error {
-	obj, err := st.EncodedObject(plumbing.BlobObject, hash)
-	if err != nil {
-		return err
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return err
-	}
-	b, err := io.ReadAll(rd)
-	rd.Close()
-	if err != nil {
-		return err
-	}
-	if p := attributeProblems(string(b)); len(p) > 0 {
-		return unsupported("%s asks for checkout conversions (%s), e.g. Git LFS", name, p[0])
 	}
 	return nil
 }

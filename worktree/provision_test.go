@@ -94,68 +94,22 @@ func openAtHead(t *testing.T, dir string) (*gitrepo.Repo, string) {
 	return repo, testgit.Run(t, dir, "rev-parse", "HEAD")
 }
 
-// TestRefusesPartialClone: blobs a partial clone lacks would have to be
-// fetched, which go-git does not do; such a clone is refused up front.
-func TestRefusesPartialClone(t *testing.T) {
+// TestRefusesReftable: git 2.39 cannot open such a repository at all, so
+// the extension is written after HEAD is read.
+func TestRefusesReftable(t *testing.T) {
 	testgit.Isolate(t)
-	src := testgit.Init(t)
-	testgit.Run(t, src, "config", "uploadpack.allowFilter", "true")
-	dir := filepath.Join(t.TempDir(), "clone")
-	testgit.Run(t, t.TempDir(), "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dir)
-	requireRefused(t, dir, "partial clone of origin")
-}
-
-// TestRefusesWhatGoGitCannotServe: each layout go-git would check out
-// differently from git is refused with a message naming it, nothing made.
-func TestRefusesWhatGoGitCannotServe(t *testing.T) {
-	for _, c := range []struct {
-		name, want string
-		setup      func(t *testing.T, dir string)
-	}{
-		{"sparse checkout", "sparse checkout", func(t *testing.T, dir string) {
-			testgit.Run(t, dir, "config", "core.sparseCheckout", "true")
-		}},
-		{"autocrlf", "core.autocrlf=true", func(t *testing.T, dir string) {
-			testgit.Run(t, dir, "config", "core.autocrlf", "true")
-		}},
-		{"info/attributes", "info/attributes asks for checkout conversions", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), []byte("*.txt eol=crlf\n"), 0o644)
-		}},
-		{"committed attributes", ".gitattributes asks for checkout conversions", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* text=auto\n"), 0o644)
-			testgit.Run(t, dir, "add", ".gitattributes")
-			testgit.Run(t, dir, "commit", "-q", "-m", "attributes")
-		}},
-		{"submodule", "submodule at vendor/lib", func(t *testing.T, dir string) {
-			head := testgit.Run(t, dir, "rev-parse", "HEAD")
-			testgit.Run(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+",vendor/lib")
-			testgit.Run(t, dir, "commit", "-q", "-m", "gitlink")
-		}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			testgit.Isolate(t)
-			dir := testgit.Init(t)
-			c.setup(t, dir)
-			requireRefused(t, dir, c.want)
-		})
+	dir := testgit.Init(t)
+	repo, head := openAtHead(t, dir)
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// reftable: git 2.39 cannot open such a repository at all, so the
-	// extension is written after HEAD is read.
-	t.Run("reftable", func(t *testing.T) {
-		testgit.Isolate(t)
-		dir := testgit.Init(t)
-		repo, head := openAtHead(t, dir)
-		f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.WriteString("[extensions]\n\trefStorage = reftable\n")
-		f.Close()
-		_, err = Provision(repo, NewOptions{Slug: "refused", Path: filepath.Join(t.TempDir(), "wt"), Base: "main", BaseCommit: head})
-		if err == nil || !strings.Contains(err.Error(), "stores refs as reftable") {
-			t.Fatalf("provisioning a reftable repository: %v", err)
-		}
-	})
+	f.WriteString("[extensions]\n\trefStorage = reftable\n")
+	f.Close()
+	_, err = Provision(repo, NewOptions{Slug: "refused", Path: filepath.Join(t.TempDir(), "wt"), Base: "main", BaseCommit: head})
+	if err == nil || !strings.Contains(err.Error(), "stores refs as reftable") {
+		t.Fatalf("provisioning a reftable repository: %v", err)
+	}
 }
 
 // TestLocationFromALinkedWorktree: asked from inside one of its worktrees,

@@ -52,6 +52,10 @@ type Meta struct {
 	Created    string `json:"created"`
 	State      string `json:"state"`
 	Failure    string `json:"failure,omitempty"`
+	// Checkout says which checkout wrote the files (CheckoutFast or
+	// CheckoutGit) and, for git's, why.
+	Checkout       string `json:"checkout,omitempty"`
+	CheckoutReason string `json:"checkout_reason,omitempty"`
 }
 
 func adminDir(repo *gitrepo.Repo, slug string) string {
@@ -122,4 +126,10 @@ func (e *unsupportedError) Error() string {
 
 func unsupported(format string, args ...any) error {
 	return fault.Wrap(fault.Refused, &unsupportedError{msg: fmt.Sprintf(format, args...)})
+}
+
+// unsafeTree refuses a tree git's own checks refuse: it would write outside
+// the worktree, into a .git directory, or not as its author meant.
+func unsafeTree(format string, args ...any) error {
+	return fault.Refusedf("refusing to check out the base tree: "+format+"; git refuses such trees too (git fsck)", args...)
 }

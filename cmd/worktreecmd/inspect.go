@@ -69,6 +69,9 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				if r.State == worktree.StateAbandoned {
 					line += "  left by an interrupted worktree new; remove with: git agentproto worktree rm " + r.Slug
 				}
+				if r.Checkout == worktree.CheckoutGit {
+					line += "  [git checkout: " + r.CheckoutReason + "]"
+				}
 				if r.Live {
 					line += "  [live]"
 				}

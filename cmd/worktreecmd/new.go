@@ -68,12 +68,16 @@ func newRun(f *cmdutil.Factory, o *NewOptions) error {
 			return err
 		}
 	}
-	m, err := worktree.Provision(repo, worktree.NewOptions{Slug: o.Slug, Path: path, Branch: o.Branch, Base: baseName, BaseCommit: baseCommit})
+	m, err := worktree.Provision(repo, worktree.NewOptions{Slug: o.Slug, Path: path, Branch: o.Branch, Base: baseName, BaseCommit: baseCommit,
+		Submodules: cfg.Worktree.Submodules})
 	if err != nil {
 		return err
 	}
 	data := map[string]any{"slug": m.Slug, "path": m.Path, "branch": m.Branch, "base": m.Base,
-		"base_commit": m.BaseCommit, "head": m.BaseCommit}
+		"base_commit": m.BaseCommit, "head": m.BaseCommit, "checkout": m.Checkout}
+	if m.CheckoutReason != "" {
+		data["checkout_reason"] = m.CheckoutReason
+	}
 	var atts []gitstore.AttachmentInput
 	var setupErr error
 	if !hooks.Empty() {

@@ -122,6 +122,10 @@ type Worktree struct {
 	Env map[string]string `toml:"env" json:"env"`
 	// Teardown commands run in a worktree before it is removed.
 	Teardown []string `toml:"teardown" json:"teardown"`
+	// Submodules: new worktrees initialise and update their submodules
+	// (git submodule update --init --recursive); else they stay empty
+	// directories, as git worktree add leaves them.
+	Submodules bool `toml:"submodules" json:"submodules"`
 }
 
 // Plans configures plan files and executor prompts.

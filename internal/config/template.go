@@ -39,6 +39,8 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # copy = [".env"]
 # env = { GOFLAGS = "-mod=mod" }
 # teardown = []
+# Initialise the submodules of new worktrees (git submodule update --init).
+# submodules = false
 
 # Executor adapters: agentproto-adapter-NAME on PATH, or configured here.
 # [plugins.aider]

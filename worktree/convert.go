@@ -1,0 +1,197 @@
+package worktree
+
+import (
+	"bytes"
+	"strings"
+)
+
+// conversion is what git does to a blob's content when it writes it to
+// the working tree, when that is something this checkout does itself.
+type conversion uint8
+
+const (
+	convNone conversion = iota
+	// convCRLF: lone LFs become CRLF (text, eol=crlf).
+	convCRLF
+	// convAutoCRLF: the same, unless the content looks binary or already
+	// holds a CR (text=auto, core.autocrlf=true).
+	convAutoCRLF
+)
+
+// apply returns content as git writes it; content itself when unchanged.
+func (c conversion) apply(content []byte) []byte {
+	if c == convNone || len(content) == 0 {
+		return content
+	}
+	s := gatherStats(content)
+	if s.lonelf == 0 {
+		return content
+	}
+	if c == convAutoCRLF && (s.lonecr > 0 || s.crlf > 0 || s.binary()) {
+		return content
+	}
+	out := make([]byte, 0, len(content)+s.lonelf)
+	for {
+		i := bytes.IndexByte(content, '\n')
+		if i < 0 {
+			break
+		}
+		if i > 0 && content[i-1] == '\r' {
+			out = append(out, content[:i+1]...)
+		} else {
+			out = append(out, content[:i]...)
+			out = append(out, '\r', '\n')
+		}
+		content = content[i+1:]
+	}
+	return append(out, content...)
+}
+
+// textStats counts what git counts to tell text from binary.
+type textStats struct {
+	nul, lonecr, lonelf, crlf, printable, nonprintable int
+}
+
+func gatherStats(b []byte) textStats {
+	var s textStats
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '\r':
+			if i+1 < len(b) && b[i+1] == '\n' {
+				s.crlf++
+				i++
+			} else {
+				s.lonecr++
+			}
+		case c == '\n':
+			s.lonelf++
+		case c == 127:
+			s.nonprintable++
+		case c < 32:
+			switch c {
+			case '\b', '\t', '\033', '\014':
+				s.printable++
+			case 0:
+				s.nul++
+				s.nonprintable++
+			default:
+				s.nonprintable++
+			}
+		default:
+			s.printable++
+		}
+	}
+	// A trailing ^Z (old DOS end of file) is not held against the text.
+	if len(b) > 0 && b[len(b)-1] == '\032' {
+		s.nonprintable--
+	}
+	return s
+}
+
+func (s textStats) binary() bool {
+	return s.lonecr > 0 || s.nul > 0 || s.printable>>7 < s.nonprintable
+}
+
+// eolConfig is the part of git's effective config that decides line
+// endings on checkout.
+type eolConfig struct {
+	autocrlf int    // 0 false, 1 true, -1 input
+	eol      string // core.eol: "lf", "crlf", "native" or ""
+}
+
+// crlfAction mirrors git's decision for one path.
+type crlfAction int
+
+const (
+	actUndefined crlfAction = iota
+	actBinary
+	actText
+	actTextInput
+	actTextCRLF
+	actAuto
+	actAutoInput
+	actAutoCRLF
+)
+
+// attrValue is one attribute as git check-attr prints it: "unspecified",
+// "set", "unset" or a value.
+func crlfFromAttr(v string) crlfAction {
+	switch v {
+	case "set":
+		return actText
+	case "unset":
+		return actBinary
+	case "input":
+		return actTextInput
+	case "auto":
+		return actAuto
+	}
+	return actUndefined
+}
+
+// eolConversion decides, as git's convert_attrs and output_eol do, what a
+// checkout does to the line endings of a path with these attributes.
+func eolConversion(text, crlf, eol string, cfg eolConfig) conversion {
+	action := crlfFromAttr(text)
+	if action == actUndefined {
+		action = crlfFromAttr(crlf)
+	}
+	if action != actBinary {
+		switch {
+		case action == actAuto && eol == "lf":
+			action = actAutoInput
+		case action == actAuto && eol == "crlf":
+			action = actAutoCRLF
+		case eol == "lf":
+			action = actTextInput
+		case eol == "crlf":
+			action = actTextCRLF
+		}
+	}
+	if action == actText {
+		action = actTextInput
+		if cfg.textEOLIsCRLF() {
+			action = actTextCRLF
+		}
+	}
+	if action == actUndefined {
+		switch cfg.autocrlf {
+		case 0:
+			action = actBinary
+		case 1:
+			action = actAutoCRLF
+		default:
+			action = actAutoInput
+		}
+	}
+	switch action {
+	case actTextCRLF:
+		return convCRLF
+	case actAutoCRLF:
+		return convAutoCRLF
+	case actAuto:
+		if cfg.textEOLIsCRLF() {
+			return convAutoCRLF
+		}
+	}
+	return convNone
+}
+
+// textEOLIsCRLF: the line ending of text files with no eol of their own.
+// Native is LF on every platform this runs on.
+func (c eolConfig) textEOLIsCRLF() bool {
+	switch c.autocrlf {
+	case 1:
+		return true
+	case -1:
+		return false
+	}
+	return c.eol == "crlf"
+}
+
+// isUTF8Name says whether an encoding name is git's default one, for
+// which working-tree-encoding changes nothing.
+func isUTF8Name(name string) bool {
+	return strings.EqualFold(name, "utf-8") || strings.EqualFold(name, "utf8")
+}

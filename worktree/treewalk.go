@@ -1,0 +1,126 @@
+package worktree
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// treePlan is the whole content of a commit's tree, every entry checked
+// against git's tree rules before a single file is written.
+type treePlan struct {
+	tree  plumbing.Hash
+	files []treeEntry // files, symlinks and gitlinks, in git's order
+	// attrFiles are the .gitattributes files of the tree.
+	attrFiles []treeEntry
+	gitlinks  int
+}
+
+// planTree reads the tree of commit and every tree under it, refusing any
+// entry git would refuse (see parseTree); a refusal names the entry's path.
+func planTree(st *packStorer, commit plumbing.Hash) (*treePlan, error) {
+	c, err := object.GetCommit(st, commit)
+	if err != nil {
+		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
+	}
+	p := &treePlan{tree: c.TreeHash}
+	if err := p.walk(st, c.TreeHash, ""); err != nil {
+		var bad *badEntryError
+		if errors.As(err, &bad) {
+			return nil, unsafeTree("%s", bad.Error())
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// maxTreeDepth bounds nesting, as git's core.maxTreeDepth does (its
+// default is 4096 in newer versions; no real tree comes near).
+const maxTreeDepth = 2048
+
+func (p *treePlan) walk(st *packStorer, h plumbing.Hash, dir string) error {
+	if len(dir) > 0 && countSlashes(dir) >= maxTreeDepth {
+		return &badEntryError{name: dir, problem: "trees nested deeper than " + fmt.Sprint(maxTreeDepth)}
+	}
+	data, err := st.rawTree(h)
+	if err != nil {
+		return fmt.Errorf("reading tree %s (%s): %w", h, displayDir(dir), err)
+	}
+	entries, err := parseTree(data)
+	if err != nil {
+		var bad *badEntryError
+		if errors.As(err, &bad) {
+			bad.name = dir + bad.name
+			return bad
+		}
+		return fmt.Errorf("tree %s (%s): %w", h, displayDir(dir), err)
+	}
+	for _, e := range entries {
+		name := dir + e.name
+		hash := plumbing.Hash(e.hash)
+		if e.mode == filemode.Dir {
+			if err := p.walk(st, hash, name+"/"); err != nil {
+				return err
+			}
+			continue
+		}
+		te := treeEntry{path: name, hash: hash, mode: e.mode}
+		if e.mode == filemode.Submodule {
+			p.gitlinks++
+		}
+		if e.name == ".gitattributes" {
+			p.attrFiles = append(p.attrFiles, te)
+		}
+		p.files = append(p.files, te)
+	}
+	return nil
+}
+
+func countSlashes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			n++
+		}
+	}
+	return n
+}
+
+func displayDir(dir string) string {
+	if dir == "" {
+		return "the top"
+	}
+	return dir
+}
+
+// rawTree returns the stored bytes of tree h.
+func (s *packStorer) rawTree(h plumbing.Hash) ([]byte, error) {
+	typ, data, found, err := s.r.read(h, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		obj, err := s.Storage.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return nil, err
+		}
+		typ = obj.Type()
+		rd, err := obj.Reader()
+		if err != nil {
+			return nil, err
+		}
+		data, err = io.ReadAll(rd)
+		rd.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if typ != plumbing.TreeObject {
+		return nil, fmt.Errorf("object %s is a %s, not a tree", h, typ)
+	}
+	return data, nil
+}
