@@ -237,3 +237,13 @@ func RootLinks(root *os.Root) ReadLink {
 		return filepath.ToSlash(t), true, err
 	}
 }
+
+// Pathspecs turns clean paths into git pathspecs that match only those
+// paths: a file named "*.go" or ":(top)x" is not a pattern for git.
+func Pathspecs(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
