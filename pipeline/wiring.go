@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/repopath"
 )
 
 // Wiring statuses.
@@ -29,27 +30,7 @@ const maxWiredFile = 64 << 20
 // writes only plain files inside the worktree. A path that does not exist
 // yet is fine; it is made.
 func checkWiringOnDisk(root *os.Root, file string) error {
-	segs := strings.Split(file, "/")
-	for i := range segs {
-		p := strings.Join(segs[:i+1], "/")
-		fi, err := root.Lstat(filepath.FromSlash(p))
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		last := i == len(segs)-1
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			return fmt.Errorf("%s is a symlink; wiring never writes through one", p)
-		case !last && !fi.IsDir():
-			return fmt.Errorf("%s is not a directory", p)
-		case last && !fi.Mode().IsRegular():
-			return fmt.Errorf("%s is not a regular file", p)
-		}
-	}
-	return nil
+	return repopath.CheckPlain(root, file)
 }
 
 // checkWiringInTree refuses a wiring target that is, or lies beneath, a
