@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -52,9 +53,10 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	}
 	h := strings.TrimSpace(string(head))
 	cp := &Checkpoint{Project: e.Project.Name, WP: wp.ID, Commit: h, Paths: paths}
+	specs := repopath.Pathspecs(paths) // names, never patterns
 	// Paths only committed earlier are already in HEAD; only the rest
 	// need a commit.
-	dirty, err := wt.Git(append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, paths...)...)
+	dirty, err := wt.Git(append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, specs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +87,7 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	if _, err := withIndex("read-tree", h); err != nil {
 		return nil, err
 	}
-	if _, err := withIndex(append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+	if _, err := withIndex(append([]string{"add", "-A", "--"}, specs...)...); err != nil {
 		return nil, err
 	}
 	tree, err := withIndex("write-tree")
@@ -101,7 +103,7 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		return nil, err
 	}
 	// The real index follows HEAD for the committed paths only.
-	if _, err := wt.Git(append([]string{"reset", "-q", "--"}, paths...)...); err != nil {
+	if _, err := wt.Git(append([]string{"reset", "-q", "--"}, specs...)...); err != nil {
 		return nil, err
 	}
 	cp.Commit = c

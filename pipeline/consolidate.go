@@ -1,17 +1,15 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -44,6 +42,10 @@ type Consolidation struct {
 	Findings []Finding       `json:"findings"`
 	Gate     *Gate           `json:"gate,omitempty"`
 	OK       bool            `json:"ok"`
+	// DryRun marks the result of ConsolidateDryRun: WouldMerge lists what
+	// it would merge, and nothing was written.
+	DryRun     bool     `json:"dry_run,omitempty"`
+	WouldMerge []string `json:"would_merge,omitempty"`
 }
 
 // order returns the WPs in dependency order (stable by plan order).
@@ -108,13 +110,7 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	}
 	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}}
 	wps := order(e.Project)
-	for _, wp := range wps {
-		if !st.Verified(wp.ID) {
-			c.Findings = append(c.Findings, Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
-		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
-			c.Findings = append(c.Findings, Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
-		}
-	}
+	c.Findings = append(c.Findings, readiness(wps, st)...)
 	if len(c.Findings) > 0 {
 		return c, fault.Refusedf("consolidate needs every work package verified and checkpointed")
 	}
@@ -155,11 +151,24 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 
 	wiring, findings := collectWiring(e.Project, wps, st)
 	c.Findings = append(c.Findings, findings...)
+	// Writes go through the worktree's root: no path can leave it, and
+	// none is written through a symlink the merges brought.
+	wtRoot, err := os.OpenRoot(m.Path)
+	if err != nil {
+		rollback()
+		return c, err
+	}
+	defer wtRoot.Close()
+	for _, w := range wiring {
+		if err := checkWiringOnDisk(wtRoot, w.File); err != nil {
+			c.Findings = append(c.Findings, Finding{Code: "wiring-through-symlink", WP: w.WP, File: w.File, Message: err.Error()})
+		}
+	}
 	if hasErrors(c.Findings) {
 		rollback()
 		return c, fmt.Errorf("consolidate stopped: %d findings in the reports; the integration branch is unchanged", len(c.Findings))
 	}
-	changedFiles, err := applyWiring(m.Path, wiring, c)
+	changedFiles, err := applyWiring(wtRoot, wiring, c)
 	if err != nil {
 		rollback()
 		return c, err
@@ -195,6 +204,19 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	return c, nil
 }
 
+// readiness lists the work packages consolidate cannot merge yet.
+func readiness(wps []plans.WP, st *State) []Finding {
+	var fs []Finding
+	for _, wp := range wps {
+		if !st.Verified(wp.ID) {
+			fs = append(fs, Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
+		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
+			fs = append(fs, Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
+		}
+	}
+	return fs
+}
+
 func hasErrors(fs []Finding) bool {
 	for _, f := range fs {
 		if f.Code != "report-missing" {
@@ -224,6 +246,12 @@ func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring
 			continue
 		}
 		for _, w := range v.Report.Wiring {
+			file, err := repopath.Clean(w.File)
+			if err != nil {
+				fs = append(fs, Finding{Code: "wiring-path-refused", WP: wp.ID, File: w.File, Message: err.Error() + "; wiring names a shared file inside the repository"})
+				continue
+			}
+			w.File = file
 			owners := plans.Owner(p, w.File)
 			if len(owners) != 1 || owners[0] != "shared" {
 				fs = append(fs, Finding{Code: "wiring-not-shared", WP: wp.ID, File: w.File, Message: w.File + " is not a shared file; its owner changes it, not the wiring"})
@@ -245,44 +273,4 @@ func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring
 		}
 	}
 	return out, fs
-}
-
-// applyWiring appends each line to its file unless the file has it already.
-func applyWiring(dir string, wiring []AppliedWiring, c *Consolidation) ([]string, error) {
-	changed := map[string]bool{}
-	for _, w := range wiring {
-		path := filepath.Join(dir, filepath.FromSlash(w.File))
-		b, err := os.ReadFile(path)
-		if err != nil && !os.IsNotExist(err) {
-			return nil, err
-		}
-		present := false
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			if strings.TrimSpace(string(l)) == strings.TrimSpace(w.Line) {
-				present = true
-			}
-		}
-		w.Status = "present"
-		if !present {
-			if len(b) > 0 && b[len(b)-1] != '\n' {
-				b = append(b, '\n')
-			}
-			b = append(b, w.Line+"\n"...)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				return nil, err
-			}
-			w.Status = "applied"
-			changed[w.File] = true
-		}
-		c.Wiring = append(c.Wiring, w)
-	}
-	var files []string
-	for f := range changed {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	return files, nil
 }

@@ -15,11 +15,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/repopath"
 )
 
 // Hooks are the worktree hooks of one base revision.
@@ -29,6 +29,10 @@ type Hooks struct {
 	Copy     []string          `json:"copy"`
 	Env      map[string]string `json:"env"`
 	Teardown []string          `json:"teardown"`
+	// Scripts are the files (and "dir/" directories) of the base tree the
+	// commands name, with their object ids at the base: what the commands
+	// run is trusted along with their text.
+	Scripts map[string]string `json:"scripts,omitempty"`
 }
 
 // Empty reports whether there is nothing to run or copy.
@@ -36,9 +40,8 @@ func (h *Hooks) Empty() bool {
 	return len(h.Setup) == 0 && len(h.Copy) == 0 && len(h.Teardown) == 0
 }
 
-// Digest identifies the hook content (not the commit): trusting it once
-// covers every revision with the same hooks; any change needs trust again.
-func (h *Hooks) Digest() string {
+// commandsDigest identifies the hook text alone.
+func (h *Hooks) commandsDigest() string {
 	b, _ := json.Marshal(struct {
 		Setup, Copy, Teardown []string
 		Env                   map[string]string
@@ -47,8 +50,24 @@ func (h *Hooks) Digest() string {
 	return hex.EncodeToString(s[:])
 }
 
+// Digest identifies the hook content (not the commit): the commands and
+// the scripts they name. Trusting it once covers every revision with the
+// same content; any change to either needs trust again.
+func (h *Hooks) Digest() string {
+	if len(h.Scripts) == 0 {
+		return h.commandsDigest() // as trusted before scripts were covered
+	}
+	b, _ := json.Marshal(struct {
+		Commands string
+		Scripts  map[string]string
+	}{h.commandsDigest(), h.Scripts})
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
 // HooksAt reads the hooks from agentproto.toml as committed at commit —
-// never from a working tree, which an agent could edit.
+// never from a working tree, which an agent could edit — and the scripts
+// they name, as committed there too.
 func HooksAt(repo *gitrepo.Repo, commit string) (*Hooks, error) {
 	h := &Hooks{Commit: commit}
 	out, err := repo.Git("cat-file", "blob", commit+":"+config.FileName)
@@ -61,6 +80,16 @@ func HooksAt(repo *gitrepo.Repo, commit string) (*Hooks, error) {
 	}
 	w := cfg.Worktree
 	h.Setup, h.Copy, h.Env, h.Teardown = w.Setup, w.Copy, w.Env, w.Teardown
+	if h.Empty() {
+		return h, nil
+	}
+	cands := scriptCandidates(append(append([]string{}, h.Setup...), h.Teardown...), h.Env)
+	if h.Scripts, err = hookScripts(repo, commit, cands); err != nil {
+		return nil, err
+	}
+	if len(h.Scripts) == 0 {
+		h.Scripts = nil
+	}
 	return h, nil
 }
 
@@ -73,16 +102,13 @@ func Trusted(repo *gitrepo.Repo, h *Hooks) (bool, error) {
 	if h.Empty() {
 		return true, nil
 	}
-	b, err := os.ReadFile(trustFile(repo))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
+	recs, err := readTrust(repo)
 	if err != nil {
 		return false, err
 	}
 	d := h.Digest()
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == d {
+	for _, r := range recs {
+		if r.digest == d {
 			return true, nil
 		}
 	}
@@ -102,7 +128,7 @@ func Trust(repo *gitrepo.Repo, h *Hooks) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
-	_, err = fmt.Fprintf(f, "%s %s %s\n", h.Digest(), time.Now().UTC().Format(time.RFC3339), h.Commit)
+	_, err = fmt.Fprintln(f, trustRecord{digest: h.Digest(), commit: h.Commit, commands: h.commandsDigest(), scripts: h.Scripts}.line())
 	return err == nil, err
 }
 
@@ -125,17 +151,30 @@ func (h *Hooks) Describe() string {
 		fmt.Fprintf(&b, "  %-9s %s=%s\n", "env", k, h.Env[k])
 	}
 	list("teardown", h.Teardown)
+	paths := make([]string, 0, len(h.Scripts))
+	for p := range h.Scripts {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "  %-9s %s (%.12s at the base; read it before trusting)\n", "runs", p, h.Scripts[p])
+	}
 	return b.String()
 }
 
 // RequireTrust fails with exit 5, listing the hooks and the command that
-// trusts them, unless they are trusted.
+// trusts them, unless they are trusted. When only the scripts changed since
+// the commands were trusted, it names them.
 func RequireTrust(repo *gitrepo.Repo, h *Hooks, base string) error {
 	ok, err := Trusted(repo, h)
 	if err != nil || ok {
 		return err
 	}
-	return fault.Refusedf("the worktree hooks of %s are not trusted on this machine:\n%sreview them, then run: git agentproto trust --base %s\n(or skip them with --no-setup)", base, h.Describe(), base)
+	why := ""
+	if changed := changedScripts(repo, h); len(changed) > 0 {
+		why = fmt.Sprintf(" (%s changed since they were trusted)", strings.Join(changed, ", "))
+	}
+	return fault.Refusedf("the worktree hooks of %s are not trusted on this machine%s:\n%sreview them, then run: git agentproto trust --base %s\n(or skip them with --no-setup)", base, why, h.Describe(), base)
 }
 
 // HookError is a hook that failed.
@@ -240,36 +279,68 @@ func (w *prefixWriter) flush() {
 }
 
 // CopyFiles copies the files matching the copy globs from the main worktree
-// into the new one, never overwriting a file the checkout wrote.
+// into the new one, never overwriting a file the checkout wrote. Both sides
+// are opened as roots: a glob cannot reach outside the main worktree (a
+// symlink there leading out is not read), and nothing is written through a
+// symlink the checkout made.
 func CopyFiles(mainTree string, globs []string, m *Meta, live io.Writer) ([]string, error) {
+	if len(globs) == 0 {
+		return nil, nil
+	}
+	src, err := os.OpenRoot(mainTree)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	dst, err := os.OpenRoot(m.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
 	var copied []string
 	for _, g := range globs {
-		matches, err := filepath.Glob(filepath.Join(mainTree, g))
+		pattern, err := repopath.Clean(g)
 		if err != nil {
 			return copied, fault.Invalidf("[worktree] copy %q: %v", g, err)
 		}
-		for _, src := range matches {
-			rel, err := filepath.Rel(mainTree, src)
-			if err != nil || strings.HasPrefix(rel, "..") {
+		matches, err := fs.Glob(src.FS(), pattern)
+		if err != nil {
+			return copied, fault.Invalidf("[worktree] copy %q: %v", g, err)
+		}
+		for _, rel := range matches {
+			if _, err := repopath.Resolve(rel, repopath.RootLinks(src)); err != nil {
+				fmt.Fprintf(live, "[copy] %s skipped: %v\n", rel, err)
 				continue
 			}
-			fi, err := os.Lstat(src)
+			fi, err := src.Lstat(filepath.FromSlash(rel))
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			dst := filepath.Join(m.Path, rel)
-			if _, err := os.Lstat(dst); err == nil {
+			if _, err := dst.Lstat(filepath.FromSlash(rel)); err == nil {
 				fmt.Fprintf(live, "[copy] %s exists in the worktree; kept\n", rel)
 				continue
 			}
-			b, err := os.ReadFile(src)
+			if err := repopath.CheckPlain(dst, rel); err != nil {
+				return copied, fmt.Errorf("[worktree] copy %s: %v", rel, err)
+			}
+			b, err := src.ReadFile(filepath.FromSlash(rel))
 			if err != nil {
 				return copied, err
 			}
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			if dir := filepath.Dir(filepath.FromSlash(rel)); dir != "." {
+				if err := dst.MkdirAll(dir, 0o755); err != nil {
+					return copied, err
+				}
+			}
+			f, err := dst.OpenFile(filepath.FromSlash(rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+			if err != nil {
 				return copied, err
 			}
-			if err := os.WriteFile(dst, b, fi.Mode().Perm()); err != nil {
+			_, err = f.Write(b)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
 				return copied, err
 			}
 			fmt.Fprintf(live, "[copy] %s\n", rel)

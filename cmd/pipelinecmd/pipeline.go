@@ -194,17 +194,27 @@ func printFindings(f *cmdutil.Factory, fs []pipeline.Finding) {
 }
 
 func newCmdConsolidate(f *cmdutil.Factory) *cobra.Command {
-	var asJSON bool
+	var asJSON, dryRun bool
 	cmd := &cobra.Command{
-		Use:   "consolidate PROJECT [--json]",
+		Use:   "consolidate PROJECT [--dry-run] [--json]",
 		Short: "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate",
-		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		Long: `Merge the verified WP branches into the integration worktree in dependency
+order, add the wiring lines the reports list to shared files, and run the gate.
+Wiring names shared files inside the repository only and is never written
+through a symlink. --dry-run lists what would be merged and wired, and the
+findings that would stop it, and writes nothing at all.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, cfg, err := env(f, args[0])
 			if err != nil {
 				return err
 			}
-			c, err := e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
+			var c *pipeline.Consolidation
+			if dryRun {
+				c, err = e.ConsolidateDryRun()
+			} else {
+				c, err = e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
+			}
 			if asJSON && c != nil {
 				cmdutil.WriteJSON(f.IO.Out, c)
 			} else if c != nil {
@@ -215,6 +225,9 @@ func newCmdConsolidate(f *cmdutil.Factory) *cobra.Command {
 					fmt.Fprintf(f.IO.Out, "  wiring %s %s: %s (%s)\n", w.WP, w.File, w.Line, w.Status)
 				}
 				printFindings(f, c.Findings)
+				if c.DryRun {
+					fmt.Fprintf(f.IO.Out, "  would merge %s; dry run: nothing written\n", strings.Join(c.WouldMerge, ", "))
+				}
 				if c.Gate != nil {
 					fmt.Fprintf(f.IO.Out, "  merged %s; gate %q: exit %d\n", strings.Join(c.Merged, ", "), c.Gate.Command, c.Gate.ExitCode)
 				}
@@ -223,5 +236,6 @@ func newCmdConsolidate(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be merged and wired; write nothing")
 	return cmd
 }

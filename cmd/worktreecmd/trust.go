@@ -18,8 +18,12 @@ func NewCmdTrust(f *cmdutil.Factory) *cobra.Command {
 		Short: "Show the worktree hooks committed at the base revision and trust them on this machine",
 		Long: `Worktree hooks (setup, copy, env, teardown in agentproto.toml) are read as
 committed at the base revision and run only once their content is trusted on
-this machine. trust prints them and records their hash; any later change to
-the hooks needs trust again. --show prints without trusting.`,
+this machine. The content is the commands and what they run: every file or
+directory of the base tree a command or env value names (and the Makefile of
+make, the package.json of npm), by its object id at the base. trust prints
+them and records their hash; any later change to the hooks or to a script
+they run needs trust again, and the refusal names what changed. --show prints
+without trusting.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo, err := f.Repo()

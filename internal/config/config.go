@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/repopath"
 )
 
 // FileName is the config file at the top of the working tree.
@@ -327,13 +328,13 @@ func (c *Config) validate() error {
 		return BadValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
 	}
 	for _, p := range []struct{ key, v string }{{"contract_block", c.Plans.ContractBlock}, {"agent_instructions", c.Plans.AgentInstructions}} {
-		if p.v != "" && (filepath.IsAbs(p.v) || strings.HasPrefix(filepath.Clean(p.v), "..")) {
-			return BadValue(fmt.Sprintf("%q must be a path inside the repository", p.v), "plans", p.key)
+		if _, err := repopath.Clean(p.v); p.v != "" && err != nil {
+			return BadValue(fmt.Sprintf("%q must be a path inside the repository: %v", p.v, err), "plans", p.key)
 		}
 	}
 	for i, p := range c.Worktree.Copy {
-		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(filepath.Clean(p), "..") {
-			return BadValue(fmt.Sprintf("entry %d (%q) must be a path inside the repository", i+1, p), "worktree", "copy")
+		if _, err := repopath.Clean(p); err != nil {
+			return BadValue(fmt.Sprintf("entry %d (%q) must be a path inside the repository: %v", i+1, p, err), "worktree", "copy")
 		}
 	}
 	for k := range c.Worktree.Env {

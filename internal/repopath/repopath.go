@@ -237,3 +237,41 @@ func RootLinks(root *os.Root) ReadLink {
 		return filepath.ToSlash(t), true, err
 	}
 }
+
+// Pathspecs turns clean paths into git pathspecs that match only those
+// paths: a file named "*.go" or ":(top)x" is not a pattern for git.
+func Pathspecs(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = ":(literal)" + p
+	}
+	return out
+}
+
+// CheckPlain refuses to write the clean path p under root unless every
+// component on the way is a real directory (no symlink, even one that
+// stays inside) and p itself is absent or a regular file. Writers call it
+// and then write through root, which keeps even a racing swap inside.
+func CheckPlain(root *os.Root, p string) error {
+	segs := strings.Split(p, "/")
+	for i := range segs {
+		sub := strings.Join(segs[:i+1], "/")
+		fi, err := root.Lstat(filepath.FromSlash(sub))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		last := i == len(segs)-1
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symlink; nothing is written through one", sub)
+		case !last && !fi.IsDir():
+			return fmt.Errorf("%s is not a directory", sub)
+		case last && !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is not a regular file", sub)
+		}
+	}
+	return nil
+}
