@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -78,5 +79,35 @@ func TestSessionsDaemonBoundsRequestLines(t *testing.T) {
 	}
 	if _, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "wait", id, "--timeout", "20s"); err != nil {
 		t.Fatalf("the daemon stopped serving: %v %s", err, errOut)
+	}
+}
+
+// An agent that crashes on its first turn fails sessions start with one
+// message: the session id, its state and the adapter's stderr; --json
+// prints the failed session's record.
+func TestSessionsStartReportsACrashOnTheFirstTurn(t *testing.T) {
+	dir := newRepo(t)
+	crash := script(`{"op":"crash"}`)
+	for _, args := range [][]string{{}, {"--no-ping"}} {
+		_, errOut, err := startSession(t, dir, append(args, "--adapter", "scripted", "--dir", dir, "--prompt", crash)...)
+		m := regexp.MustCompile(`session (s-[0-9a-f]{12}) failed: `).FindStringSubmatch(errOut)
+		if exitCode(err) != 1 || m == nil || !strings.Contains(errOut, "adapter stderr (last lines):\n  scripted: crashing on purpose") ||
+			!strings.Contains(errOut, "adapter scripted exited") || strings.Contains(errOut, "rpc error") {
+			t.Fatalf("%v: exit %d, stderr:\n%s", args, exitCode(err), errOut)
+		}
+		if ls := sessionLs(t, dir); !strings.Contains(ls, m[1]+"  -            failed") {
+			t.Fatalf("ls:\n%s", ls)
+		}
+		out, errOut, err := startSession(t, dir, append(args, "--json", "--adapter", "scripted", "--dir", dir, "--prompt", crash)...)
+		var rec struct {
+			ID, State, Failure string
+			StderrTail         string `json:"stderr_tail"`
+		}
+		if jerr := json.Unmarshal([]byte(out), &rec); jerr != nil || exitCode(err) != 1 {
+			t.Fatalf("%v --json: exit %d, %v, stdout %q, stderr %s", args, exitCode(err), jerr, out, errOut)
+		}
+		if rec.State != "failed" || rec.Failure == "" || rec.StderrTail != "scripted: crashing on purpose" || !strings.Contains(errOut, "session "+rec.ID+" failed") {
+			t.Fatalf("%v --json: %+v\n%s", args, rec, errOut)
+		}
 	}
 }
