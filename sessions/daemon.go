@@ -243,7 +243,10 @@ func (d *Daemon) handle(req *Request) *Response {
 	case "start":
 		rec, err := d.start(req.Start)
 		if err != nil {
-			return errResponse(err)
+			// The session exists (failed): its record goes with the error.
+			resp := errResponse(err)
+			resp.Session = rec
+			return resp
 		}
 		return &Response{OK: true, Session: rec}
 	case "prompt":
@@ -337,7 +340,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		if fault.KindOf(err) == fault.Refused {
 			return rec, err
 		}
-		return rec, fmt.Errorf("session %s failed: %w", rec.ID, err)
+		return rec, startError(rec, err)
 	}
 	rec.Pid = client.Pid()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -357,8 +360,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	}
 	err = client.Start(ctx, sdk.StartRequest{SessionID: rec.ID, Dir: a.Dir, Model: a.Model, InitialPrompt: first, Options: a.Options})
 	if err != nil {
-		d.fail(l, fmt.Sprintf("starting the session: %v", err))
-		return d.snapshot(rec), fmt.Errorf("session %s failed: %w", rec.ID, err)
+		return d.failStart(l, fmt.Sprintf("starting the session: %v", err), err)
 	}
 	if a.Ping {
 		d.mu.Lock()
@@ -369,15 +371,18 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		delete(d.pinging, rec.ID)
 		d.mu.Unlock()
 		if err != nil {
-			d.fail(l, err.Error())
-			return d.snapshot(rec), fmt.Errorf("session %s failed: %w; it never received its prompt", rec.ID, err)
+			return d.failStart(l, err.Error()+"; it never received its prompt", err)
 		}
 		// Like any prompt: answer once its turn has started, so that a wait
 		// sent right after start waits for this turn, not the ping's.
 		if err := d.promptTurn(l, a.Prompt, false); err != nil {
-			d.fail(l, fmt.Sprintf("sending the prompt: %v", err))
-			return d.snapshot(rec), err
+			return d.failStart(l, fmt.Sprintf("sending the prompt: %v", err), err)
 		}
+	}
+	// An adapter that died while taking the prompt fails the start too:
+	// the caller would otherwise wait on a session that is already over.
+	if snap := d.snapshot(rec); snap.State == StateFailed {
+		return snap, startError(snap, nil)
 	}
 	return d.snapshot(rec), nil
 }
@@ -510,10 +515,12 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 }
 
 func (d *Daemon) fail(l *live, reason string) {
+	// Kill first: it returns once the plugin's stderr is read to the end,
+	// and a crash's last words are the ones worth keeping.
+	l.client.Kill()
 	d.mu.Lock()
 	l.rec.StderrTail = l.client.StderrTail()
 	d.mu.Unlock()
-	l.client.Kill()
 	d.transition(l.rec, StateFailed, reason, nil)
 }
 

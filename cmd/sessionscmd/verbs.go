@@ -102,8 +102,11 @@ passed to the adapter from your environment and never stored.`,
 				Prompt: text, Label: label, Env: os.Environ(), Options: mergeOptions(cfg.Plugins[adapter].Options, options),
 				Ping: !noPing, AllowEnv: allow, Profile: profile}})
 			if err != nil {
-				if resp != nil && resp.Session != nil {
-					fmt.Fprintln(f.IO.ErrOut, "session", resp.Session.ID, "failed")
+				// A session that failed while starting still exists: --json
+				// gives its record (state, failure, stderr tail), and the
+				// error names it either way.
+				if resp != nil && resp.Session != nil && asJSON {
+					cmdutil.WriteJSON(f.IO.Out, resp.Session)
 				}
 				return err
 			}

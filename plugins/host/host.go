@@ -169,14 +169,14 @@ func (c *Client) Pid() int {
 // Ping checks the plugin answers.
 func (c *Client) Ping(ctx context.Context) error {
 	_, err := c.rpc.Ping(ctx, &proto.PingRequest{Payload: []byte("ping")})
-	return err
+	return c.rpcError(err)
 }
 
 // Describe asks the adapter who it is.
 func (c *Client) Describe(ctx context.Context) (sdk.Info, error) {
 	r, err := c.rpc.Describe(ctx, &proto.DescribeRequest{})
 	if err != nil {
-		return sdk.Info{}, err
+		return sdk.Info{}, c.rpcError(err)
 	}
 	return sdk.Info{Name: r.Name, Version: r.Version, Capabilities: r.Capabilities, Models: r.Models, AuthMethods: r.AuthMethods}, nil
 }
@@ -186,7 +186,7 @@ func (c *Client) Start(ctx context.Context, req sdk.StartRequest) error {
 	r, err := c.rpc.StartSession(ctx, &proto.StartSessionRequest{SessionId: req.SessionID, Dir: req.Dir, Model: req.Model,
 		Env: req.Env, InitialPrompt: req.InitialPrompt, Options: req.Options})
 	if err != nil {
-		return err
+		return c.rpcError(err)
 	}
 	return diagError(r.Diagnostics)
 }
@@ -195,7 +195,7 @@ func (c *Client) Start(ctx context.Context, req sdk.StartRequest) error {
 func (c *Client) Prompt(ctx context.Context, text string, interrupt bool) error {
 	r, err := c.rpc.Prompt(ctx, &proto.PromptRequest{Text: text, Interrupt: interrupt})
 	if err != nil {
-		return err
+		return c.rpcError(err)
 	}
 	return diagError(r.Diagnostics)
 }
@@ -217,7 +217,7 @@ const (
 func (c *Client) Events(ctx context.Context, after uint64, fn func(*Event) error) error {
 	stream, err := c.rpc.Events(ctx, &proto.EventsRequest{AfterSeq: after})
 	if err != nil {
-		return err
+		return c.rpcError(err)
 	}
 	for {
 		e, err := stream.Recv()
@@ -225,7 +225,7 @@ func (c *Client) Events(ctx context.Context, after uint64, fn func(*Event) error
 			return nil
 		}
 		if err != nil {
-			return err
+			return c.rpcError(err)
 		}
 		if err := fn(e); err != nil {
 			return err
@@ -236,7 +236,7 @@ func (c *Client) Events(ctx context.Context, after uint64, fn func(*Event) error
 // Terminate asks the adapter to end the session.
 func (c *Client) Terminate(ctx context.Context) error {
 	_, err := c.rpc.Terminate(ctx, &proto.TerminateRequest{})
-	return err
+	return c.rpcError(err)
 }
 
 // Kill ends the plugin and its whole process group: go-plugin's own Kill
