@@ -304,3 +304,76 @@ func TestLedgerNoteCannotPoseAsALesson(t *testing.T) {
 		t.Fatalf("ledger log --kind lesson_added: %s", out)
 	}
 }
+
+// On a full disk an append either happened or did not, and its exit code
+// says which: it is 0 exactly when the writer ref moved. The disk is a
+// small tmpfs filled up to a little less each round, so that every step of
+// an append (objects, the ref, the index) in turn is the one that fails.
+func TestLedgerFullDiskExitCodeTellsTheTruth(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	disk := filepath.Join(t.TempDir(), "disk")
+	os.MkdirAll(disk, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", disk).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", disk).CombinedOutput(); err != nil {
+			t.Errorf("umount: %v %s", err, out)
+		}
+	})
+	dir := filepath.Join(disk, "repo")
+	must(t, disk, "git", "init", "-q", "-b", "main", dir)
+	must(t, dir, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	must(t, dir, "git", "agentproto", "init")
+	if _, errOut, err := sh(t, dir, batch(40, "seed"), "git", "agentproto", "ledger", "append", "--batch"); err != nil {
+		t.Fatalf("seed: %v %s", err, errOut)
+	}
+	ref := strings.TrimSpace(must(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/agentproto/ledger/"))
+	filler := filepath.Join(disk, "filler")
+	fill := func(leave int64) {
+		f, err := os.OpenFile(filler, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk := make([]byte, 4096)
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				break
+			}
+		}
+		fi, _ := f.Stat()
+		f.Close()
+		if err := os.Truncate(filler, max(0, fi.Size()-leave)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	moved, refused := 0, 0
+	for round, leave := 0, int64(0); leave <= 96*1024; round, leave = round+1, leave+4096 {
+		fill(leave)
+		before := must(t, dir, "git", "rev-parse", ref)
+		_, errOut, err := sh(t, dir, batch(20, fmt.Sprintf("r%d", round)), "git", "agentproto", "ledger", "append", "--batch")
+		after := must(t, dir, "git", "rev-parse", ref)
+		switch {
+		case err == nil && before == after:
+			t.Errorf("leaving %d bytes: exit 0 but the ref did not move\n%s", leave, errOut)
+		case err != nil && before != after:
+			t.Errorf("leaving %d bytes: exit %d but the events were recorded (ref %s -> %s)\n%s", leave, exitCode(err), before[:12], after[:12], errOut)
+		case err != nil:
+			refused++
+		default:
+			moved++
+		}
+	}
+	if moved == 0 || refused == 0 {
+		t.Fatalf("the disk never or always had room (%d appends moved the ref, %d failed): the test proves nothing", moved, refused)
+	}
+	os.Remove(filler)
+	// With room again, the ledger is whole: what the ref holds, reads show.
+	must(t, dir, "git", "agentproto", "ledger", "verify")
+	onRef := strings.TrimSpace(must(t, dir, "git", "rev-list", "--count", ref))
+	if n := countEvents(t, dir); fmt.Sprint(n) != onRef {
+		t.Fatalf("ledger log shows %d events, the ref holds %s", n, onRef)
+	}
+}

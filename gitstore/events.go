@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"sort"
 
@@ -34,18 +33,20 @@ func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
 		intern := map[string]string{}
 		emit := func(key, v []byte) (bool, error) {
 			if len(v) < 20 {
-				return false, fmt.Errorf("the ledger index holds a damaged entry (run git agentproto ledger reindex)")
+				return false, damaged("entry %x is %d bytes long", key, len(v))
 			}
 			e, err := splitIndexed(v[20:], intern)
 			if err != nil {
-				return false, fmt.Errorf("the ledger index holds an entry that does not decode: %v (run git agentproto ledger reindex)", err)
+				return false, damaged("entry %x does not decode: %v", key, err)
 			}
 			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
 				return false, nil
 			}
 			e.Data = append([]byte(nil), e.Data...)
 			e.raw = v[20:]
+			l.delivered, l.inCallback = true, true
 			err = fn(e)
+			l.inCallback = false
 			e.raw = nil
 			n++
 			return q.Limit > 0 && n >= q.Limit, err
@@ -71,7 +72,7 @@ func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
 			}
 			v := events.Get(k)
 			if v == nil {
-				return fmt.Errorf("the ledger index lists an event it does not hold (run git agentproto ledger reindex)")
+				return damaged("the kind index lists event %x, which the index does not hold", k)
 			}
 			if stop, err := emit(k, v); stop || err != nil {
 				return err

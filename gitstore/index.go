@@ -42,16 +42,21 @@ type index struct {
 
 func indexPath(common string) string { return filepath.Join(stateDir(common), "index.db") }
 
+// indexMode keeps the index to its owner: it holds every event's text.
+const indexMode = 0o600
+
 func openIndex(common string, readOnly bool) (*index, error) {
 	path := indexPath(common)
 	if readOnly {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// An empty file is an index not yet made (bbolt cannot open it
+		// read-only); the read-write open makes it.
+		if fi, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Size() == 0) {
 			return nil, fs.ErrNotExist
 		}
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(path, 0o644, &bolt.Options{
+	db, err := bolt.Open(path, indexMode, &bolt.Options{
 		Timeout:  indexLockWait,
 		ReadOnly: readOnly,
 		// The freelist is written with each commit (a page or two): without
@@ -69,10 +74,37 @@ func openIndex(common string, readOnly bool) (*index, error) {
 	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("the ledger index %s is held by another agentproto process", path)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("opening ledger index: %w (delete %s to rebuild it)", err, path)
+	if err != nil && isBoltDamage(err) {
+		return nil, damaged("%v", err)
 	}
-	return &index{db: db}, nil
+	if err != nil {
+		return nil, fmt.Errorf("opening ledger index %s: %w", path, err)
+	}
+	ix := &index{db: db}
+	if err := ix.check(path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// check catches a truncated index before anything reads it: pages past the
+// end of the file fault when read through the map. It also takes back an
+// index made world-readable by an older version.
+func (ix *index) check(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm() != indexMode {
+		os.Chmod(path, indexMode)
+	}
+	return ix.db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > fi.Size() {
+			return damaged("the file is %d bytes long but its pages reach %d", fi.Size(), tx.Size())
+		}
+		return nil
+	})
 }
 
 func (ix *index) close() error { return ix.db.Close() }

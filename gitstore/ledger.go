@@ -43,8 +43,12 @@ type Ledger struct {
 	objs objectWriter
 	opts Options
 	// Warnings collects problems met while reading (commits that are not
-	// valid events); commands print them on stderr.
+	// valid events, a damaged index rebuilt); commands print them on stderr.
 	Warnings []string
+
+	// delivered is set once an operation handed an event to its caller,
+	// inCallback while the caller runs: see withIndex and guard.
+	delivered, inCallback bool
 }
 
 // ErrNotFound is returned for a record id the ledger does not hold.
@@ -77,6 +81,10 @@ func (l *Ledger) tips() (map[string]string, error) {
 // shared read lock when the index is already fresh and upgrades to a write
 // transaction only when something must be ingested.
 func (l *Ledger) view(fn func(tx *bolt.Tx) error) error {
+	return l.withIndex(func() error { return l.viewOnce(fn) })
+}
+
+func (l *Ledger) viewOnce(fn func(tx *bolt.Tx) error) error {
 	tips, err := l.tips()
 	if err != nil {
 		return err
@@ -157,6 +165,8 @@ type AppendResult struct {
 	Written  []string // record ids written now
 	Existing []string // record ids that were already recorded with the same content
 	Tip      string   // the writer ref after the append
+
+	moved bool // the ref took the events: the append happened
 }
 
 // Append records drafts as events on this clone's writer ref, in order. The
@@ -177,13 +187,35 @@ func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := LedgerRefPrefix + writer
-	ix, err := openIndex(l.repo.CommonDir, false)
+	res := &AppendResult{Writer: writer}
+	err = l.withIndex(func() error {
+		if res.moved {
+			return nil // a retry on a rebuilt index: the events are recorded
+		}
+		return l.appendOnce(drafts, res)
+	})
+	if err != nil && res.moved {
+		// The events are on the ref, which is the truth; the index catches
+		// up from git on the next read.
+		l.Warnings = append(l.Warnings, fmt.Sprintf("the events are recorded on %s, but the ledger index was not updated: %v", LedgerRefPrefix+writer, err))
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	return res, nil
+}
+
+// appendOnce is one attempt of Append on the index. res.moved says whether
+// the writer ref took the new events, whatever error follows.
+func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
+	ref := LedgerRefPrefix + res.Writer
+	writer := res.Writer
+	ix, err := openIndex(l.repo.CommonDir, false)
+	if err != nil {
+		return err
+	}
 	defer ix.close()
-	res := &AppendResult{Writer: writer}
 	var loose int
 	for attempt := 0; ; attempt++ {
 		res.Written, res.Existing, loose = nil, nil, 0
@@ -202,21 +234,19 @@ func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
 				res.Tip = tips[ref]
 				return err
 			}
-			tip, n, err := l.write(tx, writer, tips[ref], fresh)
-			res.Tip, loose = tip, n
-			return err
+			return l.write(tx, writer, tips[ref], fresh, res, &loose)
 		})
-		if !errors.Is(err, gitref.ErrStale) || attempt >= 5 {
+		if !errors.Is(err, gitref.ErrStale) || attempt >= 5 || res.moved {
 			break
 		}
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if loose > 0 {
 		l.maintain(ix, loose)
 	}
-	return res, nil
+	return nil
 }
 
 // plan sorts drafts into new ones and ones already recorded, and fails on a
@@ -276,9 +306,10 @@ func (p *pending) contentKey() string {
 }
 
 // write builds the commits for fresh events on top of parent, stores the
-// objects, moves the ref and indexes the events. It returns the new tip and
-// how many loose objects it wrote.
-func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending) (string, int, error) {
+// objects, moves the ref and indexes the events. It sets res.Tip and
+// res.moved once the ref holds the new tip, and *loose to the number of
+// loose objects written.
+func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res *AppendResult, loose *int) error {
 	meta := tx.Bucket(bucketMeta)
 	lamport := getUint(meta, keyLamport)
 	now := l.opts.Now().UTC()
@@ -299,7 +330,7 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending) (st
 			Time: stamp, Goal: d.Goal, Agent: d.Agent, Attachments: p.atts, Data: d.Data}
 		env, err := encodeEnvelope(e)
 		if err != nil {
-			return "", 0, err
+			return err
 		}
 		tree := emptyTreeOID
 		if len(p.blobs) > 0 {
@@ -321,37 +352,43 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending) (st
 		tip = c.hex()
 		out = append(out, built{ev: e, commit: c.oid, envelope: env})
 	}
-	loose := 0
+	looseCount := 0
 	if len(fresh) >= l.opts.PackThreshold {
 		if err := l.objs.writePack(objs); err != nil {
-			return "", 0, fmt.Errorf("writing ledger pack: %w", err)
+			return fmt.Errorf("writing ledger pack: %w", err)
 		}
 	} else {
 		for _, o := range objs {
 			if err := l.objs.writeLoose(o); err != nil {
-				return "", 0, fmt.Errorf("writing ledger object: %w", err)
+				return fmt.Errorf("writing ledger object: %w", err)
 			}
 		}
-		loose = len(objs)
+		looseCount = len(objs)
 	}
 	ref := LedgerRefPrefix + writer
 	if err := l.refs.Update(ref, tip, parent); err != nil {
-		return "", 0, err
+		// Whether the append happened is whether the ref moved, whatever
+		// failed on the way (a full disk after the rename, say).
+		if now, rerr := l.refs.Read(ref); rerr != nil || now != tip {
+			return err
+		}
+		l.Warnings = append(l.Warnings, fmt.Sprintf("updating %s: %v", ref, err))
 	}
+	res.Tip, res.moved, *loose = tip, true, looseCount
 	// New events sort after everything this writer wrote; full pages fit that.
 	tx.Bucket(bucketEvents).FillPercent = 0.95
 	for _, b := range out {
 		if err := putEvent(tx, b.ev, b.commit, b.envelope); err != nil {
-			return "", 0, err
+			return err
 		}
 	}
 	if err := putUint(meta, keyLamport, lamport); err != nil {
-		return "", 0, err
+		return err
 	}
-	if err := putUint(meta, keyLoose, getUint(meta, keyLoose)+uint64(loose)); err != nil {
-		return "", 0, err
+	if err := putUint(meta, keyLoose, getUint(meta, keyLoose)+uint64(looseCount)); err != nil {
+		return err
 	}
-	return tip, loose, tx.Bucket(bucketTips).Put([]byte(ref), []byte(tip))
+	return tx.Bucket(bucketTips).Put([]byte(ref), []byte(tip))
 }
 
 // maintain packs loose ledger objects once enough have accumulated. It runs

@@ -30,11 +30,14 @@ func (r *VerifyReport) OK() bool { return len(r.Findings) == 0 }
 // Verify reads every event of every writer ref straight from git (not from
 // the index) and checks envelopes, ids, clocks, chain shape and attachments.
 func (l *Ledger) Verify() (*VerifyReport, error) {
-	tips, err := l.tips()
+	tips, broken, err := l.refs.ListAll(LedgerRefPrefix)
 	if err != nil {
 		return nil, err
 	}
-	rep := &VerifyReport{Refs: len(tips), Findings: []Finding{}}
+	rep := &VerifyReport{Refs: len(tips) + len(broken), Findings: []Finding{}}
+	for _, b := range broken {
+		rep.Findings = append(rep.Findings, Finding{Code: "unreadable-ref", Ref: b.Name, Message: b.Error()})
+	}
 	refs := make([]string, 0, len(tips))
 	for r := range tips {
 		refs = append(refs, r)

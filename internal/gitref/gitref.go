@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -29,61 +30,172 @@ var ErrStale = errors.New("ref moved during update")
 // Git holds ref locks for milliseconds; far longer means a dead holder.
 const lockWait = 5 * time.Second
 
-// Read returns the ref's value from the loose file or, failing that, from
-// packed-refs; "" when the ref does not exist.
-func (s Store) Read(name string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(s.Common, name))
-	if err == nil {
-		v := strings.TrimSpace(string(b))
-		if strings.HasPrefix(v, "ref: ") {
-			return "", fmt.Errorf("%s is a symbolic ref", name)
+// BrokenRef is a ref whose file exists but holds no object id: empty,
+// truncated or overwritten. Git lists it as broken; it is never "absent",
+// or the next update would start its history again from nothing.
+type BrokenRef struct {
+	Name    string
+	Path    string // the loose file, or packed-refs
+	Content string // what the file holds, cut short
+}
+
+func (b BrokenRef) Error() string {
+	what := "is empty"
+	if b.Content != "" {
+		what = fmt.Sprintf("holds %q", b.Content)
+	}
+	return fmt.Sprintf("ref %s cannot be read: %s %s, not an object id (restore it with git update-ref %s <commit>, e.g. from another clone)", b.Name, b.Path, what, b.Name)
+}
+
+// parseLoose reads the content of a loose ref file as git does
+// (refs/files-backend.c): "ref: <name>" is symbolic; otherwise 40 hex
+// digits, of either case, then the end or white space.
+func parseLoose(b []byte) (oid string, symbolic bool, ok bool) {
+	if t, found := bytes.CutPrefix(b, []byte("ref:")); found {
+		return "", true, len(bytes.TrimSpace(t)) > 0
+	}
+	if len(b) < 40 || (len(b) > 40 && !isSpace(b[40])) {
+		return "", false, false
+	}
+	h := make([]byte, 40)
+	for i, c := range b[:40] {
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+			h[i] = c
+		case c >= 'A' && c <= 'F':
+			h[i] = c + ('a' - 'A')
+		default:
+			return "", false, false
 		}
-		return v, nil
+	}
+	return string(h), false, true
+}
+
+// isSpace is C's isspace in the "C" locale, which git uses.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// ValidOID reports whether s is a full SHA-1 object id in lowercase hex.
+func ValidOID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func brokenRef(name, path string, b []byte) BrokenRef {
+	c := strings.TrimSpace(string(b))
+	if len(c) > 48 {
+		c = c[:48] + "..."
+	}
+	return BrokenRef{Name: name, Path: path, Content: c}
+}
+
+// Read returns the ref's value from the loose file or, failing that, from
+// packed-refs; "" when the ref does not exist. A ref file that holds no
+// object id is a BrokenRef error.
+func (s Store) Read(name string) (string, error) {
+	path := filepath.Join(s.Common, name)
+	b, err := os.ReadFile(path)
+	if err == nil {
+		oid, symbolic, ok := parseLoose(b)
+		switch {
+		case symbolic:
+			return "", fmt.Errorf("%s is a symbolic ref", name)
+		case !ok:
+			return "", brokenRef(name, path, b)
+		}
+		return oid, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.EISDIR) {
 		return "", err
 	}
-	packed, err := s.packed(name)
+	packed, broken, err := s.packed(name)
 	if err != nil {
 		return "", err
+	}
+	for _, b := range broken {
+		if b.Name == name {
+			return "", b
+		}
 	}
 	return packed[name], nil
 }
 
-// packed returns the packed refs that start with prefix.
-func (s Store) packed(prefix string) (map[string]string, error) {
+// packed returns the packed refs that start with prefix, and those whose
+// line holds no object id.
+func (s Store) packed(prefix string) (map[string]string, []BrokenRef, error) {
 	out := map[string]string{}
-	f, err := os.Open(filepath.Join(s.Common, "packed-refs"))
+	path := filepath.Join(s.Common, "packed-refs")
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
+		return out, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	p := []byte(prefix)
+	var broken []BrokenRef
 	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) < 42 || line[0] == '#' || line[0] == '^' {
+		oid, name, ok := parsePackedLine(sc.Bytes())
+		if !bytes.HasPrefix(name, p) {
 			continue
 		}
-		name := line[41:]
-		if bytes.HasPrefix(name, p) {
-			out[string(name)] = string(line[:40])
+		if !ok {
+			broken = append(broken, brokenRef(string(name), path, sc.Bytes()))
+			continue
 		}
+		out[string(name)] = oid
 	}
-	return out, sc.Err()
+	return out, broken, sc.Err()
+}
+
+// parsePackedLine splits a packed-refs line "<oid> <name>". Comments and
+// peeled lines ("^<oid>") have no name; a line with a name but no valid
+// object id is ok=false.
+func parsePackedLine(line []byte) (oid string, name []byte, ok bool) {
+	if len(line) == 0 || line[0] == '#' || line[0] == '^' {
+		return "", nil, false
+	}
+	i := bytes.IndexByte(line, ' ')
+	if i < 0 {
+		return "", nil, false
+	}
+	oid, name = string(line[:i]), line[i+1:]
+	return oid, name, ValidOID(oid) && len(name) > 0
 }
 
 // List returns every ref under prefix (which ends in "/"), loose ones
-// overriding packed ones as in git.
+// overriding packed ones as in git. A ref that cannot be read fails the
+// listing with its BrokenRef: skipping it would make it look absent.
 func (s Store) List(prefix string) (map[string]string, error) {
-	refs, err := s.packed(prefix)
+	refs, broken, err := s.ListAll(prefix)
 	if err != nil {
 		return nil, err
 	}
+	if len(broken) > 0 {
+		return nil, broken[0]
+	}
+	return refs, nil
+}
+
+// ListAll is List that returns the refs it can read and, apart, those it
+// cannot.
+func (s Store) ListAll(prefix string) (map[string]string, []BrokenRef, error) {
+	refs, packedBroken, err := s.packed(prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	var broken []BrokenRef
 	root := filepath.Join(s.Common, prefix)
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -103,13 +215,36 @@ func (s Store) List(prefix string) (map[string]string, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(s.Common, path)
-		v := strings.TrimSpace(string(b))
-		if len(v) == 40 {
-			refs[filepath.ToSlash(rel)] = v
+		name := filepath.ToSlash(rel)
+		oid, symbolic, ok := parseLoose(b)
+		if symbolic || !ok {
+			broken = append(broken, brokenRef(name, path, b))
+			delete(refs, name) // the loose file stands for the ref, as in git
+			return nil
 		}
+		refs[name] = oid
 		return nil
 	})
-	return refs, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// A packed line shadowed by a good loose file does not count.
+	for _, b := range packedBroken {
+		if _, ok := refs[b.Name]; !ok && !hasBroken(broken, b.Name) {
+			broken = append(broken, b)
+		}
+	}
+	sort.Slice(broken, func(i, j int) bool { return broken[i].Name < broken[j].Name })
+	return refs, broken, nil
+}
+
+func hasBroken(list []BrokenRef, name string) bool {
+	for _, b := range list {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Update moves ref name from old ("" = must not exist) to new, following
@@ -143,6 +278,12 @@ func (s Store) Update(name, newOID, oldOID string) error {
 		lock.Close()
 		return err
 	}
+	// On disk before the rename makes it the ref: a crash must leave the
+	// old value or the new one, never an empty or torn file.
+	if err := lock.Sync(); err != nil {
+		lock.Close()
+		return err
+	}
 	if err := lock.Close(); err != nil {
 		return err
 	}
@@ -150,7 +291,19 @@ func (s Store) Update(name, newOID, oldOID string) error {
 		return err
 	}
 	committed = true
+	// The rename is done; syncing the directory makes it durable. A failure
+	// here cannot undo it, so the update stands.
+	syncDir(filepath.Dir(path))
 	return nil
+}
+
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
 }
 
 // lock takes "<path>.lock". A lock older than lockWait is left over from a
