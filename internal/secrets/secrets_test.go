@@ -154,3 +154,19 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+func TestScrubJSONKeepsTheRecordValid(t *testing.T) {
+	s := testSet()
+	doc := []byte(`{"wp":"WP1","report":{"notes":["pushed with ` + ghToken + `"],"` + modelKey + `":1}}`)
+	got := s.ScrubJSON(doc)
+	var v map[string]any
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	if s.RefuseJSON("data", got) != nil || !strings.Contains(string(got), `"pushed with [redacted:GH_TOKEN]"`) || v["wp"] != "WP1" {
+		t.Fatalf("ScrubJSON = %s", got)
+	}
+	if clean := []byte(`{"b":1,"a":"x"}`); string(s.ScrubJSON(clean)) != string(clean) {
+		t.Fatal("a clean record was rewritten")
+	}
+}
