@@ -189,7 +189,7 @@ func TestGateLogInTheLedgerHoldsNoToken(t *testing.T) {
 	}
 	write("gate.sh", leakCommand+"\necho gate-ran\n")
 	write("AGENTS.md", "# Definition of done\n")
-	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n")
+	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[gates]\npass_env = [\"MYTOOL_*\"]\n")
 	must(t, dir, "git", "add", "-A")
 	must(t, dir, "git", "commit", "-q", "-m", "project")
 	must(t, dir, "git", "agentproto", "init")
@@ -205,7 +205,8 @@ func TestGateLogInTheLedgerHoldsNoToken(t *testing.T) {
 	os.WriteFile(brief, []byte(text), 0o644)
 	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
 
-	out, errOut, code := withSecrets(t, dir, nil, tokens, "agentproto", "dispatch", "demo")
+	env := append([]string{"MYTOOL_HOME=/opt/mytool", "UNRELATED_SETTING=zzz"}, tokens...)
+	out, errOut, code := withSecrets(t, dir, nil, env, "agentproto", "dispatch", "demo")
 	if code != 0 || !strings.Contains(out, "WP0   verify     pass") {
 		t.Fatalf("dispatch: exit %d\n%s%s", code, out, errOut)
 	}
@@ -222,6 +223,10 @@ func TestGateLogInTheLedgerHoldsNoToken(t *testing.T) {
 		t.Fatal("no wp_verified event with a gate.log")
 	}
 	requireScrubbedLog(t, dir, log, "gate-ran", hosts)
+	// What a build needs and what [gates] pass_env names, nothing else.
+	if !strings.Contains(log, "\nMYTOOL_HOME=/opt/mytool\n") || !strings.Contains(log, "\nPATH=") || strings.Contains(log, "UNRELATED_SETTING") {
+		t.Fatalf("the gate's environment:\n%s", log)
+	}
 }
 
 func TestSetupHookLogHoldsNoToken(t *testing.T) {

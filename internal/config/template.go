@@ -82,8 +82,9 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # HOME, locale, TMPDIR, GIT_*, the Go, Rust, Node, Java and Python homes),
 # never agentproto's tokens or the profiles' keys; their output is scrubbed
 # of secrets before it is recorded. More variables they need: NAME, or
-# PREFIX* for every variable starting with PREFIX.
-# pass_env = ["NPM_CONFIG_REGISTRY", "MYTOOL_*"]
+# PREFIX* for every variable starting with PREFIX (SSH_AUTH_SOCK, say, for
+# hooks that fetch over ssh: it is not passed by default).
+# pass_env = ["SSH_AUTH_SOCK", "MYTOOL_*"]
 
 [pr]
 # remote = "origin"         # receives the integration branch
