@@ -172,11 +172,16 @@ type AppendResult struct {
 // Append records drafts as events on this clone's writer ref, in order. The
 // whole batch is validated first; a record id already recorded with the same
 // content is skipped, with other content the batch fails as a Conflict and
-// nothing is written. The events become visible at once, by one
+// nothing is written. A draft holding a secret (secrets.Find) is refused,
+// naming the field. The events become visible at once, by one
 // compare-and-swap of the writer ref.
 func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
 	for i := range drafts {
-		if err := drafts[i].normalize(); err != nil {
+		err := drafts[i].normalize()
+		if err == nil {
+			err = refuseSecrets(&drafts[i])
+		}
+		if err != nil {
 			if len(drafts) > 1 {
 				return nil, fmt.Errorf("event %d of the batch: %w", i+1, err)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/peers"
 )
 
@@ -26,13 +27,19 @@ type Lesson struct {
 	Time string   `json:"time,omitempty"`
 }
 
+// maxText bounds a lesson: it goes into every executor's prompt.
+const maxText = 2000
+
 // Add records a lesson; the same text twice is recorded once.
 func Add(l *gitstore.Ledger, text string, tags []string) (bool, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return false, fault.Invalidf("a lesson needs text")
 	}
-	if err := peers.CheckText("the lesson", text, 2000); err != nil {
+	if len(text) > maxText {
+		return false, fault.Invalidf("the lesson is %d bytes; the limit is %d", len(text), maxText)
+	}
+	if err := secrets.Refuse("the lesson", text); err != nil {
 		return false, err
 	}
 	for _, t := range tags {

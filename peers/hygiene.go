@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/secrets"
 )
 
 // Limits on what peers and supervisors send.
@@ -18,34 +18,14 @@ const (
 	MaxText    = 1000     // any other string
 )
 
-// credentialPatterns are shapes of secrets that must never reach the
-// ledger, which is shared with every clone.
-var credentialPatterns = []struct {
-	name string
-	re   *lazyre.Regexp
-}{
-	{"a GitHub token", lazyre.New(`\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`)},
-	{"an AWS access key", lazyre.New(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"an AWS secret key", lazyre.New(`(?i)aws.{0,20}secret.{0,20}[A-Za-z0-9/+=]{40}`)},
-	{"an OpenAI-style API key", lazyre.New(`\bsk-(proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
-	{"a Slack token", lazyre.New(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
-	{"a private key block", lazyre.New(`-----BEGIN [A-Z ]*PRIVATE KEY-----`)},
-	{"a bearer token", lazyre.New(`(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}`)},
-	{"a JWT", lazyre.New(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`)},
-}
-
-// CheckText refuses a credential-shaped or overlong value, naming where it
-// was found (never the value).
+// CheckText refuses an overlong value, or one holding a secret (a value
+// the process knows, encoded or not, or a credential shape), naming where
+// it was found (never the value).
 func CheckText(where, s string, max int) error {
 	if len(s) > max {
 		return fault.Invalidf("%s is %d bytes; the limit is %d", where, len(s), max)
 	}
-	for _, p := range credentialPatterns {
-		if p.re.MatchString(s) {
-			return fault.Refusedf("%s looks like %s; credentials never go into the ledger", where, p.name)
-		}
-	}
-	return nil
+	return secrets.Refuse(where, s)
 }
 
 // CheckJSON walks a decoded JSON document and applies CheckText to every

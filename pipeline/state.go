@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -179,6 +180,12 @@ func (e *Env) record(kind, id string, data any, atts []gitstore.AttachmentInput)
 	b, err := json.Marshal(data)
 	if err != nil {
 		return err
+	}
+	// What we record is made of what agents and commands printed: cleaned
+	// of secrets here, where a user's own append is refused.
+	b = secrets.ScrubJSON(b)
+	for i := range atts {
+		atts[i].Content = secrets.ScrubBytes(atts[i].Content)
 	}
 	if _, err := e.Ledger.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b, Attachments: atts}}); err != nil {
 		return fmt.Errorf("recording %s: %w", kind, err)

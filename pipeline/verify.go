@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -22,14 +23,15 @@ import (
 const maxGateLog = 1 << 20
 
 // RunGate runs a gate command with sh -c in dir and returns its real exit
-// code and output. A pipe in the command is flagged: the shell would report
+// code and output, scrubbed of secrets. It runs with the environment a
+// build needs, never our tokens (secrets.ChildEnv). A pipe in the command is flagged: the shell would report
 // the last command's exit code, not the gate's.
 func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
 	g := Gate{Command: command, Piped: plansPipe(command)}
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = gateEnv()
+	cmd.Env = secrets.ChildEnv()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -46,7 +48,7 @@ func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
 		g.ExitCode = 127
 		fmt.Fprintf(&out, "\n[agentproto] could not run the gate: %v\n", err)
 	}
-	log := out.Bytes()
+	log := secrets.ScrubBytes(out.Bytes())
 	if len(log) > maxGateLog {
 		log = append([]byte("[... cut ...]\n"), log[len(log)-maxGateLog:]...)
 	}
@@ -55,20 +57,6 @@ func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
 
 func plansPipe(cmd string) bool {
 	return strings.Contains(strings.ReplaceAll(cmd, "||", ""), "|")
-}
-
-// gateEnv is the caller's environment without git's repository variables,
-// which would point a gate's git commands at another tree.
-func gateEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" || k == "GIT_COMMON_DIR" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 // Verify checks a WP against the disk, never against its report: every

@@ -20,6 +20,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/internal/secrets"
 )
 
 // Hooks are the worktree hooks of one base revision.
@@ -194,8 +195,8 @@ func (e *HookError) Error() string {
 }
 
 // RunHooks runs commands in the worktree, one after the other, streaming
-// their output live with a prefix and returning the whole log. The first
-// failure stops the run.
+// their output live with a prefix and returning the whole log, scrubbed of
+// secrets. The first failure stops the run.
 func RunHooks(phase string, cmds []string, m *Meta, env map[string]string, live io.Writer) ([]byte, error) {
 	var log bytes.Buffer
 	var mu sync.Mutex
@@ -220,22 +221,15 @@ func RunHooks(phase string, cmds []string, m *Meta, env map[string]string, live 
 				he.Err = err
 			}
 			fmt.Fprintf(&log, "exit code %d\n", he.ExitCode)
-			return log.Bytes(), he
+			return secrets.ScrubBytes(log.Bytes()), he
 		}
 	}
-	return log.Bytes(), nil
+	return secrets.ScrubBytes(log.Bytes()), nil
 }
 
 func hookEnv(m *Meta, extra map[string]string) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
-		// A hook runs git in its worktree; an inherited GIT_DIR would point
-		// it somewhere else.
-		if k, _, _ := strings.Cut(kv, "="); k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" {
-			continue
-		}
-		env = append(env, kv)
-	}
+	// What a build needs, never our tokens; no GIT_DIR pointing elsewhere.
+	env := secrets.ChildEnv()
 	env = append(env, "AGENTPROTO_WORKTREE="+m.Path, "AGENTPROTO_SLUG="+m.Slug, "AGENTPROTO_BASE="+m.BaseCommit)
 	for k, v := range extra {
 		env = append(env, k+"="+v)

@@ -7,6 +7,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -52,6 +53,12 @@ func New(io *IOStreams, version string) *Factory {
 		l, err := loadConfig()
 		return l.cfg, l.src, err
 	}
+	// The secrets the process knows include the profiles' keys, and the
+	// commands it runs get what [gates] pass_env names; read on first use.
+	secrets.Configure(func() secrets.Policy {
+		l, _ := loadConfig()
+		return SecretPolicy(l.cfg)
+	})
 	f.Ledger = sync.OnceValues(func() (*gitstore.Ledger, error) {
 		repo, err := f.Repo()
 		if err != nil {
@@ -68,6 +75,18 @@ func New(io *IOStreams, version string) *Factory {
 		return gitstore.Open(repo, gitstore.Options{PackThreshold: cfg.Ledger.PackThreshold, AutoMaintenance: maint}), nil
 	})
 	return f
+}
+
+// SecretPolicy is what cfg tells the secrets package: every profile's
+// key_env, and the variables gates may get.
+func SecretPolicy(cfg config.Config) secrets.Policy {
+	p := secrets.Policy{PassEnv: cfg.Gates.PassEnv}
+	for _, prof := range cfg.Profiles {
+		if prof.KeyEnv != "" {
+			p.SecretEnv = append(p.SecretEnv, prof.KeyEnv)
+		}
+	}
+	return p
 }
 
 // ReadLedger returns the ledger for commands that only read: they need no

@@ -17,6 +17,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/internal/secrets"
 )
 
 // FileName is the config file at the top of the working tree.
@@ -33,6 +34,7 @@ type Config struct {
 	Sessions Sessions           `toml:"sessions" json:"sessions"`
 	Dispatch Dispatch           `toml:"dispatch" json:"dispatch"`
 	E2E      E2E                `toml:"e2e" json:"e2e"`
+	Gates    Gates              `toml:"gates" json:"gates"`
 	PR       PR                 `toml:"pr" json:"pr"`
 	Profiles map[string]Profile `toml:"profiles" json:"profiles"`
 	Policies Policies           `toml:"policies" json:"policies"`
@@ -76,6 +78,15 @@ type Dispatch struct {
 // E2E lists the live commands run against the integration worktree.
 type E2E struct {
 	Commands []string `toml:"commands" json:"commands"`
+}
+
+// Gates configures the environment of the commands run on the user's
+// behalf: gates, e2e commands and worktree hooks. They get what a build
+// needs, never agentproto's tokens or the profiles' keys.
+type Gates struct {
+	// PassEnv names more variables they get: NAME, or PREFIX* for every
+	// variable starting with PREFIX.
+	PassEnv []string `toml:"pass_env" json:"pass_env,omitempty"`
 }
 
 // PR configures pull requests.
@@ -377,8 +388,33 @@ func (c *Config) validate() error {
 	if c.PR.Repo != "" && strings.Count(c.PR.Repo, "/") != 1 {
 		return BadValue(fmt.Sprintf("%q is not OWNER/NAME", c.PR.Repo), "pr", "repo")
 	}
+	for i, n := range c.Gates.PassEnv {
+		if err := c.checkPassEnv(n); err != nil {
+			return BadValue(fmt.Sprintf("entry %d (%q) %v", i+1, n, err), "gates", "pass_env")
+		}
+	}
 	if c.Plans.AgentInstructions == "" {
 		return BadValue("must name the file holding the definition of done", "plans", "agent_instructions")
+	}
+	return nil
+}
+
+var passEnvName = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*\*?$`)
+
+// checkPassEnv refuses a pass_env entry that is no variable name or that
+// would hand our own credentials to a command an agent may have written.
+func (c *Config) checkPassEnv(name string) error {
+	if !passEnvName.MatchString(name) {
+		return fmt.Errorf("is not a variable name (NAME, or PREFIX* for all starting with PREFIX)")
+	}
+	own := append([]string{}, secrets.WellKnown...)
+	for _, p := range c.Profiles {
+		own = append(own, p.KeyEnv)
+	}
+	for _, o := range own {
+		if o != "" && (o == name || strings.HasPrefix(o, strings.TrimSuffix(name, "*")) && strings.HasSuffix(name, "*")) {
+			return fmt.Errorf("would pass $%s, which holds a credential of agentproto or of a profile: never passed", o)
+		}
 	}
 	return nil
 }

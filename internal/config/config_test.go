@@ -22,6 +22,9 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"negative", "[ledger]\nauto_maintenance = -1\n", `x.toml:2: ledger.auto_maintenance`},
 		{"syntax", "[ledger]\npack_threshold = \n", `x.toml:2:`},
 		{"dotted key", "ledger.pack_thresh = 2\n", `x.toml:1: unknown key "ledger.pack_thresh"`},
+		{"pass_env not a name", "[gates]\npass_env = [\"A=B\"]\n", `x.toml:2: gates.pass_env: entry 1 ("A=B") is not a variable name`},
+		{"pass_env our token", "[gates]\npass_env = [\"JAVA_HOME\", \"GH_*\"]\n", `gates.pass_env: entry 2 ("GH_*") would pass $GH_TOKEN`},
+		{"pass_env a key_env", "[gates]\npass_env = [\"LLM_CRED\"]\n[profiles.p]\nadapter = \"codex\"\nauth = \"api-key\"\nkey_env = \"LLM_CRED\"\n", `would pass $LLM_CRED`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -43,6 +46,9 @@ func TestDefaultsAndTemplate(t *testing.T) {
 	}
 	if !reflect.DeepEqual(cfg, Default()) {
 		t.Fatalf("template changes defaults: %+v", cfg)
+	}
+	if cfg, err := Parse([]byte("[gates]\npass_env = [\"NPM_CONFIG_REGISTRY\", \"MYTOOL_*\"]\n"), "x"); err != nil || len(cfg.Gates.PassEnv) != 2 {
+		t.Fatalf("pass_env: %+v, %v", cfg.Gates, err)
 	}
 	cfg, err = Parse([]byte("[ledger]\npack_threshold = 5\n"), "x")
 	if err != nil || cfg.Ledger.PackThreshold != 5 || cfg.Sync.Remote != "origin" {

@@ -79,6 +79,15 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # Live commands run against the integration worktree.
 # commands = ["make e2e"]
 
+[gates]
+# Gates, e2e commands and worktree hooks run with what a build needs (PATH,
+# HOME, locale, TMPDIR, GIT_*, the Go, Rust, Node, Java and Python homes),
+# never agentproto's tokens or the profiles' keys; their output is scrubbed
+# of secrets before it is recorded. More variables they need: NAME, or
+# PREFIX* for every variable starting with PREFIX (SSH_AUTH_SOCK, say, for
+# hooks that fetch over ssh: it is not passed by default).
+# pass_env = ["SSH_AUTH_SOCK", "MYTOOL_*"]
+
 [pr]
 # remote = "origin"         # receives the integration branch
 # repo = "OWNER/NAME"       # overrides what the remote URL says

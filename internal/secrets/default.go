@@ -54,3 +54,6 @@ func RefuseJSON(where string, doc []byte) error { return Default().RefuseJSON(wh
 
 // ChildEnv is Default().ChildEnv(os.Environ()).
 func ChildEnv() []string { return Default().ChildEnv(os.Environ()) }
+
+// ScrubJSON is Default().ScrubJSON.
+func ScrubJSON(doc []byte) []byte { return Default().ScrubJSON(doc) }

@@ -40,6 +40,7 @@ func (s *Set) Find(text string) []Finding {
 		}
 	}
 	out = findShapes(text, out)
+	out = s.findWrapped(text, out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
 }

@@ -154,3 +154,50 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+func TestScrubJSONKeepsTheRecordValid(t *testing.T) {
+	s := testSet()
+	doc := []byte(`{"wp":"WP1","report":{"notes":["pushed with ` + ghToken + `"],"` + modelKey + `":1}}`)
+	got := s.ScrubJSON(doc)
+	var v map[string]any
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	if s.RefuseJSON("data", got) != nil || !strings.Contains(string(got), `"pushed with [redacted:GH_TOKEN]"`) || v["wp"] != "WP1" {
+		t.Fatalf("ScrubJSON = %s", got)
+	}
+	if clean := []byte(`{"b":1,"a":"x"}`); string(s.ScrubJSON(clean)) != string(clean) {
+		t.Fatal("a clean record was rewritten")
+	}
+}
+
+// base64(1) wraps its output at 76 columns: a value straddling a line
+// break is found and scrubbed all the same.
+func TestFindBase64WrappedOverLines(t *testing.T) {
+	s := testSet()
+	for pre := 40; pre < 80; pre++ {
+		name, value := "GH_TOKEN", ghToken
+		if pre%2 == 1 {
+			name, value = "MY_MODEL_CREDENTIAL", modelKey
+		}
+		enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("-", pre) + "oauth_token: " + value + "\n"))
+		var wrapped strings.Builder
+		for len(enc) > 76 {
+			wrapped.WriteString(enc[:76] + "\n")
+			enc = enc[76:]
+		}
+		wrapped.WriteString(enc + "\n")
+		text := "$ base64 hosts.yml\n" + wrapped.String() + "-- done\n"
+		found := false
+		for _, f := range s.Find(text) {
+			found = found || f.Name == name
+		}
+		if !found {
+			t.Fatalf("prefix %d: not found in\n%s", pre, text)
+		}
+		out := s.Scrub(text)
+		if len(s.Find(out)) > 0 || !strings.HasPrefix(out, "$ base64 hosts.yml\n") || !strings.HasSuffix(out, "\n-- done\n") {
+			t.Fatalf("prefix %d: Scrub =\n%s", pre, out)
+		}
+	}
+}
