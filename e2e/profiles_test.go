@@ -10,7 +10,7 @@ import (
 // A stub agent CLI driven through the exec adapter: it answers the
 // liveness ping, then fails the real turn the way a provider does.
 const stubAgent = `#!/bin/sh
-case "$1" in
+case "$(cat "$1")" in
   *READY*) echo READY; exit 0;;
 esac
 echo "$STUB_FAILURE" >&2
