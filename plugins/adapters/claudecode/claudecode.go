@@ -152,6 +152,7 @@ type line struct {
 	ErrorStatus int    `json:"error_status"`
 	ToolName    string `json:"tool_name"`
 	ToolUseID   string `json:"tool_use_id"`
+	Reason      string `json:"decision_reason"`
 }
 
 // content is the blocks of an assistant or user message.
@@ -218,12 +219,12 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 	case "user":
 		for _, c := range l.content() {
 			if c.Type == "tool_result" && c.IsError && strings.Contains(string(c.Content), "requested permissions") {
-				d.deny(t, c.ToolUse, "", nil)
+				d.deny(t, c.ToolUse, "", nil, "")
 			}
 		}
 	case "result":
 		for _, p := range l.PermissionDenials {
-			d.deny(t, p.ToolUseID, p.ToolName, p.ToolInput)
+			d.deny(t, p.ToolUseID, p.ToolName, p.ToolInput, "")
 		}
 		if l.IsError || (l.Subtype != "" && l.Subtype != "success") {
 			msg := l.Result
@@ -244,12 +245,12 @@ func (d *driver) system(t *cliturn.Turn, l *line) {
 		msg := fmt.Sprintf("claude retries a provider error (%s, HTTP %d): attempt %d of %d in %d ms", l.Error, l.ErrorStatus, l.Attempt, l.MaxRetries, l.RetryDelay)
 		t.Warn(sdk.WarnRetrying, msg)
 	case "permission_denied":
-		d.deny(t, l.ToolUseID, l.ToolName, nil)
+		d.deny(t, l.ToolUseID, l.ToolName, nil, l.Reason)
 	}
 }
 
 // deny reports a refused tool call once, naming the tool and its path.
-func (d *driver) deny(t *cliturn.Turn, id, tool string, input json.RawMessage) {
+func (d *driver) deny(t *cliturn.Turn, id, tool string, input json.RawMessage, reason string) {
 	d.mu.Lock()
 	if id != "" && d.denied[id] {
 		d.mu.Unlock()
@@ -264,7 +265,10 @@ func (d *driver) deny(t *cliturn.Turn, id, tool string, input json.RawMessage) {
 	if tool == "" {
 		tool = "a tool"
 	}
-	t.Warn(sdk.WarnPermissionDenied, strings.TrimSpace(tool+" "+what)+": refused by claude's permissions (see options.permission_mode)")
+	if reason == "" {
+		reason = "refused by claude's permissions"
+	}
+	t.Warn(sdk.WarnPermissionDenied, strings.TrimSpace(tool+" "+what)+": "+reason+" (permission_mode "+d.mode+")")
 }
 
 // target is what a tool call touches: its path, or its command.

@@ -192,10 +192,10 @@ func (d *driver) item(t *cliturn.Turn, e event) {
 		t.Out.Output([]byte(it.Text + "\n"))
 	case "command_execution":
 		t.Out.Output([]byte("$ " + it.Command + "\n" + it.AggregatedOutput))
-		if it.Status == "failed" {
-			for _, m := range refusedWrite.FindAllStringSubmatch(it.AggregatedOutput, -1) {
-				t.Warn(sdk.WarnPermissionDenied, "shell "+strings.TrimSpace(m[1])+": refused by the codex sandbox ("+d.sandbox+"): "+it.Command)
-			}
+		// Looked for whatever the exit status: a script goes on after a
+		// refused write and may end 0.
+		for _, m := range refusedWrite.FindAllStringSubmatch(it.AggregatedOutput, -1) {
+			t.Warn(sdk.WarnPermissionDenied, "shell "+strings.TrimSpace(m[1])+": refused by the codex sandbox ("+d.sandbox+"): "+it.Command)
 		}
 	case "file_change":
 		for _, c := range it.Changes {
