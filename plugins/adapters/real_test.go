@@ -69,21 +69,13 @@ func newAgent(t testing.TB, name string) *agent {
 	switch name {
 	case "claude":
 		a.adapter, a.binary, a.model = claudecode.Adapter{}, filepath.Join(dir, "claude"), ClaudeModel
-		writeFile(t, filepath.Join(a.home, ".claude", "settings.json"), ClaudeSettings(a.api.URL))
+		writeFile(t, filepath.Join(a.home, ".claude", "settings.json"), a.api.ClaudeSettings(retries))
 	case "codex":
 		a.adapter, a.binary, a.model = codex.Adapter{}, filepath.Join(dir, "codex"), CodexModel
 		writeFile(t, filepath.Join(a.home, ".codex", "config.toml"), CodexConfig(a.api))
 	}
 	a.api.SetModels(a.model)
 	return a
-}
-
-// ClaudeSettings is a settings.json sending claude to the fake provider,
-// with its telemetry, updates and other traffic off.
-func ClaudeSettings(url string) string {
-	return `{"env": {"ANTHROPIC_BASE_URL": "` + url + `", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
- "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "1"}}
-`
 }
 
 // CodexConfig is a config.toml sending codex to the fake provider. /tmp
