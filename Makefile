@@ -5,7 +5,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 
-.PHONY: all build test demo bench man install uninstall completion vet fmt clean proto
+.PHONY: all build test test-agents demo bench man install uninstall completion vet fmt clean proto
 
 all: build
 
@@ -20,6 +20,15 @@ vet:
 
 test: vet
 	go test -count=1 -timeout 15m ./...
+
+# The adapter tests against the real agent CLIs, pinned in
+# .agents/package.json and package-lock.json, installed there by npm (no
+# global install), talking only to a loopback fake provider.
+AGENTS_DIR := $(CURDIR)/.agents
+test-agents:
+	@command -v npm >/dev/null || { echo "test-agents needs node and npm (apt-get install nodejs npm)"; exit 1; }
+	cd $(AGENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	AGENTPROTO_REAL_AGENTS=$(AGENTS_DIR)/node_modules/.bin go test -count=1 -timeout 20m -run 'Real' ./plugins/adapters/ ./e2e/
 
 demo: build
 	./scripts/demo.sh

@@ -1,16 +1,24 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/fakemodel"
 )
 
 // A stub agent CLI driven through the exec adapter: it answers the
 // liveness ping, then fails the real turn the way a provider does.
 const stubAgent = `#!/bin/sh
-case "$1" in
+case "$(cat "$1")" in
   *READY*) echo READY; exit 0;;
 esac
 echo "$STUB_FAILURE" >&2
@@ -99,5 +107,210 @@ key_env = "AGENTPROTO_TEST_UNSET_KEY"
 	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "profile", "check")
 	if exitCode(err) != 2 || !strings.Contains(errOut, "key_env must name an environment variable") {
 		t.Fatalf("key_env value: %v %s", err, errOut)
+	}
+}
+
+// cliAdapters builds the claude-code and codex adapters into the test
+// binaries' directory (on PATH), once.
+var cliAdapters = sync.OnceValue(func() error {
+	out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator),
+		"github.com/agentproto/agentproto/cmd/agentproto-adapter-claude-code",
+		"github.com/agentproto/agentproto/cmd/agentproto-adapter-codex").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("building the adapters: %v\n%s", err, out)
+	}
+	return nil
+})
+
+// A flag codex exec resume rejects is refused by profile check, before any
+// dispatch, and so is an unknown sandbox or permission mode.
+func TestProfileCheckRefusesBadAdapterOptions(t *testing.T) {
+	if err := cliAdapters(); err != nil {
+		t.Fatal(err)
+	}
+	dir := newRepo(t)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(`[profiles.cx]
+adapter = "codex"
+auth = "api-key"
+key_env = "AGENTPROTO_TEST_KEY"
+options = { extra = "--add-dir ../shared" }
+[profiles.cs]
+adapter = "codex"
+auth = "api-key"
+key_env = "AGENTPROTO_TEST_KEY"
+options = { sandbox = "wide-open" }
+[profiles.cc]
+adapter = "claude-code"
+auth = "api-key"
+key_env = "AGENTPROTO_TEST_KEY"
+options = { permission_mode = "yolo" }
+[profiles.ok]
+adapter = "codex"
+auth = "api-key"
+key_env = "AGENTPROTO_TEST_KEY"
+options = { extra_first = "--add-dir ../shared", sandbox = "read-only" }
+`), 0o644)
+	cmd := exec.Command("git", "agentproto", "profile", "check")
+	cmd.Dir = dir
+	cmd.Env = append(gitEnv(homeOf(t)), "AGENTPROTO_TEST_KEY=k")
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	if exitCode(err) == 0 {
+		t.Fatalf("profile check passed:\n%s", out)
+	}
+	for _, want := range []string{
+		"options.extra: --add-dir is rejected by codex exec resume; put it in extra_first",
+		`options.sandbox "wide-open" is not one of read-only, workspace-write, danger-full-access`,
+		`options.permission_mode "yolo" is not one of acceptEdits`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("profile check lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^ok +codex .* yes +yes +-$`).MatchString(out) {
+		t.Errorf("the good profile was refused")
+	}
+	if t.Failed() {
+		t.Fatal(out)
+	}
+}
+
+// The real claude and codex (make test-agents) driven through the sessions
+// daemon and a profile, against a loopback fake provider: a dash-leading
+// first prompt, a later turn from sessions prompt that writes a file with
+// no extra options, and an interrupt that leaves the session usable.
+func TestRealAgentsThroughTheDaemon(t *testing.T) {
+	bins := os.Getenv("AGENTPROTO_REAL_AGENTS")
+	if bins == "" {
+		t.Skip("the real agent CLIs are not installed: run make test-agents")
+	}
+	if err := cliAdapters(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ cli, adapter, model, keyEnv string }{
+		{"claude", "claude-code", "claude-sonnet-4-5", "ANTHROPIC_API_KEY"},
+		{"codex", "codex", "gpt-5.1-codex", "OPENAI_API_KEY"},
+	}
+	for _, c := range cases {
+		t.Run(c.cli, func(t *testing.T) {
+			dir := newRepo(t)
+			home := homeOf(t)
+			api := fakemodel.New(t)
+			api.SetModels(c.model)
+			if c.cli == "claude" {
+				writeConfig(t, filepath.Join(home, ".claude", "settings.json"), api.ClaudeSettings(1))
+			} else {
+				writeConfig(t, filepath.Join(home, ".codex", "config.toml"), api.CodexConfig(c.model, c.keyEnv, 1))
+			}
+			os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[plugins.%s]
+options = { binary = %q }
+[profiles.real]
+adapter = %q
+model = %q
+auth = "api-key"
+key_env = %q
+`, c.adapter, filepath.Join(bins, c.cli), c.adapter, c.model, c.keyEnv)), 0o644)
+			run := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command("git", append([]string{"agentproto"}, args...)...)
+				cmd.Dir = dir
+				cmd.Env = append(gitEnv(home), c.keyEnv+"="+fakemodel.Key)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				return strings.TrimSpace(string(out))
+			}
+			const first = "- first: say hi\n---"
+			api.Script(fakemodel.Text("READY"), fakemodel.Text("first answer"))
+			id := run("sessions", "start", "--profile", "real", "--dir", dir, "--prompt", first)
+			run("sessions", "wait", id, "--timeout", "2m")
+
+			hello := filepath.Join(dir, "hello.txt")
+			api.Script(writeCall(c.cli, hello, "hi"), fakemodel.Text("wrote it"))
+			run("sessions", "prompt", id, "--text", "write hello.txt")
+			run("sessions", "wait", id, "--timeout", "2m")
+			if b, err := os.ReadFile(hello); err != nil || string(b) != "hi" {
+				t.Fatalf("turn 2 did not write hello.txt: %q %v\n%+v", b, err, meta(t, dir, id))
+			}
+
+			api.Script(fakemodel.Reply{Text: strings.Repeat("slow ", 200), Delay: 200 * time.Millisecond}, fakemodel.Text("after the interrupt"))
+			n := len(api.Requests())
+			run("sessions", "prompt", id, "--text", "take your time")
+			if !api.WaitRequests(n+1, time.Minute) {
+				t.Fatal("the slow turn never reached the provider")
+			}
+			time.Sleep(500 * time.Millisecond)
+			run("sessions", "prompt", id, "--interrupt", "--text", "go on")
+			waitLong(t, func() bool { return strings.Contains(outputLog(dir, id), "after the interrupt") })
+			run("sessions", "wait", id, "--timeout", "2m")
+
+			m := meta(t, dir, id)
+			if len(m.Faults) != 0 || m.State == "failed" || !hasPrefix(m.Warnings, "interrupted: ") {
+				t.Fatalf("after the interrupt: %+v", m)
+			}
+			prompts := map[string]bool{}
+			for _, r := range api.Requests() {
+				prompts[r.Prompt] = true
+			}
+			if !prompts[first] || !prompts["write hello.txt"] || !prompts["go on"] {
+				t.Fatalf("prompts that arrived: %v", prompts)
+			}
+		})
+	}
+}
+
+func writeCall(cli, path, content string) fakemodel.Reply {
+	if cli == "claude" {
+		return fakemodel.Call("Write", map[string]string{"file_path": path, "content": content})
+	}
+	return fakemodel.Call("exec_command", map[string]string{"cmd": "printf '%s' '" + content + "' > '" + path + "'"})
+}
+
+func writeConfig(t *testing.T, path, text string) {
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type sessionMeta struct {
+	State    string   `json:"state"`
+	Turns    int      `json:"turns"`
+	Warnings []string `json:"warnings"`
+	Faults   []string `json:"faults"`
+}
+
+func meta(t *testing.T, dir, id string) sessionMeta {
+	var m sessionMeta
+	b, err := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "sessions", id, "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(b, &m)
+	return m
+}
+
+func outputLog(dir, id string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "sessions", id, "output.log"))
+	return string(b)
+}
+
+func hasPrefix(list []string, p string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitLong polls for ok for as long as a real CLI's turn may take.
+func waitLong(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
 	}
 }

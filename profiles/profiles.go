@@ -112,6 +112,11 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 				r.Problems = append(r.Problems, "model "+p.Model+" is not among the adapter's models ("+strings.Join(info.Models, ", ")+")")
 			}
 		}
+		if infos[p.Adapter] != nil {
+			if err := checkOptions(found.Spec, p, cfg.Plugins[p.Adapter].Options); err != nil {
+				r.Problems = append(r.Problems, "options: "+err.Error())
+			}
+		}
 		if !r.KeySet {
 			r.Problems = append(r.Problems, "auth api-key needs $"+p.KeyEnv+", which is not set")
 		}
@@ -130,6 +135,36 @@ func describe(spec host.Spec) (sdk.Info, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return c.Describe(ctx)
+}
+
+// checkOptions starts a session without a prompt, so the adapter checks
+// the profile's options (a flag its CLI rejects, a bad sandbox) now rather
+// than mid-dispatch; without a prompt no agent runs.
+func checkOptions(spec host.Spec, p config.Profile, base map[string]string) error {
+	opts := map[string]string{}
+	for k, v := range base {
+		opts[k] = v
+	}
+	for k, v := range p.Options {
+		opts[k] = v
+	}
+	dir, err := os.MkdirTemp("", "agentproto-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	c, err := host.Launch(spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
+	if err != nil {
+		return err
+	}
+	defer c.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx, sdk.StartRequest{SessionID: "profile-check", Dir: dir, Model: p.Model, Options: opts}); err != nil {
+		return err
+	}
+	c.Terminate(ctx)
+	return nil
 }
 
 func contains(list []string, s string) bool {

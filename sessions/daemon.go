@@ -504,6 +504,13 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 		}
 		d.transition(r, StateSettled, "", extra)
 	case host.Error:
+		if sdk.IsWarning(e.Fault) { // a typed warning, never a fault
+			d.mu.Lock()
+			r.Warnings = append(r.Warnings, e.Fault+": "+e.Text)
+			d.mu.Unlock()
+			fmt.Fprintf(l.out, "\n[agentproto] warning: %s: %s\n", e.Fault, e.Text)
+			break
+		}
 		d.mu.Lock()
 		r.Warnings = append(r.Warnings, e.Text)
 		if e.Fault != "" {

@@ -44,7 +44,7 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # [plugins.aider]
 # path = "/usr/local/bin/agentproto-adapter-exec"
 # sha256 = "..."              # pin the binary (git agentproto plugin pin aider)
-# options = { command = "aider --yes --message {prompt}" }
+# options = { command = "aider --yes --message-file {prompt}" }
 
 [sessions]
 # The sessions daemon stops after this long with nothing to do.

@@ -163,3 +163,12 @@ func anthropicPrompt(msgs []json.RawMessage) string {
 	}
 	return ""
 }
+
+// ClaudeSettings is a $HOME/.claude/settings.json sending claude to the
+// server, with telemetry, error reports, updates and other background
+// traffic off, and at most retries retries of a failed request.
+func (s *Server) ClaudeSettings(retries int) string {
+	return fmt.Sprintf(`{"env": {"ANTHROPIC_BASE_URL": %q, "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+  "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "%d"}}
+`, s.URL, retries)
+}

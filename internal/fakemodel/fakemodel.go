@@ -70,7 +70,8 @@ type Request struct {
 	Stream bool
 	// Prompt is the text of the last user message.
 	Prompt string
-	// Answered is what the server did: "reply", "default", or the status.
+	// Answered is what the server did: "reply", "default", or the status
+	// ("" while it is still answering).
 	Answered string
 }
 
@@ -156,13 +157,20 @@ func (s *Server) WaitRequests(n int, d time.Duration) bool {
 	}
 }
 
-func (s *Server) record(r Request) {
+func (s *Server) record(r Request) int {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, r)
 	for _, w := range s.waiters {
 		close(w)
 	}
 	s.waiters = nil
+	return len(s.reqs) - 1
+}
+
+func (s *Server) answered(n int, how string) {
+	s.mu.Lock()
+	s.reqs[n].Answered = how
 	s.mu.Unlock()
 }
 
@@ -193,25 +201,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	json.Unmarshal(raw, &b)
 	req.Model, req.Stream = b.Model, b.Stream
 	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+	case strings.HasPrefix(r.URL.Path, "/v1/messages"):
 		req.API, req.Prompt = "anthropic", anthropicPrompt(b.Messages)
+	case r.URL.Path == "/v1/responses":
+		req.API, req.Prompt = "openai", openaiPrompt(b.Input)
+	}
+	// Recorded on arrival (a slow stream is watched while it runs), and
+	// again with what it was answered.
+	n := s.record(req)
+	defer func() { s.answered(n, req.Answered) }()
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		s.anthropic(w, r, &req)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
-		req.API, req.Answered = "anthropic", "count_tokens"
+		req.Answered = "count_tokens"
 		if s.anthropicAuth(w, r, &req) {
 			writeJSON(w, 200, map[string]any{"input_tokens": len(raw) / 4})
 		}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
-		req.API, req.Prompt = "openai", openaiPrompt(b.Input)
 		s.openai(w, r, &req)
 	case r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/"):
-		req.API = "models"
 		s.modelsList(w, r, &req)
 	default:
 		req.Answered = "404"
 		writeJSON(w, 404, map[string]any{"type": "error", "error": map[string]any{"type": "not_found_error", "message": "Not Found"}})
 	}
-	s.record(req)
 }
 
 func (s *Server) modelExists(m string) bool {

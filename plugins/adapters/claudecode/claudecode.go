@@ -1,16 +1,28 @@
 // Package claudecode drives the Claude Code CLI in its headless JSON-lines
-// mode: `claude -p PROMPT --output-format stream-json --verbose`, resuming
-// later turns with `--resume SESSION_ID` (the id from the init and result
-// lines). Assistant text becomes output; an error result becomes a typed
-// fault. Interrupt sends SIGINT to the running CLI.
+// mode: `claude -p --output-format stream-json --verbose` with the prompt
+// on stdin, resuming later turns with `--resume SESSION_ID` (the id from
+// the init and result lines). Assistant text becomes output; API errors
+// become typed faults from claude's structured fields; retries,
+// permission denials and interrupts become typed warnings.
 //
-// Options: binary (default "claude"), extra (words added to every call,
-// e.g. "--permission-mode acceptEdits").
+// One process per turn, not `--input-format stream-json` (one process,
+// many turns): a fresh process costs well under a second against turns of
+// minutes, a crash or a hang loses one turn and never the session (the
+// transcript is on disk and --resume picks it up), an interrupt is a
+// documented SIGINT rather than the SDK's control messages, which change
+// between versions, and nothing lives between turns to leak or wedge.
+//
+// Options: binary (default "claude"), permission_mode (default
+// acceptEdits), extra (words added to every call), extra_first (words
+// added to the first call only).
 package claudecode
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/agentproto/agentproto/plugins/adapters/cliturn"
@@ -18,7 +30,7 @@ import (
 )
 
 // Version of the adapter.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // Adapter drives claude.
 type Adapter struct{}
@@ -30,35 +42,89 @@ func (Adapter) Info() sdk.Info {
 		AuthMethods:  []string{"api-key", "subscription"}}
 }
 
-type driver struct {
-	binary  string
-	extra   []string
-	model   string
-	mu      sync.Mutex
-	session string
+// PermissionModes are the choices of claude's --permission-mode.
+var PermissionModes = []string{"acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"}
+
+// owned are the flags the adapter sets itself; extra may not repeat them.
+var owned = map[string]string{
+	"-p": "is set by the adapter", "--print": "is set by the adapter",
+	"--output-format": "is set by the adapter (stream-json)", "--input-format": "is set by the adapter",
+	"-r": "is set by the adapter", "--resume": "is set by the adapter", "-c": "would continue another session", "--continue": "would continue another session",
+	"--permission-mode": "belongs in options.permission_mode", "--model": "belongs in the profile's model",
 }
 
-// Start runs the first turn.
+type driver struct {
+	opts  cliturn.Options
+	mode  string
+	model string
+
+	mu      sync.Mutex
+	session string
+	tools   map[string]string // tool_use id -> what it touched
+	denied  map[string]bool   // tool_use ids already reported
+}
+
+// Start checks the options and runs the first turn.
 func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
-	bin, extra, err := cliturn.Binary(req, "claude")
+	o, err := cliturn.ReadOptions(req, "claude")
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{binary: bin, extra: extra, model: req.Model}
+	if err := cliturn.Refuse("extra", o.Extra, owned); err != nil {
+		return nil, err
+	}
+	if err := cliturn.Refuse("extra_first", o.First, owned); err != nil {
+		return nil, err
+	}
+	mode := req.Options["permission_mode"]
+	if mode == "" {
+		mode = "acceptEdits"
+	}
+	if !contains(PermissionModes, mode) {
+		return nil, sdk.Problemf("options.permission_mode %q is not one of %s", mode, strings.Join(PermissionModes, ", "))
+	}
+	d := &driver{opts: o, mode: mode, model: req.Model}
 	return cliturn.NewSession(req, out, d)
 }
 
-func (d *driver) Command(prompt string, turn int) (string, []string, string, error) {
-	args := []string{"-p", prompt, "--output-format", "stream-json", "--verbose"}
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *driver) Command(t *cliturn.Turn) (cliturn.Call, error) {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose", "--permission-mode", d.mode}
 	if d.model != "" {
 		args = append(args, "--model", d.model)
 	}
 	d.mu.Lock()
-	if turn > 1 && d.session != "" {
-		args = append(args, "--resume", d.session)
-	}
+	d.tools, d.denied = map[string]string{}, map[string]bool{}
+	resume := d.session
 	d.mu.Unlock()
-	return d.binary, append(args, d.extra...), "", nil
+	if t.N > 1 && resume != "" {
+		args = append(args, "--resume", resume)
+	}
+	if t.N == 1 {
+		args = append(args, d.opts.First...)
+	}
+	args = append(args, d.opts.Extra...)
+	return cliturn.Call{Name: d.opts.Binary, Args: args, Stdin: t.Prompt}, nil
+}
+
+// block is one content block of a message.
+type block struct {
+	Type    string          `json:"type"`
+	Text    string          `json:"text"`
+	Name    string          `json:"name"`
+	ID      string          `json:"id"`
+	Input   json.RawMessage `json:"input"`
+	ToolUse string          `json:"tool_use_id"`
+	IsError bool            `json:"is_error"`
+	Content json.RawMessage `json:"content"`
 }
 
 // line is the part of a stream-json line the adapter reads.
@@ -66,47 +132,173 @@ type line struct {
 	Type      string `json:"type"`
 	Subtype   string `json:"subtype"`
 	SessionID string `json:"session_id"`
-	IsError   bool   `json:"is_error"`
-	Result    string `json:"result"`
-	Message   struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-			Name string `json:"name"`
-		} `json:"content"`
-	} `json:"message"`
+	// assistant and user: an object; system/permission_denied: a string
+	Message        json.RawMessage `json:"message"`
+	Error          string          `json:"error"`
+	APIErrorStatus int             `json:"api_error_status"`
+	// result
+	IsError           bool   `json:"is_error"`
+	Result            string `json:"result"`
+	TerminalReason    string `json:"terminal_reason"`
+	PermissionDenials []struct {
+		ToolName  string          `json:"tool_name"`
+		ToolUseID string          `json:"tool_use_id"`
+		ToolInput json.RawMessage `json:"tool_input"`
+	} `json:"permission_denials"`
+	// system/api_retry, system/permission_denied
+	Attempt     int    `json:"attempt"`
+	MaxRetries  int    `json:"max_retries"`
+	RetryDelay  int    `json:"retry_delay_ms"`
+	ErrorStatus int    `json:"error_status"`
+	ToolName    string `json:"tool_name"`
+	ToolUseID   string `json:"tool_use_id"`
+	Reason      string `json:"decision_reason"`
 }
 
-func (d *driver) Line(b []byte, out sdk.Emitter) bool {
+// content is the blocks of an assistant or user message.
+func (l *line) content() []block {
+	var m struct {
+		Content []block `json:"content"`
+	}
+	json.Unmarshal(l.Message, &m)
+	return m.Content
+}
+
+// errorFaults maps the assistant message's error field.
+var errorFaults = map[string]string{
+	"authentication_failed": sdk.FaultAuthFailed,
+	"billing_error":         sdk.FaultInsufficientCredits,
+	"rate_limit":            sdk.FaultRateLimited,
+	"server_error":          sdk.FaultProviderUnavailable,
+	"model_not_found":       sdk.FaultInvalidModel,
+}
+
+// fault types an API error: the error field, then the status, then text.
+func fault(errField string, status int, text string) string {
+	if f := errorFaults[errField]; f != "" {
+		return f
+	}
+	if f := sdk.FaultOfStatus(status); f != "" {
+		return f
+	}
+	return sdk.ClassifyFault(text)
+}
+
+func (d *driver) Line(t *cliturn.Turn, b []byte) {
 	var l line
 	if err := json.Unmarshal(b, &l); err != nil {
-		out.Output(append(append([]byte(nil), b...), '\n')) // not JSON: pass it on
-		return false
+		t.Out.Output(append(append([]byte(nil), b...), '\n')) // not JSON: pass it on
+		return
 	}
-	if l.SessionID != "" {
+	if l.SessionID != "" && cliturn.SafeID(l.SessionID) {
 		d.mu.Lock()
 		d.session = l.SessionID
 		d.mu.Unlock()
 	}
 	switch l.Type {
+	case "system":
+		d.system(t, &l)
 	case "assistant":
-		for _, c := range l.Message.Content {
+		blocks := l.content()
+		if l.Error != "" {
+			t.Fault(text(blocks), fault(l.Error, l.APIErrorStatus, text(blocks)))
+			return
+		}
+		for _, c := range blocks {
 			switch c.Type {
 			case "text":
-				out.Output([]byte(c.Text + "\n"))
+				t.Out.Output([]byte(c.Text + "\n"))
 			case "tool_use":
-				out.Output([]byte("[tool] " + c.Name + "\n"))
+				what := target(c.Input)
+				d.mu.Lock()
+				d.tools[c.ID] = what
+				d.mu.Unlock()
+				t.Out.Output([]byte(strings.TrimSpace("[tool] "+c.Name+" "+what) + "\n"))
+			}
+		}
+	case "user":
+		for _, c := range l.content() {
+			if c.Type == "tool_result" && c.IsError && strings.Contains(string(c.Content), "requested permissions") {
+				d.deny(t, c.ToolUse, "", nil, "")
 			}
 		}
 	case "result":
+		for _, p := range l.PermissionDenials {
+			d.deny(t, p.ToolUseID, p.ToolName, p.ToolInput, "")
+		}
 		if l.IsError || (l.Subtype != "" && l.Subtype != "success") {
 			msg := l.Result
 			if msg == "" {
 				msg = "claude ended the turn with " + l.Subtype
+				if l.TerminalReason != "" {
+					msg += " (" + l.TerminalReason + ")"
+				}
 			}
-			out.Error(msg, sdk.ClassifyFault(msg))
-			return true
+			t.Fault(msg, fault("", l.APIErrorStatus, msg))
 		}
 	}
-	return false
+}
+
+func (d *driver) system(t *cliturn.Turn, l *line) {
+	switch l.Subtype {
+	case "api_retry":
+		msg := fmt.Sprintf("claude retries a provider error (%s, HTTP %d): attempt %d of %d in %d ms", l.Error, l.ErrorStatus, l.Attempt, l.MaxRetries, l.RetryDelay)
+		t.Warn(sdk.WarnRetrying, msg)
+	case "permission_denied":
+		d.deny(t, l.ToolUseID, l.ToolName, nil, l.Reason)
+	}
+}
+
+// deny reports a refused tool call once, naming the tool and its path.
+func (d *driver) deny(t *cliturn.Turn, id, tool string, input json.RawMessage, reason string) {
+	d.mu.Lock()
+	if id != "" && d.denied[id] {
+		d.mu.Unlock()
+		return
+	}
+	d.denied[id] = true
+	what := d.tools[id]
+	d.mu.Unlock()
+	if what == "" {
+		what = target(input)
+	}
+	if tool == "" {
+		tool = "a tool"
+	}
+	if reason == "" {
+		reason = "refused by claude's permissions"
+	}
+	t.Warn(sdk.WarnPermissionDenied, strings.TrimSpace(tool+" "+what)+": "+reason+" (permission_mode "+d.mode+")")
+}
+
+// target is what a tool call touches: its path, or its command.
+func target(input json.RawMessage) string {
+	var in map[string]any
+	if json.Unmarshal(input, &in) != nil {
+		return ""
+	}
+	for _, k := range []string{"file_path", "notebook_path", "path", "command"} {
+		if s, ok := in[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+func text(blocks []block) string {
+	var parts []string
+	for _, c := range blocks {
+		if c.Type == "text" && c.Text != "" {
+			parts = append(parts, c.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return "claude reported an API error"
+	}
+	return strings.Join(parts, " ")
 }

@@ -1,7 +1,12 @@
 // Package cliturn runs an agent CLI once per turn — the shape of every
-// headless coding agent: start the CLI with the prompt, stream what it
+// headless coding agent: start the CLI, give it the prompt, stream what it
 // prints, end the turn when it exits, resume the conversation on the next.
 // Adapters supply the command line and a parser for its output.
+//
+// The prompt never goes in argv: an option parser reads a leading "-" as
+// an option, every local user can read argv in /proc/PID/cmdline, and one
+// argument is capped at 128 KiB. A driver sends it on stdin or names a
+// 0600 file the CLI reads (Turn.PromptFile).
 package cliturn
 
 import (
@@ -9,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -18,12 +24,19 @@ import (
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
+// Call is the process of one turn.
+type Call struct {
+	Name  string
+	Args  []string
+	Stdin string // usually the prompt
+}
+
 // Driver is what differs between agent CLIs.
 type Driver interface {
-	// Command returns the process for one turn; turn counts from 1.
-	Command(prompt string, turn int) (name string, args []string, stdin string, err error)
-	// Line handles one line of the CLI's stdout.
-	Line(line []byte, out sdk.Emitter) (faulted bool)
+	// Command returns the process for a turn.
+	Command(t *Turn) (Call, error)
+	// Line handles one line of the CLI's stdout, reporting through t.
+	Line(t *Turn, line []byte)
 }
 
 // interruptGrace is how long a CLI gets to stop after SIGINT.
@@ -41,20 +54,6 @@ func NewSession(req sdk.StartRequest, out sdk.Emitter, d Driver) (*Session, erro
 	return s, nil
 }
 
-// Binary reads the common options of CLI adapters: binary (the CLI to run,
-// default def) and extra (words added to every call).
-func Binary(req sdk.StartRequest, def string) (string, []string, error) {
-	bin := req.Options["binary"]
-	if bin == "" {
-		bin = def
-	}
-	extra, err := Split(req.Options["extra"])
-	if err != nil {
-		return "", nil, sdk.Problemf("options.extra: %v", err)
-	}
-	return bin, extra, nil
-}
-
 // Session runs turns of a Driver.
 type Session struct {
 	Dir    string
@@ -64,6 +63,7 @@ type Session struct {
 
 	mu     sync.Mutex
 	turn   int
+	cur    *Turn
 	cmd    *exec.Cmd
 	done   chan struct{}
 	exited bool
@@ -92,39 +92,42 @@ func (s *Session) Prompt(ctx context.Context, text string, interrupt bool) error
 func (s *Session) Start(prompt string) error {
 	s.mu.Lock()
 	s.turn++
-	turn := s.turn
+	t := &Turn{N: s.turn, Prompt: prompt, Out: s.Out}
 	s.mu.Unlock()
-	name, args, stdin, err := s.Driver.Command(prompt, turn)
+	c, err := s.Driver.Command(t)
 	if err != nil {
+		t.cleanup()
 		return err
 	}
-	cmd := sdk.Command(s.Dir, s.Env, name, args...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
+	cmd := sdk.Command(s.Dir, s.Env, c.Name, c.Args...)
+	if c.Stdin != "" {
+		cmd.Stdin = strings.NewReader(c.Stdin)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
+		t.cleanup()
 		return err
 	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
+		t.cleanup()
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return sdk.Problemf("cannot run %s: %v", name, err)
+		t.cleanup()
+		return sdk.Problemf("cannot run %s: %v", c.Name, err)
 	}
 	done := make(chan struct{})
 	s.mu.Lock()
-	s.cmd, s.done = cmd, done
+	s.cmd, s.done, s.cur = cmd, done, t
 	s.mu.Unlock()
 	s.Out.TurnStarted()
-	go s.run(cmd, stdout, stderr, done)
+	go s.run(t, cmd, stdout, stderr, done)
 	return nil
 }
 
-func (s *Session) run(cmd *exec.Cmd, stdout, stderr io.Reader, done chan struct{}) {
+func (s *Session) run(t *Turn, cmd *exec.Cmd, stdout, stderr io.Reader, done chan struct{}) {
 	var wg sync.WaitGroup
-	faulted := false
 	var errText strings.Builder
 	wg.Add(2)
 	go func() {
@@ -132,10 +135,9 @@ func (s *Session) run(cmd *exec.Cmd, stdout, stderr io.Reader, done chan struct{
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 64*1024), 16<<20)
 		for sc.Scan() {
-			if s.Driver.Line(sc.Bytes(), s.Out) {
-				faulted = true
-			}
+			s.Driver.Line(t, sc.Bytes())
 		}
+		io.Copy(io.Discard, stdout) // a line over the limit: drain, never block the CLI
 	}()
 	go func() {
 		defer wg.Done()
@@ -148,18 +150,23 @@ func (s *Session) run(cmd *exec.Cmd, stdout, stderr io.Reader, done chan struct{
 				errText.WriteString(line + "\n")
 			}
 		}
+		io.Copy(io.Discard, stderr)
 	}()
 	wg.Wait()
 	err := cmd.Wait()
-	if err != nil && !faulted {
+	t.cleanup()
+	switch {
+	case t.Interrupted():
+		t.Warn(sdk.WarnInterrupted, fmt.Sprintf("turn %d was interrupted; the session goes on with the next prompt", t.N))
+	case err != nil && !t.Faulted():
 		msg := fmt.Sprintf("%s: %v", cmd.Path, err)
-		if t := strings.TrimSpace(errText.String()); t != "" {
-			msg += ": " + t
+		if e := strings.TrimSpace(errText.String()); e != "" {
+			msg += ": " + e
 		}
-		s.Out.Error(msg, sdk.ClassifyFault(errText.String()))
+		t.Fault(msg, sdk.ClassifyFault(errText.String()))
 	}
 	s.mu.Lock()
-	s.cmd, s.done = nil, nil
+	s.cmd, s.done, s.cur = nil, nil, nil
 	s.mu.Unlock()
 	s.Out.TurnEnded()
 	close(done)
@@ -168,11 +175,12 @@ func (s *Session) run(cmd *exec.Cmd, stdout, stderr io.Reader, done chan struct{
 // interrupt stops the running turn: SIGINT, then SIGKILL after a grace.
 func (s *Session) interrupt() {
 	s.mu.Lock()
-	cmd, done := s.cmd, s.done
+	cmd, done, t := s.cmd, s.done, s.cur
 	s.mu.Unlock()
 	if cmd == nil {
 		return
 	}
+	t.markInterrupted()
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
@@ -193,4 +201,95 @@ func (s *Session) Terminate(ctx context.Context) error {
 		s.Out.Exited(0)
 	}
 	return nil
+}
+
+// Turn is one run of the CLI. Drivers report through it, so that each
+// provider error is shown once and an interrupt is not taken for a fault.
+type Turn struct {
+	N      int
+	Prompt string
+	Out    sdk.Emitter
+
+	mu          sync.Mutex
+	interrupted bool
+	faults      []string
+	said        map[string]bool
+	promptDir   string
+}
+
+// Fault reports a provider error once: a second report with the same text
+// or the same fault in this turn is dropped (CLIs print one error as an
+// event and again in their final result).
+func (t *Turn) Fault(text, fault string) {
+	t.mu.Lock()
+	if t.interrupted || t.said["e:"+text] || (fault != "" && t.said["f:"+fault]) {
+		t.mu.Unlock()
+		return
+	}
+	t.remember("e:"+text, "f:"+fault)
+	t.faults = append(t.faults, fault)
+	t.mu.Unlock()
+	t.Out.Error(text, fault)
+}
+
+// Warn reports a typed warning once per text.
+func (t *Turn) Warn(kind, text string) {
+	t.mu.Lock()
+	if t.said["w:"+kind+text] {
+		t.mu.Unlock()
+		return
+	}
+	t.remember("w:" + kind + text)
+	t.mu.Unlock()
+	sdk.Warn(t.Out, kind, text)
+}
+
+func (t *Turn) remember(keys ...string) {
+	if t.said == nil {
+		t.said = map[string]bool{}
+	}
+	for _, k := range keys {
+		t.said[k] = true
+	}
+}
+
+// Faulted reports whether a fault was reported in this turn.
+func (t *Turn) Faulted() bool { t.mu.Lock(); defer t.mu.Unlock(); return len(t.faults) > 0 }
+
+// Interrupted reports whether the turn was stopped by an interrupt.
+func (t *Turn) Interrupted() bool { t.mu.Lock(); defer t.mu.Unlock(); return t.interrupted }
+
+func (t *Turn) markInterrupted() { t.mu.Lock(); t.interrupted = true; t.mu.Unlock() }
+
+// PromptFile writes the prompt to a file only this user can read, in a
+// fresh private directory, and returns its path; it is removed when the
+// turn ends.
+func (t *Turn) PromptFile() (string, error) {
+	dir, err := os.MkdirTemp("", "agentproto-prompt-")
+	if err != nil {
+		return "", err
+	}
+	t.mu.Lock()
+	t.promptDir = dir
+	t.mu.Unlock()
+	path := dir + string(os.PathSeparator) + "prompt.md"
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(t.Prompt); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
+}
+
+func (t *Turn) cleanup() {
+	t.mu.Lock()
+	dir := t.promptDir
+	t.promptDir = ""
+	t.mu.Unlock()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
 }

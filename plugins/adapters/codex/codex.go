@@ -1,16 +1,22 @@
 // Package codex drives the Codex CLI in its headless JSON-lines mode:
-// `codex exec --json PROMPT`, resuming later turns with
-// `codex exec resume THREAD_ID --json PROMPT` (the id from thread.started).
-// Agent messages and command results become output; turn.failed and error
-// events become typed faults. Interrupt sends SIGINT to the running CLI.
+// `codex exec --json -c sandbox_mode=MODE -` with the prompt on stdin,
+// resuming later turns with `codex exec resume --json ... THREAD_ID -`
+// (the id from thread.started). Agent messages and command results become
+// output; error events become typed faults, reconnect notices progress
+// warnings, writes the sandbox refused permission_denied warnings.
 //
-// Options: binary (default "codex"), extra (words added to every call,
-// e.g. "--full-auto").
+// Options: binary (default "codex"), sandbox (read-only, workspace-write
+// or danger-full-access; default workspace-write, applied on every turn as
+// -c sandbox_mode, the one form both exec and exec resume accept), extra
+// (words added to every call), extra_first (words added to the first call
+// only, for flags exec resume rejects).
 package codex
 
 import (
 	"context"
 	"encoding/json"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/agentproto/agentproto/plugins/adapters/cliturn"
@@ -18,7 +24,7 @@ import (
 )
 
 // Version of the adapter.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // Adapter drives codex.
 type Adapter struct{}
@@ -30,37 +36,92 @@ func (Adapter) Info() sdk.Info {
 		AuthMethods:  []string{"api-key", "subscription"}}
 }
 
+// Sandboxes are the values of codex's sandbox_mode.
+var Sandboxes = []string{"read-only", "workspace-write", "danger-full-access"}
+
+// owned are flags the adapter sets itself.
+var owned = map[string]string{
+	"--json": "is set by the adapter", "-m": "belongs in the profile's model", "--model": "belongs in the profile's model",
+	"-s": "belongs in options.sandbox", "--sandbox": "belongs in options.sandbox",
+	"--last": "would resume another session", "resume": "is added by the adapter", "exec": "is added by the adapter",
+}
+
+// execOnly are flags of codex 0.169 `exec` that `exec resume` rejects.
+var execOnly = map[string]string{
+	"-C": "is rejected by codex exec resume; put it in extra_first", "--cd": "is rejected by codex exec resume; put it in extra_first",
+	"--add-dir": "is rejected by codex exec resume; put it in extra_first", "--color": "is rejected by codex exec resume; put it in extra_first",
+	"--oss": "is rejected by codex exec resume; put it in extra_first", "--local-provider": "is rejected by codex exec resume; put it in extra_first",
+	"-p": "is rejected by codex exec resume; put it in extra_first", "--profile": "is rejected by codex exec resume; put it in extra_first",
+	"--approve-for-me": "is rejected by codex exec resume; put it in extra_first",
+	"--full-auto":      "does not exist in codex 0.169; use options.sandbox",
+}
+
 type driver struct {
-	binary string
-	extra  []string
-	model  string
+	opts    cliturn.Options
+	sandbox string
+	model   string
+
 	mu     sync.Mutex
 	thread string
 }
 
-// Start runs the first turn.
+// Start checks the options and runs the first turn.
 func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
-	bin, extra, err := cliturn.Binary(req, "codex")
+	o, err := cliturn.ReadOptions(req, "codex")
 	if err != nil {
 		return nil, err
 	}
-	d := &driver{binary: bin, extra: extra, model: req.Model}
+	for _, c := range []struct {
+		where  string
+		words  []string
+		banned map[string]string
+	}{{"extra", o.Extra, owned}, {"extra", o.Extra, execOnly}, {"extra_first", o.First, owned}} {
+		if err := cliturn.Refuse(c.where, c.words, c.banned); err != nil {
+			return nil, err
+		}
+	}
+	sb := req.Options["sandbox"]
+	if sb == "" {
+		sb = "workspace-write"
+	}
+	if !contains(Sandboxes, sb) {
+		return nil, sdk.Problemf("options.sandbox %q is not one of %s", sb, strings.Join(Sandboxes, ", "))
+	}
+	d := &driver{opts: o, sandbox: sb, model: req.Model}
 	return cliturn.NewSession(req, out, d)
 }
 
-func (d *driver) Command(prompt string, turn int) (string, []string, string, error) {
-	args := []string{"exec"}
-	d.mu.Lock()
-	if turn > 1 && d.thread != "" {
-		args = append(args, "resume", d.thread)
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
 	}
+	return false
+}
+
+func (d *driver) Command(t *cliturn.Turn) (cliturn.Call, error) {
+	d.mu.Lock()
+	thread := d.thread
 	d.mu.Unlock()
-	args = append(args, "--json")
+	resume := t.N > 1 && thread != ""
+	args := []string{"exec"}
+	if resume {
+		args = append(args, "resume")
+	}
+	args = append(args, "--json", "-c", `sandbox_mode="`+d.sandbox+`"`)
 	if d.model != "" {
 		args = append(args, "-m", d.model)
 	}
-	args = append(args, d.extra...)
-	return d.binary, append(args, prompt), "", nil
+	if t.N == 1 {
+		args = append(args, d.opts.First...)
+	}
+	args = append(args, d.opts.Extra...)
+	if resume {
+		args = append(args, thread)
+	}
+	// "-" reads the prompt from stdin, in exec and exec resume alike.
+	return cliturn.Call{Name: d.opts.Binary, Args: append(args, "-"), Stdin: t.Prompt}, nil
 }
 
 type event struct {
@@ -73,40 +134,81 @@ type event struct {
 	Item *struct {
 		Type             string `json:"type"`
 		Text             string `json:"text"`
+		Message          string `json:"message"`
 		Command          string `json:"command"`
 		AggregatedOutput string `json:"aggregated_output"`
 		ExitCode         *int   `json:"exit_code"`
+		Status           string `json:"status"`
+		Changes          []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		} `json:"changes"`
 	} `json:"item"`
 }
 
-func (d *driver) Line(b []byte, out sdk.Emitter) bool {
+// reconnecting is codex's notice while it retries a stream.
+var reconnecting = regexp.MustCompile(`^Reconnecting\.\.\. [0-9]+/[0-9]+`)
+
+// refusedWrite finds a path the sandbox refused in a shell's message:
+// "bash: line 1: /x/y: Read-only file system".
+var refusedWrite = regexp.MustCompile(`(?m)(?:^|: )([^:\n]+): (?:Read-only file system|Permission denied|Operation not permitted)`)
+
+func (d *driver) Line(t *cliturn.Turn, b []byte) {
 	var e event
 	if err := json.Unmarshal(b, &e); err != nil {
-		out.Output(append(append([]byte(nil), b...), '\n'))
-		return false
+		t.Out.Output(append(append([]byte(nil), b...), '\n'))
+		return
 	}
 	switch e.Type {
 	case "thread.started":
-		d.mu.Lock()
-		d.thread = e.ThreadID
-		d.mu.Unlock()
+		if cliturn.SafeID(e.ThreadID) {
+			d.mu.Lock()
+			d.thread = e.ThreadID
+			d.mu.Unlock()
+		}
 	case "item.completed":
-		if e.Item == nil {
-			return false
+		if e.Item != nil {
+			d.item(t, e)
 		}
-		switch e.Item.Type {
-		case "agent_message":
-			out.Output([]byte(e.Item.Text + "\n"))
-		case "command_execution":
-			out.Output([]byte("$ " + e.Item.Command + "\n" + e.Item.AggregatedOutput))
+	case "error":
+		if reconnecting.MatchString(e.Message) {
+			t.Warn(sdk.WarnRetrying, "codex retries a provider error: "+e.Message)
+			return
 		}
-	case "turn.failed", "error":
+		t.Fault(e.Message, sdk.ClassifyFault(e.Message))
+	case "turn.failed":
 		msg := e.Message
 		if e.Error != nil {
 			msg = e.Error.Message
 		}
-		out.Error(msg, sdk.ClassifyFault(msg))
-		return true
+		t.Fault(msg, sdk.ClassifyFault(msg))
 	}
-	return false
+}
+
+func (d *driver) item(t *cliturn.Turn, e event) {
+	it := e.Item
+	switch it.Type {
+	case "agent_message":
+		t.Out.Output([]byte(it.Text + "\n"))
+	case "command_execution":
+		t.Out.Output([]byte("$ " + it.Command + "\n" + it.AggregatedOutput))
+		// Looked for whatever the exit status: a script goes on after a
+		// refused write and may end 0.
+		for _, m := range refusedWrite.FindAllStringSubmatch(it.AggregatedOutput, -1) {
+			t.Warn(sdk.WarnPermissionDenied, "shell "+strings.TrimSpace(m[1])+": refused by the codex sandbox ("+d.sandbox+"): "+it.Command)
+		}
+	case "file_change":
+		for _, c := range it.Changes {
+			t.Out.Output([]byte("[" + c.Kind + "] " + c.Path + "\n"))
+		}
+		if it.Status == "failed" {
+			for _, c := range it.Changes {
+				t.Warn(sdk.WarnPermissionDenied, "apply_patch "+c.Path+": the change was refused ("+d.sandbox+" sandbox)")
+			}
+		}
+	case "error":
+		// A non-fatal notice (e.g. unknown model metadata): show it, it is
+		// not a provider failure.
+		t.Out.Output([]byte("[codex] " + it.Message + "\n"))
+	}
 }

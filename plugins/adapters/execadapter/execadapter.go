@@ -3,12 +3,18 @@
 //
 //	[plugins.aider]
 //	path = "/usr/local/bin/agentproto-adapter-exec"
-//	options = { command = "aider --yes-always --message {prompt}", resume = "--restore-chat-history" }
+//	options = { command = "aider --yes-always --message-file {prompt}", resume = "--restore-chat-history" }
 //
-// Options: command (required; {prompt} and {model} are replaced; without
-// {prompt} the prompt goes to stdin), prompt ("arg" or "stdin"), resume
-// (words added on turns after the first), model (words added when a model
-// is given, e.g. "--model {model}").
+// Options: command (required; {model} is replaced by the model, {prompt}
+// by the path of a file holding the prompt, readable by this user only and
+// removed when the turn ends; without {prompt} the prompt goes to stdin),
+// prompt ("file" or "stdin"; the default follows command), resume (words
+// added on turns after the first), model (words added when a model is
+// given, e.g. "--model {model}").
+//
+// The prompt itself never goes in argv: an option parser reads a leading
+// "-" as an option, every local user can read argv, and one argument is
+// capped at 128 KiB.
 package execadapter
 
 import (
@@ -51,41 +57,58 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if d.model, err = cliturn.Split(req.Options["model"]); err != nil {
 		return nil, sdk.Problemf("options.model: %v", err)
 	}
+	inArgs := strings.Contains(req.Options["command"], "{prompt}") || strings.Contains(req.Options["resume"], "{prompt}") || strings.Contains(req.Options["model"], "{prompt}")
 	switch req.Options["prompt"] {
 	case "stdin":
+		if inArgs {
+			return nil, sdk.Problemf("options.prompt is stdin but the command names {prompt}; drop one")
+		}
 		d.stdin = true
-	case "", "arg":
-		d.stdin = !strings.Contains(req.Options["command"], "{prompt}")
+	case "file":
+		if !inArgs {
+			return nil, sdk.Problemf("options.prompt is file but the command does not name {prompt}, the file's path")
+		}
+	case "":
+		d.stdin = !inArgs
+	case "arg":
+		return nil, sdk.Problemf("options.prompt arg is refused: the prompt never goes in argv (a leading - is read as an option, argv is public, one argument is capped at 128 KiB); {prompt} in the command is the path of a private file holding it, or leave {prompt} out to get it on stdin")
 	default:
-		return nil, sdk.Problemf("options.prompt must be arg or stdin, not %q", req.Options["prompt"])
+		return nil, sdk.Problemf("options.prompt must be file or stdin, not %q", req.Options["prompt"])
 	}
 	return cliturn.NewSession(req, out, d)
 }
 
-func (d *driver) Command(prompt string, turn int) (string, []string, string, error) {
-	vars := map[string]string{"prompt": prompt, "model": d.modelID}
+func (d *driver) Command(t *cliturn.Turn) (cliturn.Call, error) {
+	vars := map[string]string{"model": d.modelID}
+	if d.stdin {
+		vars["prompt"] = ""
+	} else {
+		path, err := t.PromptFile()
+		if err != nil {
+			return cliturn.Call{}, sdk.Problemf("cannot write the prompt file: %v", err)
+		}
+		vars["prompt"] = path
+	}
 	words := cliturn.Expand(d.command, vars)
 	if d.modelID != "" {
 		words = append(words, cliturn.Expand(d.model, vars)...)
 	}
-	if turn > 1 {
+	if t.N > 1 {
 		words = append(words, cliturn.Expand(d.resume, vars)...)
 	}
-	stdin := ""
+	c := cliturn.Call{Name: words[0], Args: words[1:]}
 	if d.stdin {
-		stdin = prompt
+		c.Stdin = t.Prompt
 	}
-	return words[0], words[1:], stdin, nil
+	return c, nil
 }
 
 // Line passes output through and classifies provider failures it shows.
-func (d *driver) Line(line []byte, out sdk.Emitter) bool {
-	out.Output(append(append([]byte(nil), line...), '\n'))
+func (d *driver) Line(t *cliturn.Turn, line []byte) {
+	t.Out.Output(append(append([]byte(nil), line...), '\n'))
 	if f := sdk.ClassifyFault(string(line)); f != "" && looksLikeError(string(line)) {
-		out.Error(string(line), f)
-		return true
+		t.Fault(string(line), f)
 	}
-	return false
 }
 
 // looksLikeError keeps ordinary text that merely mentions "billing" or
