@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strings"
-	"time"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/fakemodel"
 	"github.com/agentproto/agentproto/plugins/adapters/acp"
@@ -28,6 +28,10 @@ type realAgent struct {
 	write func(path, content string) fakemodel.Reply
 	// options are adapter options the agent needs.
 	options map[string]string
+	// failsOn429 is true for an agent that does not retry a 429 within the
+	// turn (measured: codex-acp 0.16.0 sends one request and ends the turn
+	// "exceeded retry limit", whatever request_max_retries says).
+	failsOn429 bool
 }
 
 // codexFeatures offers apply_patch as a JSON function tool, the form the
@@ -57,7 +61,7 @@ var realAgents = []realAgent{
 		model:   "gpt-5.4",
 		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
 			home := t.TempDir()
-			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4", "OPENAI_API_KEY", 1)+codexFeatures), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			return map[string]string{"CODEX_HOME": home, "OPENAI_API_KEY": key, "HOME": t.TempDir()}
@@ -66,7 +70,8 @@ var realAgents = []realAgent{
 			patch := "*** Begin Patch\n*** Add File: " + path + "\n+" + content + "\n*** End Patch\n"
 			return fakemodel.Patch(patch)
 		},
-		options: map[string]string{"mode": "read-only"},
+		options:    map[string]string{"mode": "read-only"},
+		failsOn429: true,
 	},
 }
 
@@ -92,7 +97,6 @@ func need(t *testing.T, a realAgent) string {
 	}
 	return cmd
 }
-
 
 // setup is one real agent's session against its own fake provider, in a
 // git worktree whose WP owns src/.
@@ -126,6 +130,13 @@ func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
 		env[k] = v
 	}
 	st.s, st.rec = start(t, st.dir, env, opts)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, r := range st.fake.Requests() {
+				t.Logf("provider saw: %s %s model=%s prompt=%q answered %s", r.API, r.Path, r.Model, r.Prompt, r.Answered)
+			}
+		}
+	})
 	return st
 }
 
@@ -256,6 +267,16 @@ func TestRealACPProviderFaults(t *testing.T) {
 				}
 				st.turn(t, "go")
 				errs, faults := st.rec.snapshot()
+				if c.fault == "" && a.failsOn429 {
+					// The turn fails rate_limited; the session goes on.
+					st.fake.Script(fakemodel.Text("recovered"))
+					st.turn(t, "again")
+					errs, faults = st.rec.snapshot()
+					if len(faults) != 1 || faults[0] != sdk.FaultRateLimited || !strings.Contains(st.rec.output(), "recovered") {
+						t.Fatalf("faults %v errors %q output:\n%s", faults, errs, st.rec.output())
+					}
+					return
+				}
 				if c.fault == "" {
 					if len(faults) != 0 || !strings.Contains(st.rec.output(), "recovered") {
 						t.Fatalf("faults %v errors %q output:\n%s", faults, errs, st.rec.output())
