@@ -28,7 +28,7 @@ AGENTS_DIR := $(CURDIR)/.agents
 test-agents:
 	@command -v npm >/dev/null || { echo "test-agents needs node and npm (apt-get install nodejs npm)"; exit 1; }
 	cd $(AGENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	AGENTPROTO_REAL_AGENTS=$(AGENTS_DIR)/node_modules/.bin go test -count=1 -timeout 20m -run 'Real' ./plugins/adapters/ ./e2e/
+	AGENTPROTO_REAL_AGENTS=$(AGENTS_DIR)/node_modules/.bin go test -count=1 -timeout 20m -run 'Real' ./plugins/adapters/ ./plugins/adapters/acp/ ./e2e/
 
 demo: build
 	./scripts/demo.sh

@@ -48,6 +48,9 @@ type Reply struct {
 type Tool struct {
 	Name  string
 	Input any
+	// Custom sends Input (a string) as an OpenAI custom tool call, the
+	// freeform form codex's apply_patch takes.
+	Custom bool
 }
 
 // Text is a plain text reply.

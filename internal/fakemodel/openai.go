@@ -113,7 +113,9 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, req *Request) {
 		ev("response.output_item.done", map[string]any{"output_index": len(output), "item": item})
 		output = append(output, item)
 	}
-	if rep.Tool != nil {
+	if rep.Tool != nil && rep.Tool.Custom {
+		output = append(output, customToolCall(ev, len(output), rep.Tool))
+	} else if rep.Tool != nil {
 		id, args := newID("fc"), marshal(rep.Tool.Input)
 		item := map[string]any{"id": id, "type": "function_call", "status": "in_progress", "call_id": newID("call"), "name": rep.Tool.Name, "arguments": ""}
 		ev("response.output_item.added", map[string]any{"output_index": len(output), "item": item})

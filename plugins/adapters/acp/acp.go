@@ -11,7 +11,8 @@
 // set is chosen when the agent asks), resume (an ACP session id to
 // continue, through session/resume or session/load), fork (an ACP session
 // id to copy, through session/fork), execute ("allow", the default, or
-// "deny": the agent's shell tool).
+// "deny": the agent's shell tool), mode (an ACP session mode to set, e.g.
+// codex-acp's "read-only", under which every edit asks permission).
 //
 // Protocol library: github.com/coder/acp-go-sdk (see docs/adapters.md for
 // the comparison that chose it).
@@ -63,7 +64,7 @@ func (Adapter) Info() sdk.Info {
 		AuthMethods:  []string{"api-key", "subscription"}}
 }
 
-var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute"}
+var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute", "mode"}
 
 // Start launches the agent, initializes it and opens the session.
 func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
@@ -161,6 +162,9 @@ func (s *Session) launch(argv []string) error {
 	}
 	s.stderr = &tail{w: sdk.Stderr}
 	s.cmd.Stderr = s.stderr
+	// A child the agent leaves behind may hold its stderr open: Wait must
+	// still return once the agent itself has exited.
+	s.cmd.WaitDelay = exitGrace
 	if err := s.cmd.Start(); err != nil {
 		return sdk.Problemf("cannot run %s: %v", argv[0], err)
 	}
@@ -211,6 +215,11 @@ func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
 			s.out.Error("the agent asks for authentication: "+errText(err)+"; set its key variable or options.auth_method", sdk.FaultAuthFailed)
 		}
 		return s.problem("opening the session", err)
+	}
+	if mode := req.Options["mode"]; mode != "" {
+		if _, err := s.conn.SetSessionMode(ctx, acpsdk.SetSessionModeRequest{SessionId: s.id, ModeId: acpsdk.SessionModeId(mode)}); err != nil {
+			return s.problem("options.mode "+mode, err)
+		}
 	}
 	if req.Model != "" {
 		if err := s.setModel(ctx, req.Model, models); err != nil {
@@ -359,12 +368,15 @@ func (s *Session) endTurn(resp acpsdk.PromptResponse, err error, interrupted boo
 		}
 		text := errText(err)
 		s.out.Error(text, classify(text))
+	case resp.StopReason == acpsdk.StopReasonCancelled && s.client.deniedInTurn():
+		// Agents end the turn when a tool is refused (claude-code-acp,
+		// codex-acp): the permission_denied warning already says why.
 	case resp.StopReason == acpsdk.StopReasonCancelled:
-		warn(s.out, WarnInterrupted, "the agent cancelled the turn")
+		s.out.Error("the agent cancelled the turn", "")
 	case resp.StopReason == acpsdk.StopReasonRefusal:
 		s.out.Error("the agent refused to continue (stop reason refusal)", "")
 	case resp.StopReason == acpsdk.StopReasonMaxTokens || resp.StopReason == acpsdk.StopReasonMaxTurnRequests:
-		warn(s.out, "stopped", "the turn stopped early: "+string(resp.StopReason))
+		s.out.Error("the turn stopped early: "+string(resp.StopReason), "")
 	}
 }
 

@@ -50,10 +50,12 @@ func (r *recorder) TurnStarted()    { r.mu.Lock(); r.turnsRun++; r.mu.Unlock() }
 func (r *recorder) TurnEnded()      { r.ends <- struct{}{} }
 func (r *recorder) Error(text, fault string) {
 	r.mu.Lock()
-	r.errors = append(r.errors, text)
-	if fault != "" {
+	if sdk.IsWarning(fault) {
+		text = fault + ": " + text // as the sessions daemon records it
+	} else if fault != "" {
 		r.faults = append(r.faults, fault)
 	}
+	r.errors = append(r.errors, text)
 	r.mu.Unlock()
 }
 func (r *recorder) Exited(int) { r.mu.Lock(); r.exited = true; r.mu.Unlock() }
@@ -176,8 +178,8 @@ func TestPerimeterEnforcedAtWriteTime(t *testing.T) {
 		t.Errorf("the out-of-perimeter edit was not refused at permission time:\n%s", out)
 	}
 	denied := rec.warnings(acp.WarnPermissionDenied)
-	for _, want := range []string{"Write " + filepath.Join(dir, "docs/x.md") + " " + filepath.Join(dir, "docs/x.md") + ": outside the work package's perimeter",
-		filepath.Join(dir, "docs/y.md") + ": outside the work package's perimeter",
+	for _, want := range []string{"Write " + filepath.Join(dir, "docs/x.md") + ": outside the work package's perimeter",
+		"fs/write_text_file " + filepath.Join(dir, "docs/y.md") + ": outside the work package's perimeter",
 		"escape.txt: outside the worktree", "abs.txt: outside the worktree",
 		"shared/go.mod: outside the work package's perimeter (shared/go.mod belongs to another owner)",
 		".git/config: git metadata is never written by agents"} {

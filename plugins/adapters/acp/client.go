@@ -279,11 +279,18 @@ func (c *client) deny(tool, path string, why error) {
 	c.mu.Unlock()
 	if first {
 		text := tool
-		if path != "" {
+		if path != "" && !strings.Contains(tool, path) {
 			text += " " + path
 		}
 		warn(c.out, WarnPermissionDenied, text+": "+why.Error())
 	}
+}
+
+// deniedInTurn says whether something was refused in this turn.
+func (c *client) deniedInTurn() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.denied) > 0
 }
 
 // newTurn forgets the refusals already reported.
@@ -294,7 +301,8 @@ func (c *client) newTurn() {
 }
 
 // toolFor names the tool call a file-system request belongs to: the most
-// recent one that names the path, else the most recent one still running.
+// recent one that names the path, else the protocol method itself (a guess
+// could blame the wrong tool).
 func (c *client) toolFor(path, method string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -304,12 +312,6 @@ func (c *client) toolFor(path, method string) string {
 			if p == path {
 				return st.title
 			}
-		}
-	}
-	for i := len(c.order) - 1; i >= 0; i-- {
-		st := c.tools[c.order[i]]
-		if st.status == acpsdk.ToolCallStatusPending || st.status == acpsdk.ToolCallStatusInProgress {
-			return st.title
 		}
 	}
 	return method

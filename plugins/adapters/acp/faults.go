@@ -12,29 +12,17 @@ import (
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
-// Warnings the adapter reports. They are not faults: the session goes on.
+// Warnings the adapter reports, the SDK's typed ones: the host records
+// them with the session and never falls back for them.
 const (
-	// WarnPermissionDenied: a write, read or tool was refused.
-	WarnPermissionDenied = "permission_denied"
+	// WarnPermissionDenied: a write, read or tool was refused; the text
+	// names the tool and the path.
+	WarnPermissionDenied = sdk.WarnPermissionDenied
 	// WarnInterrupted: a turn ended by session/cancel.
-	WarnInterrupted = "interrupted"
+	WarnInterrupted = sdk.WarnInterrupted
 )
 
-// warner is an Emitter that carries typed warnings.
-type warner interface {
-	Warning(text, kind string)
-}
-
-// warn reports a typed warning: through the emitter's own warning event
-// when it has one, else as an error event without a fault, which the
-// sessions daemon records as a warning and never counts as a failure.
-func warn(out sdk.Emitter, kind, text string) {
-	if w, ok := out.(warner); ok {
-		w.Warning(text, kind)
-		return
-	}
-	out.Error(kind+": "+text, "")
-}
+func warn(out sdk.Emitter, kind, text string) { sdk.Warn(out, kind, text) }
 
 // errText is what a failed call says, once: the message and the details
 // agents put in the error's data.
@@ -81,17 +69,6 @@ func errText(err error) string {
 // "429 Too Many Requests", "\"code\":503", "API Error: 401").
 var statusPattern = regexp.MustCompile(`(?i)(?:status(?: code)?[ :=]*|"code"\s*:\s*|api error:?\s*|\b)(4\d\d|5\d\d)\b`)
 
-// statusFaults maps provider HTTP statuses to faults.
-var statusFaults = map[int]string{
-	401: sdk.FaultAuthFailed, 403: sdk.FaultAuthFailed,
-	402: sdk.FaultInsufficientCredits,
-	404: sdk.FaultInvalidModel,
-	429: sdk.FaultRateLimited,
-	500: sdk.FaultProviderUnavailable, 502: sdk.FaultProviderUnavailable,
-	503: sdk.FaultProviderUnavailable, 504: sdk.FaultProviderUnavailable,
-	529: sdk.FaultProviderUnavailable,
-}
-
 // classify types a turn's error: the provider's words first (they name
 // the cause: "model not found" arrives with a 404, "overloaded" with a
 // 529), an HTTP status the agent quotes next.
@@ -101,7 +78,7 @@ func classify(text string) string {
 	}
 	for _, m := range statusPattern.FindAllStringSubmatch(text, -1) {
 		if n, err := strconv.Atoi(m[1]); err == nil {
-			if f, ok := statusFaults[n]; ok {
+			if f := sdk.FaultOfStatus(n); f != "" {
 				return f
 			}
 		}

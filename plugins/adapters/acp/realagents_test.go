@@ -1,0 +1,322 @@
+package acp_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/fakemodel"
+	"github.com/agentproto/agentproto/plugins/adapters/acp"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// The real ACP agents from npm, pinned in .agents/package.json and
+// installed by `make test-agents`, each pointed at the loopback fake model
+// API and steered by it into the agent's own write tool.
+type realAgent struct {
+	name    string
+	command []string // under .agents/node_modules/.bin, then arguments
+	model   string
+	// env points the agent at the fake provider with key.
+	env func(t *testing.T, fake *fakemodel.Server, key string) map[string]string
+	// write is the model reply that makes the agent write a file with its
+	// own tool.
+	write func(path, content string) fakemodel.Reply
+	// options are adapter options the agent needs.
+	options map[string]string
+	// failsOn429 is true for an agent that does not retry a 429 within the
+	// turn (measured: codex-acp 0.16.0 sends one request and ends the turn
+	// "exceeded retry limit", whatever request_max_retries says).
+	failsOn429 bool
+}
+
+// codexFeatures offers apply_patch as a JSON function tool, the form the
+// fake provider calls (the freeform grammar tool is the default).
+const codexFeatures = "\n[features]\napply_patch_freeform = false\n"
+
+var realAgents = []realAgent{
+	{
+		name:    "claude-code-acp",
+		command: []string{"claude-code-acp"},
+		model:   "claude-sonnet-4-5-20250929",
+		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
+			return map[string]string{
+				"ANTHROPIC_BASE_URL": fake.URL, "ANTHROPIC_API_KEY": key, "ANTHROPIC_MODEL": "claude-sonnet-4-5-20250929", "CLAUDE_CODE_MAX_RETRIES": "1",
+				"HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+				// As root (CI), claude refuses to start unless told it is sandboxed.
+				"IS_SANDBOX": "1",
+			}
+		},
+		write: func(path, content string) fakemodel.Reply {
+			return fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": path, "content": content})
+		},
+	},
+	{
+		name:    "codex-acp",
+		command: []string{"codex-acp"},
+		model:   "gpt-5.4",
+		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return map[string]string{"CODEX_HOME": home, "OPENAI_API_KEY": key, "HOME": t.TempDir()}
+		},
+		write: func(path, content string) fakemodel.Reply {
+			patch := "*** Begin Patch\n*** Add File: " + path + "\n+" + content + "\n*** End Patch\n"
+			return fakemodel.Patch(patch)
+		},
+		options:    map[string]string{"mode": "read-only"},
+		failsOn429: true,
+	},
+}
+
+// agentsDir is where `make test-agents` installed the pinned agents
+// (AGENTPROTO_REAL_AGENTS), or "" when they are not installed.
+func agentsDir(t *testing.T) string {
+	return os.Getenv("AGENTPROTO_REAL_AGENTS")
+}
+
+// need returns the agent's command line, or skips when it is not installed.
+func need(t *testing.T, a realAgent) string {
+	dir := agentsDir(t)
+	if dir == "" {
+		t.Skip("the real ACP agents are not installed: run make test-agents (AGENTPROTO_REAL_AGENTS names their directory)")
+	}
+	bin := filepath.Join(dir, a.command[0])
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s is not in %s: %v", a.name, dir, err)
+	}
+	cmd := bin
+	for _, arg := range a.command[1:] {
+		cmd += " " + arg
+	}
+	return cmd
+}
+
+// setup is one real agent's session against its own fake provider, in a
+// git worktree whose WP owns src/.
+type setup struct {
+	a       realAgent
+	fake    *fakemodel.Server
+	dir     string
+	outside string
+	s       sdk.Session
+	rec     *recorder
+}
+
+func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
+	cmd := need(t, a)
+	isolate(t)
+	st := &setup{a: a, fake: fakemodel.New(t), dir: t.TempDir(), outside: t.TempDir()}
+	if out, err := exec.Command("git", "init", "-q", st.dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	if len(models) == 0 {
+		models = []string{a.model}
+	}
+	st.fake.SetModels(models...)
+	opts := map[string]string{"command": cmd}
+	for k, v := range a.options {
+		opts[k] = v
+	}
+	env := a.env(t, st.fake, key)
+	env["PATH"] = os.Getenv("PATH")
+	for k, v := range perimeterEnv([]string{"src"}, nil) {
+		env[k] = v
+	}
+	st.s, st.rec = start(t, st.dir, env, opts)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, r := range st.fake.Requests() {
+				t.Logf("provider saw: %s %s model=%s prompt=%q answered %s", r.API, r.Path, r.Model, r.Prompt, r.Answered)
+			}
+		}
+	})
+	return st
+}
+
+// isolate keeps this process's provider settings away from the agent.
+func isolate(t *testing.T) {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, p := range []string{"ANTHROPIC_", "CLAUDE_", "CODEX_", "OPENAI_", "GEMINI_", "GOOGLE_", "XDG_"} {
+			if strings.HasPrefix(k, p) {
+				t.Setenv(k, os.Getenv(k))
+				os.Unsetenv(k)
+			}
+		}
+	}
+}
+
+func (st *setup) turn(t *testing.T, prompt string) {
+	t.Helper()
+	if err := st.s.Prompt(context.Background(), prompt, false); err != nil {
+		t.Fatal(err)
+	}
+	st.rec.waitReal(t)
+}
+
+func (r *recorder) waitReal(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.ends:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("the turn did not end; output:\n%s", r.output())
+	}
+}
+
+func (r *recorder) snapshot() (errs, faults []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errors...), append([]string(nil), r.faults...)
+}
+
+const dashPrompt = "- fix the bug\n---\ntitle: front matter"
+
+// A dash-leading prompt arrives whole; the next turn writes in the
+// worktree with the agent's own tool; a write outside the worktree and one
+// inside it but outside the perimeter are refused when attempted, and
+// neither file ever appears.
+func TestRealACPWritesOnlyInsidePerimeter(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.name, func(t *testing.T) {
+			st := newSetup(t, a, fakemodel.Key)
+			st.fake.Script(fakemodel.Text("first answer"))
+			st.turn(t, dashPrompt)
+			inside := filepath.Join(st.dir, "src/new.txt")
+			st.fake.Script(a.write(inside, "inside"), fakemodel.Text("wrote it"))
+			st.turn(t, "write src/new.txt")
+			if b, err := os.ReadFile(inside); err != nil || strings.TrimSpace(string(b)) != "inside" {
+				t.Fatalf("the in-perimeter write: %q %v\n%s", b, err, st.rec.output())
+			}
+			out := filepath.Join(st.outside, "evil.txt")
+			// After a refusal an agent may end the turn or ask again: the
+			// default reply answers whatever follows, so no scripted reply
+			// is left for the next turn.
+			st.fake.Script(a.write(out, "outside"))
+			st.turn(t, "write outside the worktree")
+			side := filepath.Join(st.dir, "docs/side.txt")
+			st.fake.Script(a.write(side, "not mine"))
+			st.turn(t, "write docs/side.txt")
+			for _, p := range []string{out, side} {
+				if _, err := os.Lstat(p); err == nil {
+					t.Errorf("%s was written", p)
+				}
+			}
+			errs, faults := st.rec.snapshot()
+			denied := st.rec.warnings(acp.WarnPermissionDenied)
+			for _, want := range []string{out + ": outside the worktree", side + ": outside the work package's perimeter"} {
+				found := false
+				for _, d := range denied {
+					found = found || strings.Contains(d, want)
+				}
+				if !found {
+					t.Errorf("no permission_denied warning ending %q: %q", want, errs)
+				}
+			}
+			if len(faults) != 0 {
+				t.Errorf("faults %v (errors %q)", faults, errs)
+			}
+			prompts := map[string]bool{}
+			for _, r := range st.fake.Requests() {
+				prompts[r.Prompt] = true
+			}
+			if !prompts[dashPrompt] {
+				t.Errorf("the dash prompt did not arrive whole: %v", prompts)
+			}
+			if !strings.Contains(st.rec.output(), "first answer") || !strings.Contains(st.rec.output(), "wrote it") {
+				t.Errorf("output:\n%s", st.rec.output())
+			}
+		})
+	}
+}
+
+// Provider failures: a 429 the agent retries past is no fault; what stays
+// failed is typed.
+func TestRealACPProviderFaults(t *testing.T) {
+	cases := []struct {
+		name   string
+		key    string
+		models []string
+		script []fakemodel.Reply
+		fail   int // the provider's answer from then on
+		fault  string
+	}{
+		{name: "429-then-success", script: []fakemodel.Reply{fakemodel.Fail(429), fakemodel.Text("recovered")}},
+		{name: "529", fail: 529, fault: sdk.FaultProviderUnavailable},
+		{name: "503", fail: 503, fault: sdk.FaultProviderUnavailable},
+		{name: "bad-model", models: []string{"some-other-model"}, fault: sdk.FaultInvalidModel},
+		{name: "bad-key", key: "sk-wrong-key", fault: sdk.FaultAuthFailed},
+	}
+	for _, a := range realAgents {
+		for _, c := range cases {
+			t.Run(a.name+"/"+c.name, func(t *testing.T) {
+				key := fakemodel.Key
+				if c.key != "" {
+					key = c.key
+				}
+				st := newSetup(t, a, key, c.models...)
+				st.fake.Script(c.script...)
+				if c.fail != 0 {
+					st.fake.Default = fakemodel.Fail(c.fail)
+				}
+				st.turn(t, "go")
+				errs, faults := st.rec.snapshot()
+				if c.fault == "" && a.failsOn429 {
+					// The turn fails rate_limited; the session goes on.
+					st.fake.Script(fakemodel.Text("recovered"))
+					st.turn(t, "again")
+					errs, faults = st.rec.snapshot()
+					if len(faults) != 1 || faults[0] != sdk.FaultRateLimited || !strings.Contains(st.rec.output(), "recovered") {
+						t.Fatalf("faults %v errors %q output:\n%s", faults, errs, st.rec.output())
+					}
+					return
+				}
+				if c.fault == "" {
+					if len(faults) != 0 || !strings.Contains(st.rec.output(), "recovered") {
+						t.Fatalf("faults %v errors %q output:\n%s", faults, errs, st.rec.output())
+					}
+					return
+				}
+				if len(faults) != 1 || faults[0] != c.fault {
+					t.Fatalf("faults %v, want [%s]; errors %q output:\n%s", faults, c.fault, errs, st.rec.output())
+				}
+			})
+		}
+	}
+}
+
+// An interrupt ends the turn with a warning and the session goes on.
+func TestRealACPInterrupt(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.name, func(t *testing.T) {
+			st := newSetup(t, a, fakemodel.Key)
+			st.fake.Script(fakemodel.Reply{Text: strings.Repeat("slowly ", 200), Delay: 100 * time.Millisecond})
+			if err := st.s.Prompt(context.Background(), "write a lot", false); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for !strings.Contains(st.rec.output(), "slowly") && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			st.fake.Script(fakemodel.Text("after the interrupt"))
+			if err := st.s.Prompt(context.Background(), "now this", true); err != nil {
+				t.Fatal(err)
+			}
+			st.rec.waitReal(t)
+			st.rec.waitReal(t)
+			errs, faults := st.rec.snapshot()
+			if len(faults) != 0 || len(st.rec.warnings(acp.WarnInterrupted)) != 1 {
+				t.Fatalf("faults %v errors %q", faults, errs)
+			}
+			if !strings.Contains(st.rec.output(), "after the interrupt") {
+				t.Fatalf("the session did not go on:\n%s", st.rec.output())
+			}
+		})
+	}
+}
