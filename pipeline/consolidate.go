@@ -108,11 +108,14 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	}
 	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}}
 	wps := order(e.Project)
+	tips := map[string]string{} // the verified commit of each WP, merged as is
 	for _, wp := range wps {
 		if !st.Verified(wp.ID) {
 			c.Findings = append(c.Findings, Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
 		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
 			c.Findings = append(c.Findings, Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
+		} else if tips[wp.ID], err = e.verifiedTip(st, wp.ID); err != nil {
+			c.Findings = append(c.Findings, Finding{Code: "not-verified-state", WP: wp.ID, Message: err.Error()})
 		}
 	}
 	if len(c.Findings) > 0 {
@@ -138,7 +141,7 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 
 	for _, wp := range wps {
 		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
-		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, branch); err != nil {
+		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, tips[wp.ID]); err != nil {
 			conflicts, _ := wt.Git("diff", "--name-only", "--diff-filter=U")
 			for _, f := range strings.Fields(string(conflicts)) {
 				c.Findings = append(c.Findings, Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})

@@ -197,8 +197,12 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	p := d.Env.Project
 	frozen := d.Env.History.Frozen
 	slug := Slug(p.Name, wp.ID)
+	base := st.Base(wp.ID)
 	m, err := worktree.Load(d.Env.Repo, slug)
 	if err != nil {
+		if base, err = d.startCommit(wp); err != nil {
+			return "", err
+		}
 		hooks, err := worktree.HooksAt(d.Env.Repo, frozen.BaseCommit)
 		if err != nil {
 			return "", err
@@ -210,7 +214,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: frozen.BaseCommit})
+		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: base})
 		if err != nil {
 			return "", err
 		}
@@ -224,6 +228,9 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			}
 		}
 		d.say(wp.ID, "worktree", "%s (%s)", m.Path, m.Branch)
+	}
+	if base == "" {
+		base = m.BaseCommit // dispatched before the ledger recorded bases
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
@@ -270,6 +277,16 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// What lies outside the worktree, as it is before the session can
+	// touch it; verify compares.
+	outside, err := SnapshotOutside(d.Env.Repo, slug)
+	if err != nil {
+		return "", err
+	}
+	outsideSum, err := SaveOutside(d.Env.Repo.CommonDir, outside)
+	if err != nil {
+		return "", err
+	}
 	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,
 		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: d.CallerEnv, Options: options,
@@ -279,7 +296,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	brief, _ := p.BriefPath(&wp)
 	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: adapter, Model: model,
-		Profile: profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1}
+		Profile: profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
 		return "", err

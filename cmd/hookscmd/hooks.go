@@ -5,7 +5,6 @@ package hookscmd
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // inPrePushEnv guards against recursion: the ledger push made from inside
@@ -139,26 +137,7 @@ func runPrePush(f *cmdutil.Factory, remote, url string) error {
 			return nil
 		}},
 	}
-	checks = append(checks, hooks.PrePushCheck{Name: "wt-verified", Run: func(p *hooks.PrePush) error {
-		if os.Getenv(allowUnverifiedEnv) != "" {
-			return nil
-		}
-		l := gitstore.Open(repo, gitstore.Options{})
-		for _, r := range p.Refs {
-			branch, ok := strings.CutPrefix(r.LocalRef, "refs/heads/")
-			if !ok || r.Deleting() {
-				continue
-			}
-			wp, verdict, found, err := pipeline.VerdictForBranch(l, branch)
-			if err != nil {
-				return err
-			}
-			if found && verdict != pipeline.Pass {
-				return fmt.Errorf("%s is %s's branch and its latest verify is %q; run git agentproto verify first (or push with %s=1, or git push --no-verify)", branch, wp, verdict, allowUnverifiedEnv)
-			}
-		}
-		return nil
-	}})
+	checks = append(checks, wtVerifiedCheck(repo))
 	if err := hooks.RunPrePush(p); err != nil {
 		return err
 	}
