@@ -16,7 +16,8 @@ import (
 )
 
 // pipelineRepo makes a repository with a frozen three-WP plan whose briefs
-// script the scripted executor. wp2Extra is added to WP2's script.
+// script the scripted executor. wp2Extra is added to WP2's script; when it
+// gives a report of its own, WP2's usual report is left out.
 func pipelineRepo(t *testing.T, wp2Extra, wp2Wiring string) string {
 	t.Helper()
 	dir := newRepo(t)
@@ -64,8 +65,11 @@ depends_on = ["WP0"]
 {"op":"report","report":{"wp":"WP1","files":["lib/upper.sh","tests/upper_test.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"upper lib/upper.sh"}],"claims":["tool:upper"],"exit_codes":[]}}`,
 		"WP2": `{"op":"write","path":"lib/lower.sh","content":"tr A-Z a-z\n"}
 {"op":"write","path":"tests/lower_test.sh","content":"[ \"$(echo AB | sh lib/lower.sh)\" = ab ]\n"}
-` + wp2Extra + `
-{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"` + wp2Wiring + `"}],"claims":["tool:lower"],"exit_codes":[]}}`,
+` + wp2Extra,
+	}
+	if !strings.Contains(wp2Extra, `"op":"report"`) {
+		script["WP2"] += `
+{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"` + wp2Wiring + `"}],"claims":["tool:lower"],"exit_codes":[]}}`
 	}
 	for wp, s := range script {
 		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
