@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -226,5 +227,40 @@ func TestVerifyBoundToWhatItSaw(t *testing.T) {
 	out, _, err := sh(t, dir, nil, "git", "agentproto", "consolidate", "demo", "--json")
 	if err == nil || !strings.Contains(out, `"code":"not-verified-state"`) || !strings.Contains(out, "wt/demo-wp1") {
 		t.Fatalf("consolidate took a state no verify saw: %v\n%s", err, out)
+	}
+}
+
+// A session that writes outside its worktree and then dies on its
+// provider does not make its writes the starting point of the session
+// that takes over: the snapshot of the first dispatch still counts.
+func TestVerifyOutsideSnapshotSurvivesFallback(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	agent := `#!/bin/sh
+case "$1" in
+  *READY*) echo READY; exit 0;;
+esac
+echo '*.hidden' >> "$(git rev-parse --path-format=absolute --git-common-dir)/info/exclude"
+echo "Error: Credit balance is too low" >&2
+exit 1
+`
+	os.WriteFile(filepath.Join(dir, "agent.sh"), []byte(agent), 0o755)
+	cfg := `[dispatch]
+fallback = ["broke", "good"]
+[profiles.broke]
+adapter = "exec"
+auth = "none"
+options = { command = "sh agent.sh {prompt}" }
+[profiles.good]
+adapter = "scripted"
+auth = "none"
+`
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
+	must(t, dir, "git", "add", "agent.sh", "agentproto.toml")
+	must(t, dir, "git", "commit", "-q", "-m", "stub agent")
+	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	if exitCode(err) != 1 || !strings.Contains(out, "moving from broke to profile good") || !strings.Contains(out, "WP0   verify     fail") ||
+		!strings.Contains(out, "outside-worktree: "+filepath.Join(dir, ".git", "info", "exclude")+" changed") {
+		t.Fatalf("dispatch: %v\n%s", err, out)
 	}
 }

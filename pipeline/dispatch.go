@@ -197,9 +197,10 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	p := d.Env.Project
 	frozen := d.Env.History.Frozen
 	slug := Slug(p.Name, wp.ID)
-	base := st.Base(wp.ID)
+	base, outsideSum := st.Base(wp.ID), st.Outside(wp.ID)
 	m, err := worktree.Load(d.Env.Repo, slug)
 	if err != nil {
+		outsideSum = "" // a new worktree: nothing ran for it yet
 		if base, err = d.startCommit(wp); err != nil {
 			return "", err
 		}
@@ -277,15 +278,18 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// What lies outside the worktree, as it is before the session can
-	// touch it; verify compares.
-	outside, err := SnapshotOutside(d.Env.Repo, slug)
-	if err != nil {
-		return "", err
-	}
-	outsideSum, err := SaveOutside(d.Env.Repo.CommonDir, outside)
-	if err != nil {
-		return "", err
+	// What lies outside the worktree, as it was before the first session
+	// of it could touch it; verify compares. A later session of the same
+	// worktree keeps that snapshot, so an earlier one's writes are not
+	// taken as the starting point.
+	if outsideSum == "" {
+		outside, err := SnapshotOutside(d.Env.Repo, slug)
+		if err != nil {
+			return "", err
+		}
+		if outsideSum, err = SaveOutside(d.Env.Repo.CommonDir, outside); err != nil {
+			return "", err
+		}
 	}
 	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,

@@ -120,6 +120,18 @@ func (s *State) Base(wp string) string {
 	return ""
 }
 
+// Outside returns the hash of the outside snapshot wp's latest dispatch
+// that took one recorded; "" when none did.
+func (s *State) Outside(wp string) string {
+	d := s.Dispatches[wp]
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i].Outside != "" {
+			return d[i].Outside
+		}
+	}
+	return ""
+}
+
 // Verified reports whether the latest verification of wp passed.
 func (s *State) Verified(wp string) bool {
 	v, ok := s.Verifications[wp]
