@@ -26,7 +26,9 @@ func NewCmdHooks(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks <command>",
 		Short: "Install or remove agentproto's block in git hooks (pre-push)",
-		Long: `The pre-push block refuses a push when 'ledger verify' fails and, with
+		Long: `The pre-push block refuses a push when 'ledger verify' fails or when a work
+package's wt/* branch is pushed with a commit its latest passing verify did not
+see (the verified HEAD, or its checkpoint) and, with
 [sync] push_on_pre_push = true, pushes this clone's ledger ref to the same
 remote. The block is added to any existing hook without touching the rest,
 and uninstall removes only the block. The hooks directory is git's own
