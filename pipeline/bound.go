@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -37,32 +36,15 @@ func VerifiedState(repo *gitrepo.Repo, wp string, v Verification, commit string)
 	return fault.Refusedf("%.12s is not the state %s was verified at (HEAD %.12s, tree %.12s): something changed after verify; verify again", commit, wp, v.Head, v.Tree)
 }
 
-// WPOfBranch finds the work package whose worktree is on branch
-// (wt/PROJECT-wpN); found is false for a branch no dispatch made.
-func WPOfBranch(l *gitstore.Ledger, branch string) (project, wp string, found bool, err error) {
-	slug, ok := strings.CutPrefix(branch, "wt/")
-	if !ok {
-		return "", "", false, nil
-	}
-	err = l.Log(gitstore.Query{Kind: KindDispatched}, func(env []byte) error {
-		var e gitstore.Event
-		var d Dispatch
-		if json.Unmarshal(env, &e) == nil && json.Unmarshal(e.Data, &d) == nil && d.Worktree == slug && project == "" {
-			project, wp = d.Project, d.WP
-		}
-		return nil
-	})
-	return project, wp, err == nil && project != "", err
-}
-
 // CheckBranchCommit refuses commit as the content of branch when branch
 // is a work package's and commit is not a state its latest verification
 // passed. Branches no dispatch made are not its business.
 func CheckBranchCommit(repo *gitrepo.Repo, l *gitstore.Ledger, branch, commit string) error {
-	project, wp, found, err := WPOfBranch(l, branch)
+	label, _, found, err := VerdictForBranch(l, branch)
 	if err != nil || !found {
 		return err
 	}
+	project, wp, _ := strings.Cut(label, " ")
 	st, err := ReadState(l, project)
 	if err != nil {
 		return err

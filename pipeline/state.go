@@ -233,3 +233,34 @@ func (e *Env) Frozen() (*plans.Frozen, error) {
 	}
 	return e.History.Frozen, nil
 }
+
+// VerdictForBranch finds the work package whose worktree is on branch
+// (wt/PROJECT-wpN) and returns its latest verdict; found is false for a
+// branch no dispatch made.
+func VerdictForBranch(l *gitstore.Ledger, branch string) (wp, verdict string, found bool, err error) {
+	slug, ok := strings.CutPrefix(branch, "wt/")
+	if !ok {
+		return "", "", false, nil
+	}
+	var project string
+	err = l.Log(gitstore.Query{Kind: KindDispatched}, func(env []byte) error {
+		var e gitstore.Event
+		var d Dispatch
+		if json.Unmarshal(env, &e) == nil && json.Unmarshal(e.Data, &d) == nil && d.Worktree == slug && project == "" {
+			project, wp = d.Project, d.WP
+		}
+		return nil
+	})
+	if err != nil || project == "" {
+		return "", "", false, err
+	}
+	st, err := ReadState(l, project)
+	if err != nil {
+		return "", "", false, err
+	}
+	v, ok := st.Verifications[wp]
+	if !ok {
+		return project + " " + wp, "not verified", true, nil
+	}
+	return project + " " + wp, v.Verdict, true, nil
+}
