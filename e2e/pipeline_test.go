@@ -16,7 +16,8 @@ import (
 )
 
 // pipelineRepo makes a repository with a frozen three-WP plan whose briefs
-// script the scripted executor. wp2Extra is added to WP2's script.
+// script the scripted executor. wp2Extra is added to WP2's script; when it
+// gives a report of its own, WP2's usual report is left out.
 func pipelineRepo(t *testing.T, wp2Extra, wp2Wiring string) string {
 	t.Helper()
 	dir := newRepo(t)
@@ -61,11 +62,14 @@ depends_on = ["WP0"]
 {"op":"report","report":{"wp":"WP0","files":["api/contract.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
 		"WP1": `{"op":"write","path":"lib/upper.sh","content":"tr a-z A-Z\n"}
 {"op":"write","path":"tests/upper_test.sh","content":"[ \"$(echo ab | sh lib/upper.sh)\" = AB ]\n"}
-{"op":"report","report":{"wp":"WP1","files":["lib/upper.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"upper lib/upper.sh"}],"claims":["tool:upper"],"exit_codes":[]}}`,
+{"op":"report","report":{"wp":"WP1","files":["lib/upper.sh","tests/upper_test.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"upper lib/upper.sh"}],"claims":["tool:upper"],"exit_codes":[]}}`,
 		"WP2": `{"op":"write","path":"lib/lower.sh","content":"tr A-Z a-z\n"}
 {"op":"write","path":"tests/lower_test.sh","content":"[ \"$(echo AB | sh lib/lower.sh)\" = ab ]\n"}
-` + wp2Extra + `
-{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"` + wp2Wiring + `"}],"claims":["tool:lower"],"exit_codes":[]}}`,
+` + wp2Extra,
+	}
+	if !strings.Contains(wp2Extra, `"op":"report"`) {
+		script["WP2"] += `
+{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],"wiring":[{"file":"registry.txt","line":"` + wp2Wiring + `"}],"claims":["tool:lower"],"exit_codes":[]}}`
 	}
 	for wp, s := range script {
 		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
@@ -202,30 +206,38 @@ func TestPipelineEndToEnd(t *testing.T) {
 
 	// A second prompt fixes it; run continues from there.
 	wp2 := sessionOf(t, dir, "demo/WP2")
-	must(t, dir, "git", "agentproto", "sessions", "prompt", wp2, "--text", "```agentproto-script\n{\"op\":\"delete\",\"path\":\"notes.txt\"}\n{\"op\":\"report\",\"report\":{\"wp\":\"WP2\",\"files\":[],\"design_choices\":[],\"wiring\":[{\"file\":\"registry.txt\",\"line\":\"lower lib/lower.sh\"}],\"claims\":[\"tool:lower\"],\"exit_codes\":[]}}\n```")
+	must(t, dir, "git", "agentproto", "sessions", "prompt", wp2, "--text", "```agentproto-script\n{\"op\":\"delete\",\"path\":\"notes.txt\"}\n{\"op\":\"report\",\"report\":{\"wp\":\"WP2\",\"files\":[\"lib/lower.sh\",\"tests/lower_test.sh\"],\"design_choices\":[],\"wiring\":[{\"file\":\"registry.txt\",\"line\":\"lower lib/lower.sh\"}],\"claims\":[\"tool:lower\"],\"exit_codes\":[]}}\n```")
 	out = must(t, dir, "git", "agentproto", "dispatch", "demo")
 	if !strings.Contains(out, "WP2   verify     pass") || strings.Contains(out, "WP1   session") {
 		t.Fatalf("second dispatch must only re-verify WP2:\n%s", out)
 	}
 	must(t, dir, "git", "push", "-q", "origin", "wt/demo-wp2")
 
-	// Checkpoint commits exactly the in-perimeter paths.
+	// Checkpoint commits the verified state and nothing else: a file
+	// staged after verify makes it refuse, naming the file.
 	wt1 := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp1")
 	os.WriteFile(filepath.Join(wt1, "stray.txt"), []byte("not mine\n"), 0o644)
 	must(t, wt1, "git", "add", "stray.txt")
+	out, errOut, err = sh(t, dir, nil, "git", "agentproto", "checkpoint", "demo", "WP1")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "changed since it was verified (stray.txt)") {
+		t.Fatalf("checkpoint of a changed worktree: %v\n%s%s", err, out, errOut)
+	}
+	if st := must(t, wt1, "git", "status", "--porcelain"); !strings.Contains(st, "A  stray.txt") {
+		t.Fatalf("a refused checkpoint must leave the worktree as it was: %q", st)
+	}
+	must(t, wt1, "git", "rm", "-q", "--cached", "stray.txt")
+	os.Remove(filepath.Join(wt1, "stray.txt"))
 	out = must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP1")
 	if !strings.Contains(out, "(2 paths)") {
 		t.Fatalf("checkpoint: %s", out)
 	}
 	files := must(t, wt1, "git", "show", "--name-only", "--format=%B", "HEAD")
-	if strings.Contains(files, "stray.txt") || !strings.Contains(files, "lib/upper.sh") || !strings.Contains(files, "agentproto-brief-sha256: ") {
+	if !strings.Contains(files, "lib/upper.sh") || !strings.Contains(files, "agentproto-brief-sha256: ") || !strings.Contains(files, "agentproto-verified-tree: ") {
 		t.Fatalf("checkpoint commit:\n%s", files)
 	}
-	if st := must(t, wt1, "git", "status", "--porcelain"); !strings.Contains(st, "A  stray.txt") {
-		t.Fatalf("the staged stray file must stay staged and uncommitted: %q", st)
+	if st := must(t, wt1, "git", "status", "--porcelain"); st != "" {
+		t.Fatalf("after the checkpoint the worktree is its HEAD: %q", st)
 	}
-	must(t, wt1, "git", "rm", "-q", "--cached", "stray.txt")
-	os.Remove(filepath.Join(wt1, "stray.txt"))
 
 	// The rest of the pipeline, against a loopback GitHub.
 	gh := &github{t: t, fail: []int{502}}

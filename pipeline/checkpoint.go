@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -11,10 +10,13 @@ import (
 	"github.com/agentproto/agentproto/worktree"
 )
 
-// Checkpoint commits exactly the in-perimeter changed paths of a WP's
-// worktree — through a separate index, so nothing else the worktree has
-// staged goes in — with a message naming the WP and its frozen brief. It
-// never pushes. The latest verification must have passed.
+// Checkpoint commits the state the latest passing verification of a WP
+// saw — exactly its tree, whose changes are all in the WP's perimeter —
+// on top of the HEAD it saw, with a message naming the WP, its frozen
+// brief and the verified tree. It refuses when the worktree is no longer
+// that state: a change after verify was never checked. The worktree's
+// own index is not used, so nothing it has staged goes in by itself. It
+// never pushes, and running it again on a checkpointed WP changes nothing.
 func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
@@ -28,23 +30,16 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !st.Verified(wp.ID) {
+	v, ok := st.Verifications[wp.ID]
+	if !ok || v.Verdict != Pass {
 		return nil, fault.Refusedf("%s has no passing verification; run git agentproto verify %s %s first", wp.ID, e.Project.Name, wp.ID)
+	}
+	if v.Tree == "" {
+		return nil, fault.Refusedf("%s was verified before verifications recorded the state they saw; run git agentproto verify %s %s again", wp.ID, e.Project.Name, wp.ID)
 	}
 	m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 	if err != nil {
 		return nil, err
-	}
-	changes, err := worktree.Changes(e.Repo, m)
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, c := range changes {
-		owners := plans.Owner(e.Project, c.Path)
-		if len(owners) == 1 && owners[0] == wp.ID && c.Status != "" {
-			paths = append(paths, c.Path)
-		}
 	}
 	wt := worktree.Repo(e.Repo, m)
 	head, err := wt.Git("rev-parse", "HEAD")
@@ -52,62 +47,54 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		return nil, err
 	}
 	h := strings.TrimSpace(string(head))
-	cp := &Checkpoint{Project: e.Project.Name, WP: wp.ID, Commit: h, Paths: paths}
-	specs := repopath.Pathspecs(paths) // names, never patterns
-	// Paths only committed earlier are already in HEAD; only the rest
-	// need a commit.
-	dirty, err := wt.Git(append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--"}, specs...)...)
+	tree, err := worktree.StateTree(e.Repo, m)
 	if err != nil {
 		return nil, err
 	}
-	if len(paths) == 0 || len(dirty) == 0 {
-		return cp, nil
+	if tree != v.Tree {
+		diff, _ := worktree.DiffTrees(e.Repo, v.Tree, tree)
+		return nil, fault.Refusedf("%s's worktree changed since it was verified (%s); nothing was committed: run git agentproto verify %s %s again", wp.ID, strings.Join(diff, ", "), e.Project.Name, wp.ID)
 	}
-	brief, _ := e.Project.BriefPath(wp)
-	sha := frozen.Files[baseName(brief)]
-	if message == "" {
-		message = fmt.Sprintf("%s: %s", wp.ID, wp.Title)
-	}
-	message += fmt.Sprintf("\n\nagentproto-plan: %s\nagentproto-wp: %s\nagentproto-brief-sha256: %s\n", e.Project.Name, wp.ID, sha)
-	tmp, err := os.CreateTemp("", "agentproto-checkpoint-index-")
-	if err != nil {
-		return nil, err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	withIndex := func(args ...string) ([]byte, error) {
-		cmd := wt.Command(args...)
-		cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+tmp.Name())
-		out, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	var paths []string
+	for _, p := range v.Changed {
+		if owners := plans.Owner(e.Project, p); len(owners) == 1 && owners[0] == wp.ID {
+			paths = append(paths, p)
 		}
-		return out, nil
 	}
-	if _, err := withIndex("read-tree", h); err != nil {
-		return nil, err
+	cp := &Checkpoint{Project: e.Project.Name, WP: wp.ID, Commit: h, Paths: paths, Tree: v.Tree}
+	if err := VerifiedState(e.Repo, wp.ID, v, h); err != nil {
+		return nil, fault.Refusedf("%s's HEAD moved since it was verified: %v", wp.ID, err)
 	}
-	if _, err := withIndex(append([]string{"add", "-A", "--"}, specs...)...); err != nil {
-		return nil, err
-	}
-	tree, err := withIndex("write-tree")
+	headTree, err := wt.Git("rev-parse", "HEAD^{tree}")
 	if err != nil {
 		return nil, err
 	}
-	commit, err := wt.Git("commit-tree", strings.TrimSpace(string(tree)), "-p", h, "-m", message)
-	if err != nil {
-		return nil, err
+	if strings.TrimSpace(string(headTree)) != v.Tree {
+		// The verified state is not all committed yet.
+		brief, _ := e.Project.BriefPath(wp)
+		sha := frozen.Files[baseName(brief)]
+		if message == "" {
+			message = fmt.Sprintf("%s: %s", wp.ID, wp.Title)
+		}
+		message += fmt.Sprintf("\n\nagentproto-plan: %s\nagentproto-wp: %s\nagentproto-brief-sha256: %s\nagentproto-verified-tree: %s\n", e.Project.Name, wp.ID, sha, v.Tree)
+		commit, err := wt.Git("commit-tree", v.Tree, "-p", h, "-m", message)
+		if err != nil {
+			return nil, err
+		}
+		c := strings.TrimSpace(string(commit))
+		if _, err := wt.Git("update-ref", "-m", "agentproto checkpoint "+wp.ID, "HEAD", c, h); err != nil {
+			return nil, err
+		}
+		// The real index follows HEAD for the committed paths only.
+		if len(paths) > 0 {
+			// Literal pathspecs: names, never patterns.
+			if _, err := wt.Git(append([]string{"reset", "-q", "--"}, repopath.Pathspecs(paths)...)...); err != nil {
+				return nil, err
+			}
+		}
+		cp.Commit = c
 	}
-	c := strings.TrimSpace(string(commit))
-	if _, err := wt.Git("update-ref", "-m", "agentproto checkpoint "+wp.ID, "HEAD", c, h); err != nil {
-		return nil, err
-	}
-	// The real index follows HEAD for the committed paths only.
-	if _, err := wt.Git(append([]string{"reset", "-q", "--"}, specs...)...); err != nil {
-		return nil, err
-	}
-	cp.Commit = c
-	id := fmt.Sprintf("pipeline/%s/%s/checkpoint/%s", e.Project.Name, wp.ID, c)
+	id := fmt.Sprintf("pipeline/%s/%s/checkpoint/%s", e.Project.Name, wp.ID, cp.Commit)
 	return cp, e.record(KindCheckpointed, id, cp, nil)
 }
 

@@ -110,7 +110,8 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	}
 	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}}
 	wps := order(e.Project)
-	c.Findings = append(c.Findings, readiness(wps, st)...)
+	tips, ready := e.readiness(wps, st) // the verified commit of each WP, merged as is
+	c.Findings = append(c.Findings, ready...)
 	if len(c.Findings) > 0 {
 		return c, fault.Refusedf("consolidate needs every work package verified and checkpointed")
 	}
@@ -134,7 +135,7 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 
 	for _, wp := range wps {
 		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
-		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, branch); err != nil {
+		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, tips[wp.ID]); err != nil {
 			conflicts, _ := wt.Git("diff", "--name-only", "--diff-filter=U")
 			for _, f := range strings.Fields(string(conflicts)) {
 				c.Findings = append(c.Findings, Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
@@ -205,16 +206,24 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 }
 
 // readiness lists the work packages consolidate cannot merge yet.
-func readiness(wps []plans.WP, st *State) []Finding {
+// readiness finds the WPs not ready to merge: not verified, not
+// checkpointed, or whose branch is not at a state a passing verification
+// saw. It returns the verified tip of each ready WP.
+func (e *Env) readiness(wps []plans.WP, st *State) (map[string]string, []Finding) {
+	tips := map[string]string{}
 	var fs []Finding
 	for _, wp := range wps {
 		if !st.Verified(wp.ID) {
 			fs = append(fs, Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
 		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
 			fs = append(fs, Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
+		} else if tip, err := e.verifiedTip(st, wp.ID); err != nil {
+			fs = append(fs, Finding{Code: "not-verified-state", WP: wp.ID, Message: err.Error()})
+		} else {
+			tips[wp.ID] = tip
 		}
 	}
-	return fs
+	return tips, fs
 }
 
 func hasErrors(fs []Finding) bool {

@@ -197,8 +197,13 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	p := d.Env.Project
 	frozen := d.Env.History.Frozen
 	slug := Slug(p.Name, wp.ID)
+	base, outsideSum := st.Base(wp.ID), st.Outside(wp.ID)
 	m, err := worktree.Load(d.Env.Repo, slug)
 	if err != nil {
+		outsideSum = "" // a new worktree: nothing ran for it yet
+		if base, err = d.startCommit(wp); err != nil {
+			return "", err
+		}
 		hooks, err := worktree.HooksAt(d.Env.Repo, frozen.BaseCommit)
 		if err != nil {
 			return "", err
@@ -210,7 +215,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: frozen.BaseCommit,
+		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: base,
 			Submodules: d.Config.Worktree.Submodules})
 		if err != nil {
 			return "", err
@@ -225,6 +230,9 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			}
 		}
 		d.say(wp.ID, "worktree", "%s (%s, %s checkout)", m.Path, m.Branch, m.Checkout)
+	}
+	if base == "" {
+		base = m.BaseCommit // dispatched before the ledger recorded bases
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
@@ -271,6 +279,19 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// What lies outside the worktree, as it was before the first session
+	// of it could touch it; verify compares. A later session of the same
+	// worktree keeps that snapshot, so an earlier one's writes are not
+	// taken as the starting point.
+	if outsideSum == "" {
+		outside, err := SnapshotOutside(d.Env.Repo, slug)
+		if err != nil {
+			return "", err
+		}
+		if outsideSum, err = SaveOutside(d.Env.Repo.CommonDir, outside); err != nil {
+			return "", err
+		}
+	}
 	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,
 		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: withPerimeter(d.CallerEnv, p, wp), Options: options,
@@ -280,7 +301,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	brief, _ := p.BriefPath(&wp)
 	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: adapter, Model: model,
-		Profile: profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1}
+		Profile: profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
 		return "", err

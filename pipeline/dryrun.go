@@ -27,7 +27,8 @@ func (e *Env) ConsolidateDryRun() (*Consolidation, error) {
 	}
 	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}, DryRun: true}
 	wps := order(e.Project)
-	c.Findings = append(c.Findings, readiness(wps, st)...)
+	_, ready := e.readiness(wps, st)
+	c.Findings = append(c.Findings, ready...)
 	start := frozen.BaseCommit
 	if m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name)); err == nil {
 		c.Worktree, c.Branch = m.Path, m.Branch
@@ -66,7 +67,7 @@ func (e *Env) ConsolidateDryRun() (*Consolidation, error) {
 	}
 	c.OK = !hasErrors(c.Findings)
 	switch {
-	case len(readiness(wps, st)) > 0:
+	case len(ready) > 0:
 		// The same exit codes as the real run would give.
 		return c, fault.Refusedf("consolidate needs every work package verified and checkpointed; nothing was written")
 	case !c.OK:

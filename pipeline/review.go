@@ -39,7 +39,11 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
 	defer cancel()
 	base := frozen.BaseCommit
-	var heads []string
+	st, err := ReadState(e.Ledger, e.Project.Name)
+	if err != nil {
+		return nil, err
+	}
+	var heads, bases []string
 	for _, wp := range order(e.Project) {
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 		if err != nil {
@@ -52,7 +56,11 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 			r.Findings = append(r.Findings, Finding{Code: "gate-failed", WP: wp.ID, Message: fmt.Sprintf("the gate exits %d in %s's worktree", g.ExitCode, wp.ID)})
 		}
 		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
-		out, err := e.Repo.Git("diff", "--name-only", "--no-renames", base, branch)
+		wpBase := base // a WP is measured from where it started
+		if b := st.Base(wp.ID); b != "" {
+			wpBase = b
+		}
+		out, err := e.Repo.Git("diff", "--name-only", "--no-renames", wpBase, branch)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +70,7 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 				r.Findings = append(r.Findings, Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
 			}
 		}
-		heads = append(heads, branch)
+		heads, bases = append(heads, branch), append(bases, wpBase)
 	}
 	// The code to read: the integration branch when there is one, else each
 	// WP branch.
@@ -72,11 +80,11 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 		if g.ExitCode != 0 {
 			r.Findings = append(r.Findings, Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
 		}
-		heads = []string{m.Branch}
+		heads, bases = []string{m.Branch}, []string{base}
 	}
 	seen := map[string]bool{}
-	for _, head := range heads {
-		fs, err := ScanRange(e.Repo.Git, base, head)
+	for i, head := range heads {
+		fs, err := ScanRange(e.Repo.Git, bases[i], head)
 		if err != nil {
 			return nil, err
 		}

@@ -45,6 +45,12 @@ type Dispatch struct {
 	Profile  string `json:"profile,omitempty"`
 	Brief    string `json:"brief_sha256"`
 	Attempt  int    `json:"attempt"`
+	// Base is the commit the WP's worktree started from: the frozen base,
+	// or the checkpointed state of what the WP depends on.
+	Base string `json:"base,omitempty"`
+	// Outside is the SHA-256 of the snapshot of what lies outside the
+	// worktree, taken before the session started (see outside.go).
+	Outside string `json:"outside_sha256,omitempty"`
 }
 
 // Gate is one run of a gate command.
@@ -58,10 +64,14 @@ type Gate struct {
 
 // Verification is the data of a wp_verified event and verify's JSON.
 type Verification struct {
-	Project    string   `json:"project"`
-	WP         string   `json:"wp"`
-	Worktree   string   `json:"worktree"`
-	Head       string   `json:"head"`
+	Project  string `json:"project"`
+	WP       string `json:"wp"`
+	Worktree string `json:"worktree"`
+	Head     string `json:"head"`
+	Base     string `json:"base,omitempty"`
+	// Tree is the id of the tree of the whole verified state, untracked
+	// files included: checkpoint, pre-push and consolidate accept only it.
+	Tree       string   `json:"tree,omitempty"`
 	Changed    []string `json:"changed"`
 	OutOfScope []string `json:"out_of_scope"`
 	Gate       Gate     `json:"gate"`
@@ -76,6 +86,7 @@ type Checkpoint struct {
 	WP      string   `json:"wp"`
 	Commit  string   `json:"commit"`
 	Paths   []string `json:"paths"`
+	Tree    string   `json:"tree,omitempty"` // the verified tree the commit holds
 }
 
 // State is what the ledger says about one plan's pipeline.
@@ -96,6 +107,30 @@ func (s *State) LastDispatch(wp string) (Dispatch, bool) {
 		return Dispatch{}, false
 	}
 	return d[len(d)-1], true
+}
+
+// Base returns the commit wp's worktree started from, as its latest
+// dispatch that recorded one says; "" when none did.
+func (s *State) Base(wp string) string {
+	d := s.Dispatches[wp]
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i].Base != "" {
+			return d[i].Base
+		}
+	}
+	return ""
+}
+
+// Outside returns the hash of the outside snapshot wp's latest dispatch
+// that took one recorded; "" when none did.
+func (s *State) Outside(wp string) string {
+	d := s.Dispatches[wp]
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i].Outside != "" {
+			return d[i].Outside
+		}
+	}
+	return ""
 }
 
 // Verified reports whether the latest verification of wp passed.

@@ -60,8 +60,13 @@ func plansPipe(cmd string) bool {
 }
 
 // Verify checks a WP against the disk, never against its report: every
-// changed path of its worktree must be in its perimeter (shared files are
-// not), the gate is run again here and its exit code is what counts.
+// path changed since the WP's base — committed, staged, unstaged,
+// untracked, or hidden from git status — must be in its perimeter (shared
+// files are not); nothing outside the worktree may have changed since the
+// dispatch; the gate and every script it calls must not mask exit codes;
+// the gate is run again here and its exit code is what counts; and the
+// report must agree with all that. The verification records the HEAD and
+// the tree of the whole state it saw, so later steps accept only that.
 func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
@@ -75,21 +80,64 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	if err != nil {
 		return nil, fault.Invalidf("%s has no worktree yet (git agentproto dispatch %s --wp %s)", wp.ID, e.Project.Name, wp.ID)
 	}
-	v := &Verification{Project: e.Project.Name, WP: wp.ID, Worktree: m.Path, Changed: []string{}, OutOfScope: []string{}}
+	st, err := ReadState(e.Ledger, e.Project.Name)
+	if err != nil {
+		return nil, err
+	}
+	// The base is the ledger's, not the worktree record's: the record
+	// sits where the executor can write.
+	at := *m
+	if b := st.Base(wp.ID); b != "" {
+		at.BaseCommit = b
+	}
+	v := &Verification{Project: e.Project.Name, WP: wp.ID, Worktree: m.Path, Base: at.BaseCommit, Changed: []string{}, OutOfScope: []string{}}
+	failing := 0
+	fail := func(f string) {
+		v.Findings = append(v.Findings, f)
+		failing++
+	}
 	head, err := worktree.Repo(e.Repo, m).Git("rev-parse", "HEAD")
 	if err != nil {
 		return nil, err
 	}
 	v.Head = strings.TrimSpace(string(head))
-	changes, err := worktree.Changes(e.Repo, m)
+	if v.Tree, err = worktree.StateTree(e.Repo, &at); err != nil {
+		return nil, err
+	}
+	changes, err := worktree.Changes(e.Repo, &at)
 	if err != nil {
 		return nil, err
 	}
+	onDisk, err := worktree.DiffTrees(e.Repo, at.BaseCommit, v.Tree)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
 	for _, c := range changes {
+		seen[c.Path] = true
 		v.Changed = append(v.Changed, c.Path)
-		owners := plans.Owner(e.Project, c.Path)
+	}
+	for _, p := range onDisk {
+		if !seen[p] {
+			seen[p] = true
+			v.Changed = append(v.Changed, p)
+			fail("hidden-change: " + p + " differs from the base on disk, but git status does not show it (assume-unchanged, skip-worktree or a file system monitor)")
+		}
+	}
+	sort.Strings(v.Changed)
+	for _, p := range v.Changed {
+		owners := plans.Owner(e.Project, p)
 		if len(owners) != 1 || owners[0] != wp.ID {
-			v.OutOfScope = append(v.OutOfScope, c.Path)
+			v.OutOfScope = append(v.OutOfScope, p)
+		}
+	}
+	if d, ok := st.LastDispatch(wp.ID); ok {
+		fs, err := outsideFindings(e.Repo, m.Slug, d.Outside)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			fail(f)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
@@ -98,19 +146,31 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	gate.Log = "gate.log"
 	v.Gate = gate
 	atts := []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}
+	for _, f := range maskedGate(m.Path, frozen.Gate) {
+		fail(f)
+	}
+	// What the gate leaves behind was not among what was checked.
+	if after, err := worktree.StateTree(e.Repo, &at); err != nil {
+		return nil, err
+	} else if after != v.Tree {
+		wrote, _ := worktree.DiffTrees(e.Repo, v.Tree, after)
+		fail("gate-wrote: the gate changed the worktree (" + strings.Join(wrote, ", ") + "); ignore its outputs in .gitignore")
+	}
 
-	// The report is read for consolidation; it proves nothing by itself.
-	if st, err := ReadState(e.Ledger, e.Project.Name); err == nil {
-		if d, ok := st.LastDispatch(wp.ID); ok && d.Session != "" {
-			out, _ := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(d.Session))
-			r, err := ParseReport(out)
-			switch {
-			case err != nil:
-				v.Findings = append(v.Findings, "report-malformed: "+err.Error())
-			case r == nil:
-				v.Findings = append(v.Findings, "report-missing: the session output has no agentproto-report block")
-			default:
-				v.Report = r
+	// The report is read for consolidation and held against the disk; it
+	// proves nothing by itself.
+	if d, ok := st.LastDispatch(wp.ID); ok && d.Session != "" {
+		out, _ := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(d.Session))
+		r, err := ParseReport(out)
+		switch {
+		case err != nil:
+			v.Findings = append(v.Findings, "report-malformed: "+err.Error())
+		case r == nil:
+			v.Findings = append(v.Findings, "report-missing: the session output has no agentproto-report block")
+		default:
+			v.Report = r
+			for _, f := range reportFindings(r, v.Changed, v.OutOfScope, gate) {
+				fail(f)
 			}
 		}
 	}
@@ -120,9 +180,8 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	case gate.Piped:
 		v.Findings = append(v.Findings, "gate-pipe: the gate pipes its output, so its exit code is not the gate's")
 	}
-	sort.Strings(v.OutOfScope)
 	v.Verdict = Pass
-	if len(v.OutOfScope) > 0 || gate.ExitCode != 0 || gate.Piped || len(v.Changed) == 0 {
+	if len(v.OutOfScope) > 0 || gate.ExitCode != 0 || gate.Piped || len(v.Changed) == 0 || failing > 0 {
 		v.Verdict = Fail
 	}
 	id := fmt.Sprintf("pipeline/%s/%s/verify/%d", e.Project.Name, wp.ID, time.Now().UnixNano())

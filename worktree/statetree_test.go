@@ -47,3 +47,37 @@ func TestStateTreeReadsTheDisk(t *testing.T) {
 		t.Fatalf("second state tree %s (%v), first %s", again, err, tree)
 	}
 }
+
+// FuzzFlaggedPaths: whatever git ls-files -v -z gives, each flagged path
+// comes out whole and NUL-terminated, and only flagged records do.
+func FuzzFlaggedPaths(f *testing.F) {
+	f.Add([]byte("H a\x00h b\x00S c\x00s d\x00"))
+	f.Add([]byte("S \x00x\x00h"))
+	f.Fuzz(func(t *testing.T, listing []byte) {
+		assumed, skipped := flaggedPaths(listing)
+		want := map[string]int{}
+		for _, rec := range bytes.Split(listing, []byte{0}) {
+			if len(rec) >= 3 && rec[1] == ' ' && (rec[0] == 'S' || rec[0] == 's' || rec[0] >= 'a' && rec[0] <= 'z') {
+				want[string(rec[2:])]++
+			}
+		}
+		n := 0
+		for _, out := range [][]byte{assumed, skipped} {
+			if len(out) > 0 && out[len(out)-1] != 0 {
+				t.Fatalf("output not NUL-terminated: %q", out)
+			}
+			for _, p := range bytes.Split(out, []byte{0}) {
+				if len(p) == 0 {
+					continue
+				}
+				if want[string(p)] == 0 {
+					t.Fatalf("%q came out but was not flagged in %q", p, listing)
+				}
+				n++
+			}
+		}
+		if n == 0 && len(want) > 0 {
+			t.Fatalf("flagged %v, none came out", want)
+		}
+	})
+}

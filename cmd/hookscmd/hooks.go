@@ -5,7 +5,6 @@ package hookscmd
 import (
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // inPrePushEnv guards against recursion: the ledger push made from inside
@@ -28,7 +26,9 @@ func NewCmdHooks(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks <command>",
 		Short: "Install or remove agentproto's block in git hooks (pre-push)",
-		Long: `The pre-push block refuses a push when 'ledger verify' fails and, with
+		Long: `The pre-push block refuses a push when 'ledger verify' fails or when a work
+package's wt/* branch is pushed with a commit its latest passing verify did not
+see (the verified HEAD, or its checkpoint) and, with
 [sync] push_on_pre_push = true, pushes this clone's ledger ref to the same
 remote. The block is added to any existing hook without touching the rest,
 and uninstall removes only the block. The hooks directory is git's own
@@ -139,26 +139,7 @@ func runPrePush(f *cmdutil.Factory, remote, url string) error {
 			return nil
 		}},
 	}
-	checks = append(checks, hooks.PrePushCheck{Name: "wt-verified", Run: func(p *hooks.PrePush) error {
-		if os.Getenv(allowUnverifiedEnv) != "" {
-			return nil
-		}
-		l := gitstore.Open(repo, gitstore.Options{})
-		for _, r := range p.Refs {
-			branch, ok := strings.CutPrefix(r.LocalRef, "refs/heads/")
-			if !ok || r.Deleting() {
-				continue
-			}
-			wp, verdict, found, err := pipeline.VerdictForBranch(l, branch)
-			if err != nil {
-				return err
-			}
-			if found && verdict != pipeline.Pass {
-				return fmt.Errorf("%s is %s's branch and its latest verify is %q; run git agentproto verify first (or push with %s=1, or git push --no-verify)", branch, wp, verdict, allowUnverifiedEnv)
-			}
-		}
-		return nil
-	}})
+	checks = append(checks, wtVerifiedCheck(repo))
 	if err := hooks.RunPrePush(p); err != nil {
 		return err
 	}

@@ -1,0 +1,282 @@
+package pipeline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// Outside is a snapshot of what lies outside a WP's worktree and an
+// executor could change to reach past it, one fingerprint per place: the
+// main checkout's changed and untracked files (status, size, mode, mtime —
+// no hashing, so it stays cheap), the common git dir's config, info/ and
+// hooks, branches and tags, the HEAD of linked worktrees agentproto did
+// not make, this worktree's own config.worktree, and the user's global git
+// config and ignore files. agentproto's own state (refs/agentproto, the
+// wt/* branches, its worktrees, sessions) moves while WPs run and is left
+// out.
+type Outside map[string]string
+
+// SnapshotOutside takes the snapshot for the worktree slug.
+func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
+	o := Outside{}
+	common := repo.CommonDir
+	if main := mainCheckout(common); main != "" {
+		if err := o.addCheckout(main, common); err != nil {
+			return nil, err
+		}
+	}
+	for _, rel := range []string{"config", "objects/info/alternates", "shallow", filepath.Join("worktrees", slug, "config.worktree")} {
+		o.addFile("git:"+filepath.ToSlash(rel), filepath.Join(common, rel))
+	}
+	for _, dir := range []string{"info", "hooks"} {
+		o.addDir("git:"+dir, filepath.Join(common, dir))
+	}
+	if out, err := repo.Git("config", "--get", "core.hooksPath"); err == nil {
+		if p := strings.TrimSpace(string(out)); p != "" {
+			o.addDir("hooks-path:"+p, expandHome(p))
+		}
+	}
+	home, _ := os.UserHomeDir()
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "ignore"), filepath.Join(xdg, "git", "attributes")} {
+		if home != "" || xdg != "" {
+			o.addFile("global:"+p, p)
+		}
+	}
+	refs, err := repo.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(refs), "\n") {
+		name, id, ok := strings.Cut(line, " ")
+		if ok && !strings.HasPrefix(name, "refs/heads/"+worktree.BranchPrefix) {
+			o["ref:"+name] = id
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(common, "HEAD")); err == nil {
+		o["git:HEAD"] = strings.TrimSpace(string(b))
+	}
+	admins, _ := os.ReadDir(filepath.Join(common, "worktrees"))
+	for _, a := range admins {
+		dir := filepath.Join(common, "worktrees", a.Name())
+		if _, err := os.Stat(filepath.Join(dir, "agentproto.json")); err == nil {
+			continue // one of ours: its branch moves by design
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "HEAD")); err == nil {
+			o["worktree:"+a.Name()+":HEAD"] = strings.TrimSpace(string(b))
+		}
+	}
+	return o, nil
+}
+
+// mainCheckout is the working tree of a non-bare repository whose common
+// dir is its .git directory, else "".
+func mainCheckout(common string) string {
+	if filepath.Base(common) != ".git" {
+		return ""
+	}
+	return filepath.Dir(common)
+}
+
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return p
+}
+
+// addCheckout records each path git status lists in the main checkout.
+// Optional locks are off so that the user's index is not rewritten.
+func (o Outside) addCheckout(main, common string) error {
+	r := &gitrepo.Repo{GitDir: common, CommonDir: common, WorkTree: main}
+	out, err := r.Git("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return err
+	}
+	for _, rec := range splitNUL(out) {
+		if len(rec) < 4 {
+			continue
+		}
+		path := rec[3:]
+		fp := rec[:2]
+		if fi, err := os.Lstat(filepath.Join(main, filepath.FromSlash(path))); err == nil {
+			fp += fmt.Sprintf(" %o %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			fp += " absent"
+		}
+		o["checkout:"+path] = fp
+	}
+	return nil
+}
+
+// addFile records a file by its mode and content; an absent file is
+// recorded as absent, so creating one shows.
+func (o Outside) addFile(key, path string) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		o[key] = "absent"
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		target, _ := os.Readlink(path)
+		o[key] = fmt.Sprintf("%s %s", fi.Mode(), target)
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		o[key] = "unreadable " + err.Error()
+		return
+	}
+	sum := sha256.Sum256(b)
+	o[key] = fmt.Sprintf("%o %x", fi.Mode().Perm(), sum)
+}
+
+// addDir records every file under dir, and the directory itself.
+func (o Outside) addDir(key, dir string) {
+	o.addFile(key, dir)
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		o.addFile(key+"/"+filepath.ToSlash(rel), p)
+		return nil
+	})
+}
+
+// encode is the snapshot's canonical form (encoding/json sorts map keys)
+// and its SHA-256.
+func (o Outside) encode() ([]byte, string) {
+	b, _ := json.Marshal(o)
+	sum := sha256.Sum256(b)
+	return b, hex.EncodeToString(sum[:])
+}
+
+func outsideDir(common string) string { return filepath.Join(common, "agentproto", "outside") }
+
+// SaveOutside keeps the snapshot under the common dir, named by its hash;
+// the ledger records only the hash, so an altered file is told apart.
+func SaveOutside(common string, o Outside) (string, error) {
+	b, sum := o.encode()
+	dir := outsideDir(common)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, "snapshot-")
+	if err != nil {
+		return "", err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	tmp.Close()
+	return sum, os.Rename(tmp.Name(), filepath.Join(dir, sum+".json"))
+}
+
+// loadOutside reads the snapshot whose hash is sum, refusing one whose
+// content no longer has that hash.
+func loadOutside(common, sum string) (Outside, error) {
+	if len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
+		return nil, fmt.Errorf("%q is not a snapshot hash", sum)
+	}
+	b, err := os.ReadFile(filepath.Join(outsideDir(common), sum+".json"))
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256(b)
+	if hex.EncodeToString(h[:]) != sum {
+		return nil, errors.New("its content was altered")
+	}
+	var o Outside
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// outsideFindings compares what lies outside the worktree now with the
+// snapshot of the WP's dispatch; each difference is a finding naming the
+// place.
+func outsideFindings(repo *gitrepo.Repo, slug, sum string) ([]string, error) {
+	if sum == "" {
+		return nil, nil // dispatched before snapshots were taken
+	}
+	now, err := SnapshotOutside(repo, slug)
+	if err != nil {
+		return nil, err
+	}
+	if _, s := now.encode(); s == sum {
+		return nil, nil
+	}
+	then, err := loadOutside(repo.CommonDir, sum)
+	if err != nil {
+		return []string{fmt.Sprintf("outside-snapshot: the snapshot taken at dispatch (%s) cannot be read (%v), so writes outside the worktree cannot be ruled out", sum[:min(12, len(sum))], err)}, nil
+	}
+	var keys []string
+	for k, v := range now {
+		if then[k] != v {
+			keys = append(keys, k)
+		}
+	}
+	for k := range then {
+		if _, ok := now[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var fs []string
+	for _, k := range keys {
+		fs = append(fs, "outside-worktree: "+describeOutside(repo.CommonDir, k)+" changed since the WP was dispatched")
+	}
+	return fs, nil
+}
+
+// describeOutside turns a snapshot key into the path or name a user
+// recognises.
+func describeOutside(common, key string) string {
+	kind, rest, _ := strings.Cut(key, ":")
+	switch kind {
+	case "checkout":
+		return filepath.Join(mainCheckout(common), filepath.FromSlash(rest))
+	case "git":
+		return filepath.Join(common, filepath.FromSlash(rest))
+	case "ref":
+		return "ref " + rest
+	case "worktree":
+		return "the HEAD of worktree " + strings.TrimSuffix(rest, ":HEAD")
+	}
+	return rest
+}
+
+func splitNUL(b []byte) []string {
+	var out []string
+	for _, f := range bytes.Split(b, []byte{0}) {
+		if len(f) > 0 {
+			out = append(out, string(f))
+		}
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plans"
+)
+
+// startCommit is the commit a new worktree of wp starts from: the frozen
+// base for a WP without dependencies, else the checkpointed state of what
+// it depends on — checkpointing each verified dependency first, and
+// merging them when there are several — so a WP sees the code it builds
+// on and its own changes are measured from there.
+func (d *Dispatcher) startCommit(wp plans.WP) (string, error) {
+	frozen := d.Env.History.Frozen
+	if len(wp.DependsOn) == 0 {
+		return frozen.BaseCommit, nil
+	}
+	var tips []string
+	for _, dep := range wp.DependsOn {
+		cp, err := d.Env.Checkpoint(dep, "")
+		if err != nil {
+			return "", fmt.Errorf("checkpointing %s, which %s starts from: %w", dep, wp.ID, err)
+		}
+		d.say(dep, "checkpoint", "%.12s (%d paths); %s starts from it", cp.Commit, len(cp.Paths), wp.ID)
+		tips = append(tips, cp.Commit)
+	}
+	start := tips[0]
+	for i, tip := range tips[1:] {
+		merged, err := d.mergeStart(start, tip, wp.ID, wp.DependsOn[:i+2])
+		if err != nil {
+			return "", err
+		}
+		start = merged
+	}
+	return start, nil
+}
+
+// mergeStart joins two dependency states: the descendant when one holds
+// the other, else a merge commit made without any worktree (git
+// merge-tree). A conflict between dependencies is refused with the paths.
+func (d *Dispatcher) mergeStart(a, b, wp string, deps []string) (string, error) {
+	repo := d.Env.Repo
+	if _, err := repo.Git("merge-base", "--is-ancestor", b, a); err == nil {
+		return a, nil
+	}
+	if _, err := repo.Git("merge-base", "--is-ancestor", a, b); err == nil {
+		return b, nil
+	}
+	out, err := repo.Git("merge-tree", "--write-tree", "--name-only", "--no-messages", a, b)
+	if err != nil {
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) > 1 {
+			return "", fault.Refusedf("%s depends on %s, whose checkpoints conflict in %s", wp, strings.Join(deps, ", "), strings.Join(lines[1:], ", "))
+		}
+		return "", err
+	}
+	tree := strings.TrimSpace(string(out))
+	msg := fmt.Sprintf("agentproto: %s starts from %s\n", wp, strings.Join(deps, " + "))
+	commit, err := repo.Git("commit-tree", tree, "-p", a, "-p", b, "-m", msg)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(commit)), nil
+}
