@@ -18,6 +18,9 @@ type Finding struct {
 	Start, End int // byte offsets in the text
 }
 
+// known reports whether the finding is a value the set holds, not a shape.
+func (f Finding) known() bool { return f.What == "the value of $"+f.Name }
+
 func (f Finding) String() string {
 	if f.Encoding == "" {
 		return f.What
