@@ -201,3 +201,15 @@ func TestFindBase64WrappedOverLines(t *testing.T) {
 		}
 	}
 }
+
+func TestLooksSecret(t *testing.T) {
+	for name, want := range map[string]bool{
+		"NPM_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true, "DATADOG_APIKEY": true, "DB_PASSWORD": true,
+		"MYSQL_PASSWORD_FILE": true, "GITLAB_PAT": true, "SERVICE_CREDENTIAL": true, "TOKEN": true,
+		"PATH": false, "KEYBOARD": false, "GOOGLE_APPLICATION_CREDENTIALS": false, "TOKENIZER_DIR": false, "SSH_AUTH_SOCK": false,
+	} {
+		if LooksSecret(name) != want {
+			t.Errorf("LooksSecret(%s) = %v", name, !want)
+		}
+	}
+}
