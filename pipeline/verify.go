@@ -49,9 +49,9 @@ func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
 		g.ExitCode = 127
 		fmt.Fprintf(&out, "\n[agentproto] could not run the gate: %v\n", err)
 	}
-	log := secrets.ScrubBytes(out.Bytes())
-	if len(log) > maxGateLog {
-		log = append([]byte("[... cut ...]\n"), log[len(log)-maxGateLog:]...)
+	log, cut := secrets.ScrubTail(out.Bytes(), maxGateLog)
+	if cut {
+		log = append([]byte("[... cut ...]\n"), log...)
 	}
 	return g, log
 }

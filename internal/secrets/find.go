@@ -100,3 +100,18 @@ func (s *Set) ScrubBytes(b []byte) []byte {
 	}
 	return []byte(s.Scrub(string(b)))
 }
+
+// tailMargin is scrubbed beyond the tail ScrubTail keeps, so that a secret
+// the cut falls into is whole when it is looked for.
+const tailMargin = 4 << 10
+
+// ScrubTail returns the last max bytes of b scrubbed of secrets, and
+// whether anything was cut off. Only the tail and a margin are scrubbed,
+// so a huge output costs what it keeps.
+func (s *Set) ScrubTail(b []byte, max int) ([]byte, bool) {
+	if len(b) <= max {
+		return s.ScrubBytes(b), false
+	}
+	out := s.ScrubBytes(b[len(b)-max-min(tailMargin, len(b)-max):])
+	return out[len(out)-min(max, len(out)):], true
+}

@@ -213,3 +213,19 @@ func TestLooksSecret(t *testing.T) {
 		}
 	}
 }
+
+// A secret the cut falls into is scrubbed whole, not left as a tail.
+func TestScrubTailCutsNoSecretInTwo(t *testing.T) {
+	s := testSet()
+	for cut := 1; cut < len(ghToken); cut++ {
+		b := []byte(strings.Repeat("x", 5000) + ghToken + strings.Repeat("y", 100))
+		max := 100 + len(ghToken) - cut
+		got, wasCut := s.ScrubTail(b, max)
+		if !wasCut || len(got) != max || strings.Contains(string(got), ghToken[cut:]) {
+			t.Fatalf("cut %d: %q", cut, got)
+		}
+	}
+	if got, wasCut := s.ScrubTail([]byte("short "+ghToken), 1000); wasCut || string(got) != "short [redacted:GH_TOKEN]" {
+		t.Fatalf("%q %v", got, wasCut)
+	}
+}
