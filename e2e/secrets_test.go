@@ -255,3 +255,25 @@ func TestSetupHookLogHoldsNoToken(t *testing.T) {
 	}
 	requireScrubbedLog(t, dir, log, "AGENTPROTO_SLUG=one", hosts)
 }
+
+// The whole pipeline with tokens in its environment: the e2e command's log
+// (and every gate's: verify, consolidate, review) holds none of them.
+func TestPipelineRunRecordsNoToken(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	hosts := ghHosts(t)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n[e2e]\ncommands = ['"+leakCommand+"; echo e2e-ran']\n"), 0o644)
+	out, errOut, code := withSecrets(t, dir, nil, tokens, "agentproto", "run", "demo")
+	if code != 0 || !strings.Contains(out, "merged [WP0 WP1 WP2]") {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	var log string
+	for _, c := range strings.Fields(must(t, dir, "git", "rev-list", "--glob=refs/agentproto/ledger/*")) {
+		if l, _, err := sh(t, dir, nil, "git", "cat-file", "blob", c+":e2e-1.log"); err == nil {
+			log = l
+		}
+	}
+	if log == "" {
+		t.Fatal("no plan_e2e event with e2e-1.log")
+	}
+	requireScrubbedLog(t, dir, log, "e2e-ran", hosts)
+}

@@ -24,8 +24,9 @@ const maxGateLog = 1 << 20
 
 // RunGate runs a gate command with sh -c in dir and returns its real exit
 // code and output, scrubbed of secrets. It runs with the environment a
-// build needs, never our tokens (secrets.ChildEnv). A pipe in the command is flagged: the shell would report
-// the last command's exit code, not the gate's.
+// build needs, never our tokens (secrets.ChildEnv). A pipe in the command
+// is flagged: the shell would report the last command's exit code, not the
+// gate's.
 func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
 	g := Gate{Command: command, Piped: plansPipe(command)}
 	start := time.Now()
@@ -48,9 +49,9 @@ func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
 		g.ExitCode = 127
 		fmt.Fprintf(&out, "\n[agentproto] could not run the gate: %v\n", err)
 	}
-	log := secrets.ScrubBytes(out.Bytes())
-	if len(log) > maxGateLog {
-		log = append([]byte("[... cut ...]\n"), log[len(log)-maxGateLog:]...)
+	log, cut := secrets.ScrubTail(out.Bytes(), maxGateLog)
+	if cut {
+		log = append([]byte("[... cut ...]\n"), log...)
 	}
 	return g, log
 }

@@ -45,8 +45,3 @@ func (r *Regexp) ReplaceAll(src, repl []byte) []byte { return r.get().ReplaceAll
 func (r *Regexp) ReplaceAllString(src, repl string) string {
 	return r.get().ReplaceAllString(src, repl)
 }
-
-// FindAllStringIndex is regexp.Regexp.FindAllStringIndex.
-func (r *Regexp) FindAllStringIndex(s string, n int) [][]int {
-	return r.get().FindAllStringIndex(s, n)
-}

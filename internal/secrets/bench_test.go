@@ -32,3 +32,13 @@ func BenchmarkFindGateLog(b *testing.B) {
 		}
 	})
 }
+
+// A log an agent made to be slow: the literal of every shape over and over.
+func BenchmarkFindHostileLog(b *testing.B) {
+	text := strings.Repeat("sk-eyJ.ghp_AKIAxoxbearer aws ", (1<<20)/30)
+	s := testSet()
+	b.SetBytes(int64(len(text)))
+	for i := 0; i < b.N; i++ {
+		s.Find(text)
+	}
+}

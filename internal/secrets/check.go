@@ -18,7 +18,7 @@ func (s *Set) Refuse(where, text string) error {
 	}
 	// A value we can name says more than a shape around it.
 	for _, f := range found {
-		if f.What == "the value of $"+f.Name {
+		if f.known() {
 			return refusal(where, f)
 		}
 	}
@@ -26,7 +26,7 @@ func (s *Set) Refuse(where, text string) error {
 }
 
 func refusal(where string, f Finding) error {
-	if f.Name != "" && f.What == "the value of $"+f.Name {
+	if f.known() {
 		return fault.Refusedf("%s holds %s; secrets never go into the ledger", where, f)
 	}
 	return fault.Refusedf("%s looks like %s; credentials never go into the ledger", where, f)
@@ -37,10 +37,7 @@ func refusal(where string, f Finding) error {
 // value (\u0067hp_...) is found as decoded, and then looks at the text as
 // written.
 func (s *Set) RefuseJSON(where string, doc []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) == nil {
+	if v := decodeJSON(doc); v != nil {
 		if err := s.refuseValue(where, "$", v); err != nil {
 			return err
 		}

@@ -57,3 +57,6 @@ func ChildEnv() []string { return Default().ChildEnv(os.Environ()) }
 
 // ScrubJSON is Default().ScrubJSON.
 func ScrubJSON(doc []byte) []byte { return Default().ScrubJSON(doc) }
+
+// ScrubTail is Default().ScrubTail.
+func ScrubTail(b []byte, max int) ([]byte, bool) { return Default().ScrubTail(b, max) }

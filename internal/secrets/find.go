@@ -18,6 +18,9 @@ type Finding struct {
 	Start, End int // byte offsets in the text
 }
 
+// known reports whether the finding is a value the set holds, not a shape.
+func (f Finding) known() bool { return f.What == "the value of $"+f.Name }
+
 func (f Finding) String() string {
 	if f.Encoding == "" {
 		return f.What
@@ -96,4 +99,19 @@ func (s *Set) ScrubBytes(b []byte) []byte {
 		return b
 	}
 	return []byte(s.Scrub(string(b)))
+}
+
+// tailMargin is scrubbed beyond the tail ScrubTail keeps, so that a secret
+// the cut falls into is whole when it is looked for.
+const tailMargin = 4 << 10
+
+// ScrubTail returns the last max bytes of b scrubbed of secrets, and
+// whether anything was cut off. Only the tail and a margin are scrubbed,
+// so a huge output costs what it keeps.
+func (s *Set) ScrubTail(b []byte, max int) ([]byte, bool) {
+	if len(b) <= max {
+		return s.ScrubBytes(b), false
+	}
+	out := s.ScrubBytes(b[len(b)-max-min(tailMargin, len(b)-max):])
+	return out[len(out)-min(max, len(out)):], true
 }

@@ -100,10 +100,11 @@ func New(environ []string, p Policy) *Set {
 }
 
 // LooksSecret reports whether a variable's name says it holds a secret:
-// *_TOKEN, *_KEY, *_SECRET, *PASSWORD*, *PASSWD*.
+// *_TOKEN, *_KEY, *_APIKEY, *_SECRET, *_PAT, *_CREDENTIAL, *PASSWORD*,
+// *PASSWD*.
 func LooksSecret(name string) bool {
 	n := strings.ToUpper(name)
-	for _, suf := range []string{"_TOKEN", "_KEY", "_SECRET"} {
+	for _, suf := range []string{"_TOKEN", "_KEY", "_APIKEY", "_SECRET", "_PAT", "_CREDENTIAL"} {
 		if strings.HasSuffix(n, suf) {
 			return true
 		}

@@ -201,3 +201,31 @@ func TestFindBase64WrappedOverLines(t *testing.T) {
 		}
 	}
 }
+
+func TestLooksSecret(t *testing.T) {
+	for name, want := range map[string]bool{
+		"NPM_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true, "DATADOG_APIKEY": true, "DB_PASSWORD": true,
+		"MYSQL_PASSWORD_FILE": true, "GITLAB_PAT": true, "SERVICE_CREDENTIAL": true, "TOKEN": true,
+		"PATH": false, "KEYBOARD": false, "GOOGLE_APPLICATION_CREDENTIALS": false, "TOKENIZER_DIR": false, "SSH_AUTH_SOCK": false,
+	} {
+		if LooksSecret(name) != want {
+			t.Errorf("LooksSecret(%s) = %v", name, !want)
+		}
+	}
+}
+
+// A secret the cut falls into is scrubbed whole, not left as a tail.
+func TestScrubTailCutsNoSecretInTwo(t *testing.T) {
+	s := testSet()
+	for cut := 1; cut < len(ghToken); cut++ {
+		b := []byte(strings.Repeat("x", 5000) + ghToken + strings.Repeat("y", 100))
+		max := 100 + len(ghToken) - cut
+		got, wasCut := s.ScrubTail(b, max)
+		if !wasCut || len(got) != max || strings.Contains(string(got), ghToken[cut:]) {
+			t.Fatalf("cut %d: %q", cut, got)
+		}
+	}
+	if got, wasCut := s.ScrubTail([]byte("short "+ghToken), 1000); wasCut || string(got) != "short [redacted:GH_TOKEN]" {
+		t.Fatalf("%q %v", got, wasCut)
+	}
+}
