@@ -97,6 +97,7 @@ func TestAdaptersFailingTheHandshake(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "early.sh"), []byte("#!/bin/sh\necho 'no API key configured' >&2\nexit 3\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.garbage]\npath = \"garbage.sh\"\n[plugins.early]\npath = \"early.sh\"\n"), 0o644)
 	for name, want := range map[string]string{"garbage": "failed to start", "early": "no API key configured"} {
+		must(t, dir, "git", "agentproto", "plugin", "trust", name) // binaries named by agentproto.toml
 		_, errOut, err := startSession(t, dir, "--adapter", name, "--dir", dir, "--prompt", "hi")
 		if err == nil || !strings.Contains(errOut, want) {
 			t.Errorf("%s: err=%v stderr=%s", name, err, errOut)

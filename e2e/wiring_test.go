@@ -50,6 +50,8 @@ depends_on = ["WP0"]
 		"WP0": `{"op":"write","path":"api/contract.md","content":"x\n"}
 {"op":"report","report":{"wp":"WP0","files":["api/contract.md"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
 		"WP1": `{"op":"write","path":"lib/x.sh","content":"echo x\n"}
+{"op":"write","path":"lib/with space.sh","content":"echo s\n"}
+{"op":"write","path":"lib/café.sh","content":"echo c\n"}
 {"op":"run","cmd":"rm conf && ln -s ` + outside + ` conf"}
 {"op":"report","report":{"wp":"WP1","files":["lib/x.sh","conf"],"design_choices":[],"wiring":[` +
 			`{"file":"registry.txt","line":"x lib/x.sh"},` +
@@ -172,5 +174,15 @@ func TestConsolidateWiringStaysInside(t *testing.T) {
 	}
 	if must(t, integ, "git", "rev-parse", "HEAD") != head || events() != before {
 		t.Fatal("the dry run moved the integration branch or recorded an event")
+	}
+
+	// Review reads WP1's committed names whole: a space or a non-ASCII
+	// letter in an owned name is no perimeter violation.
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--json")
+	if !strings.Contains(out, `"where":"WP1"`) {
+		t.Fatalf("review did not run: %v\n%s\n%s", err, out, errOut)
+	}
+	if strings.Contains(out, "commit-out-of-perimeter") {
+		t.Fatalf("review split or quoted a name:\n%s", out)
 	}
 }

@@ -58,10 +58,7 @@ func (h *Hooks) Digest() string {
 	if len(h.Scripts) == 0 {
 		return h.commandsDigest() // as trusted before scripts were covered
 	}
-	b, _ := json.Marshal(struct {
-		Commands string
-		Scripts  map[string]string
-	}{h.commandsDigest(), h.Scripts})
+	b := append([]byte(h.commandsDigest()+"\n"), encodeScripts(h.Scripts)...)
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,30 +96,28 @@ func scriptCandidates(commands []string, env map[string]string) []string {
 }
 
 // hookScripts finds which candidates exist at commit and returns their
-// object ids, keyed by path ("dir/" for a directory). A symlink counts with
-// what it points to; one leading outside the repository cannot be trusted
-// by content and is refused.
+// object ids, keyed by path ("dir/" for a directory). A symlink on the way
+// (the file itself or a directory above it) counts with what it points to;
+// one leading outside the repository cannot be trusted by content and is
+// refused.
 func hookScripts(repo *gitrepo.Repo, commit string, candidates []string) (map[string]string, error) {
 	scripts := map[string]string{}
 	seen := map[string]bool{}
 	pending := candidates
 	for round := 0; len(pending) > 0 && round < maxLinkRounds; round++ {
-		for _, p := range pending {
-			seen[p] = true
+		var lookups []string
+		for _, c := range pending {
+			seen[c] = true
+			lookups = append(lookups, prefixes(c)...)
 		}
-		objs, err := batchCheck(repo, commit, pending)
+		lookups = slices.Compact(sortedCopy(lookups))
+		objs, err := batchCheck(repo, commit, lookups)
 		if err != nil {
 			return nil, err
 		}
 		var blobs []string
-		for _, p := range pending {
-			o, ok := objs[p]
-			switch {
-			case !ok:
-			case o.typ == "tree":
-				scripts[p+"/"] = o.oid
-			case o.typ == "blob":
-				scripts[p] = o.oid
+		for _, p := range lookups {
+			if objs[p].typ == "blob" {
 				blobs = append(blobs, p)
 			}
 		}
@@ -126,22 +125,58 @@ func hookScripts(repo *gitrepo.Repo, commit string, candidates []string) (map[st
 		if err != nil {
 			return nil, err
 		}
-		pending = nil
-		for _, l := range links {
-			target, err := repo.Git("cat-file", "blob", scripts[l])
-			if err != nil {
-				return nil, err
+		next := []string{}
+	candidate:
+		for _, c := range pending {
+			for _, p := range prefixes(c) {
+				if !links[p] {
+					continue
+				}
+				scripts[p] = objs[p].oid // the link's own text is trusted too
+				target, err := repo.Git("cat-file", "blob", objs[p].oid)
+				if err != nil {
+					return nil, err
+				}
+				t, err := repopath.LinkTarget(p, string(target))
+				if err != nil || t == "" {
+					return nil, fault.Refusedf("a worktree hook names %s, and %s is a symlink to %q at %.12s that leads outside the repository: trust cannot cover what it runs", c, p, target, commit)
+				}
+				if rest := strings.TrimPrefix(c, p); rest != "" {
+					t += rest
+				}
+				if !seen[t] {
+					next = append(next, t)
+				}
+				continue candidate
 			}
-			t, err := repopath.LinkTarget(l, string(target))
-			if err != nil || t == "" {
-				return nil, fault.Refusedf("a worktree hook names %s, a symlink to %q at %.12s that leads outside the repository: trust cannot cover what it runs", l, target, commit)
-			}
-			if !seen[t] {
-				pending = append(pending, t)
+			switch o := objs[c]; o.typ {
+			case "tree":
+				scripts[c+"/"] = o.oid
+			case "blob":
+				scripts[c] = o.oid
 			}
 		}
+		pending = next
 	}
 	return scripts, nil
+}
+
+// prefixes lists the clean path p and every directory above it: "a/b/c"
+// gives "a", "a/b", "a/b/c".
+func prefixes(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return append(out, p)
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }
 
 type treeObject struct{ oid, typ string }
@@ -170,21 +205,20 @@ func batchCheck(repo *gitrepo.Repo, commit string, paths []string) (map[string]t
 	return objs, sc.Err()
 }
 
-// linksAmong returns the paths among files (blobs of commit) that are
-// symlinks.
-func linksAmong(repo *gitrepo.Repo, commit string, files []string) ([]string, error) {
+// linksAmong returns which of files (blobs of commit) are symlinks.
+func linksAmong(repo *gitrepo.Repo, commit string, files []string) (map[string]bool, error) {
+	links := map[string]bool{}
 	if len(files) == 0 {
-		return nil, nil
+		return links, nil
 	}
 	out, err := repo.Git(append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, repopath.Pathspecs(files)...)...)
 	if err != nil {
 		return nil, err
 	}
-	var links []string
 	for _, rec := range strings.Split(string(out), "\x00") {
 		meta, p, ok := strings.Cut(rec, "\t")
 		if ok && strings.HasPrefix(meta, "120000 ") {
-			links = append(links, p)
+			links[p] = true
 		}
 	}
 	return links, nil

@@ -2,7 +2,6 @@ package worktree
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,10 +34,35 @@ func (r trustRecord) line() string {
 	}
 	s := fmt.Sprintf("%s %s %s cmds=%s", r.digest, r.time, r.commit, r.commands)
 	if len(r.scripts) > 0 {
-		b, _ := json.Marshal(r.scripts)
-		s += " scripts=" + base64.RawURLEncoding.EncodeToString(b)
+		s += " scripts=" + base64.RawURLEncoding.EncodeToString(encodeScripts(r.scripts))
 	}
 	return s
+}
+
+// encodeScripts writes "path NUL id LF" per script in path order: exact
+// for any path git allows (JSON would turn invalid UTF-8 into U+FFFD, and
+// two names into one).
+func encodeScripts(scripts map[string]string) []byte {
+	paths := make([]string, 0, len(scripts))
+	for p := range scripts {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b []byte
+	for _, p := range paths {
+		b = append(append(append(append(b, p...), 0), scripts[p]...), '\n')
+	}
+	return b
+}
+
+func decodeScripts(b []byte) map[string]string {
+	out := map[string]string{}
+	for _, rec := range strings.Split(string(b), "\n") {
+		if p, oid, ok := strings.Cut(rec, "\x00"); ok {
+			out[p] = oid
+		}
+	}
+	return out
 }
 
 func parseTrustLine(line string) (trustRecord, bool) {
@@ -57,7 +81,7 @@ func parseTrustLine(line string) (trustRecord, bool) {
 			r.commands = v
 		case "scripts":
 			if b, err := base64.RawURLEncoding.DecodeString(v); err == nil {
-				json.Unmarshal(b, &r.scripts)
+				r.scripts = decodeScripts(b)
 			}
 		}
 	}

@@ -1,4 +1,5 @@
-// Package plugincmd wires `plugin ls`, `plugin describe` and `plugin pin`.
+// Package plugincmd wires `plugin ls`, `plugin describe`, `plugin pin` and
+// `plugin trust`.
 package plugincmd
 
 import (
@@ -23,12 +24,14 @@ import (
 func NewCmdPlugin(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin <command>",
-		Short: "List, describe and pin executor adapter plugins",
+		Short: "List, describe, pin and trust executor adapter plugins",
 		Long: `Adapters are plugin binaries: [plugins.NAME] path in agentproto.toml, or
-agentproto-adapter-NAME on PATH. A pinned sha256 is checked on every launch;
-a changed binary is refused (exit 5).`,
+agentproto-adapter-NAME on PATH. A binary named by agentproto.toml comes with
+the repository, so it runs only once its bytes are trusted on this machine
+(plugin trust NAME); any change to it needs trust again. A pinned sha256 is
+checked on every launch; a changed binary is refused (exit 5).`,
 	}
-	cmd.AddCommand(newCmdLs(f), newCmdDescribe(f), newCmdPin(f))
+	cmd.AddCommand(newCmdLs(f), newCmdDescribe(f), newCmdPin(f), newCmdTrust(f))
 	return cmd
 }
 
@@ -58,10 +61,11 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				Source   string `json:"source"`
 				Pinned   bool   `json:"pinned"`
 				Checksum string `json:"checksum"` // ok, mismatch, unpinned
+				Trusted  bool   `json:"trusted"`
 			}
 			rows := []row{}
 			for _, fd := range host.List(cfg.Plugins, top) {
-				r := row{Name: fd.Name, Path: fd.Path, Source: fd.Source, Pinned: fd.SHA256 != "", Checksum: "unpinned"}
+				r := row{Name: fd.Name, Path: fd.Path, Source: fd.Source, Pinned: fd.SHA256 != "", Checksum: "unpinned", Trusted: fd.Trusted}
 				if r.Pinned {
 					sum, err := host.FileSHA256(fd.Path)
 					r.Checksum = "ok"
@@ -75,7 +79,11 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				return cmdutil.WriteJSON(f.IO.Out, rows)
 			}
 			for _, r := range rows {
-				fmt.Fprintf(f.IO.Out, "%-14s %-9s %-7s %s\n", r.Name, r.Checksum, r.Source, r.Path)
+				trust := "trusted"
+				if !r.Trusted {
+					trust = "untrusted"
+				}
+				fmt.Fprintf(f.IO.Out, "%-14s %-9s %-9s %-7s %s\n", r.Name, r.Checksum, trust, r.Source, r.Path)
 			}
 			return nil
 		},
@@ -140,7 +148,7 @@ func newCmdPin(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fd, err := host.Discover(args[0], cfg.Plugins, repo.WorkTree)
+			fd, err := host.Locate(args[0], cfg.Plugins, repo.WorkTree) // pinning runs nothing
 			if err != nil {
 				return err
 			}
@@ -193,4 +201,56 @@ func setPin(text, name, sum string) string {
 		text += "\n"
 	}
 	return text + fmt.Sprintf("\n[plugins.%s]\n%s\n", name, line)
+}
+
+func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
+	var show, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "trust NAME [--show] [--json]",
+		Short: "Trust on this machine the adapter binary agentproto.toml names ([plugins.NAME] path)",
+		Long: `A [plugins.NAME] path in agentproto.toml names a binary that came with the
+repository. trust shows its path and sha256 and records those bytes as trusted
+on this machine; sessions start, dispatch and plugin describe run it only
+then. Any change to the binary needs trust again. Adapters found on PATH are
+your own installation and need no trust. --show prints without trusting.`,
+		Args: cmdutil.ExactArgs(1, "one adapter name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, top, err := root(f)
+			if err != nil {
+				return err
+			}
+			fd, err := host.Locate(args[0], cfg.Plugins, top)
+			if err != nil {
+				return err
+			}
+			added := false
+			if !show && !fd.Trusted {
+				if added, err = host.Trust(fd, top); err != nil {
+					return err
+				}
+				fd.Trusted = true
+			}
+			if asJSON {
+				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"name": fd.Name, "path": fd.Path, "source": fd.Source,
+					"sha256": fd.Digest, "trusted": fd.Trusted, "recorded": added})
+			}
+			if fd.Source != host.SourceConfig {
+				fmt.Fprintf(f.IO.Out, "%s is %s, found on PATH: your own installation needs no trust\n", fd.Name, fd.Path)
+				return nil
+			}
+			fmt.Fprintf(f.IO.Out, "adapter %s: %s (from %s)\nsha256 %s\n", fd.Name, fd.Path, config.FileName, fd.Digest)
+			switch {
+			case added:
+				fmt.Fprintln(f.IO.Out, "trusted on this machine")
+			case fd.Trusted:
+				fmt.Fprintln(f.IO.Out, "already trusted on this machine")
+			default:
+				fmt.Fprintln(f.IO.Out, "not trusted (run without --show to trust)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&show, "show", false, "only show the binary and whether it is trusted")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
 }

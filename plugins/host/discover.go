@@ -15,10 +15,21 @@ import (
 // agentproto-adapter-NAME serves adapter NAME.
 const BinaryPrefix = "agentproto-adapter-"
 
+// Where an adapter was found.
+const (
+	SourceConfig = "config" // [plugins.NAME] path in agentproto.toml
+	SourcePath   = "path"   // agentproto-adapter-NAME on PATH
+)
+
 // Found is an adapter agentproto knows about.
 type Found struct {
 	Spec
-	Source string // "config" or "path"
+	Source string // SourceConfig or SourcePath
+	// Digest is the sha256 of a config adapter's binary as found, and
+	// Trusted says whether those bytes are trusted on this machine; an
+	// adapter on PATH is always trusted.
+	Digest  string
+	Trusted bool
 }
 
 // searchDirs are PATH, then the directory of the running binary, so that
@@ -32,32 +43,65 @@ func searchDirs() []string {
 }
 
 // Discover finds adapter name: [plugins.NAME] path in config (relative to
-// root), else agentproto-adapter-NAME on PATH or beside this binary.
+// root), else agentproto-adapter-NAME on PATH or beside this binary. A
+// binary named by config runs only once trusted on this machine (see
+// Trust): an untrusted one is refused, exit 5, before anything runs it.
+// For a trusted one without a pinned sha256 the spec carries the trusted
+// sum, so that the launch checks the very bytes that were trusted.
 func Discover(name string, plugins map[string]config.Plugin, root string) (Found, error) {
+	f, err := Locate(name, plugins, root)
+	if err != nil || f.Source != SourceConfig {
+		return f, err
+	}
+	if !f.Trusted {
+		return f, fault.Refusedf("adapter %s: [plugins.%s] path = %q comes from %s, and its binary %s (sha256 %.16s) is not trusted on this machine:\nreview it, then run: git agentproto plugin trust %s", name, name, plugins[name].Path, config.FileName, f.Path, f.Digest, name)
+	}
+	if f.SHA256 == "" {
+		f.SHA256 = f.Digest
+	}
+	return f, nil
+}
+
+// Locate finds adapter name as Discover does, and says whether it is
+// trusted, without refusing it: for listing, pinning and trusting.
+func Locate(name string, plugins map[string]config.Plugin, root string) (Found, error) {
 	p := plugins[name]
 	if p.Path != "" {
 		path := p.Path
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(root, path)
 		}
-		if _, err := os.Stat(path); err != nil {
+		fi, err := os.Stat(path)
+		if err != nil {
 			return Found{}, fault.Invalidf("adapter %s: [plugins.%s] path %s: %v", name, name, p.Path, err)
 		}
-		return Found{Spec: Spec{Name: name, Path: path, SHA256: p.SHA256}, Source: "config"}, nil
+		if !fi.Mode().IsRegular() {
+			return Found{}, fault.Invalidf("adapter %s: [plugins.%s] path %s is not a regular file", name, name, p.Path)
+		}
+		sum, err := FileSHA256(path)
+		if err != nil {
+			return Found{}, fault.Invalidf("adapter %s: [plugins.%s] path %s: %v", name, name, p.Path, err)
+		}
+		ok, err := trusted(root, sum)
+		if err != nil {
+			return Found{}, err
+		}
+		return Found{Spec: Spec{Name: name, Path: path, SHA256: p.SHA256}, Source: SourceConfig, Digest: sum, Trusted: ok}, nil
 	}
 	for _, d := range searchDirs() {
 		path := filepath.Join(d, BinaryPrefix+name)
 		if fi, err := os.Stat(path); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return Found{Spec: Spec{Name: name, Path: path, SHA256: p.SHA256}, Source: "path"}, nil
+			return Found{Spec: Spec{Name: name, Path: path, SHA256: p.SHA256}, Source: SourcePath, Trusted: true}, nil
 		}
 	}
 	if lp, err := exec.LookPath(BinaryPrefix + name); err == nil {
-		return Found{Spec: Spec{Name: name, Path: lp, SHA256: p.SHA256}, Source: "path"}, nil
+		return Found{Spec: Spec{Name: name, Path: lp, SHA256: p.SHA256}, Source: SourcePath, Trusted: true}, nil
 	}
 	return Found{}, fault.Invalidf("no adapter %q: configure [plugins.%s] path or put %s%s on PATH", name, name, BinaryPrefix, name)
 }
 
-// List returns every adapter in config or on PATH, by name.
+// List returns every adapter in config or on PATH, by name, trusted or
+// not.
 func List(plugins map[string]config.Plugin, root string) []Found {
 	names := map[string]bool{}
 	for n := range plugins {
@@ -73,7 +117,7 @@ func List(plugins map[string]config.Plugin, root string) []Found {
 	}
 	var out []Found
 	for n := range names {
-		if f, err := Discover(n, plugins, root); err == nil {
+		if f, err := Locate(n, plugins, root); err == nil {
 			out = append(out, f)
 		}
 	}
