@@ -34,15 +34,17 @@ var (
 // maskedGate looks for masked exit codes in the gate command and in every
 // script it names, followed maxGateDepth deep: a script the gate calls is
 // part of the gate. Named files are read from the worktree through
-// os.Root, so a symlink cannot lead the reading out of it.
-func maskedGate(dir, command string) []string {
-	var found []string
+// os.Root, so a symlink cannot lead the reading out of it. A mask in a
+// script that the same script already had at the WP's base (atBase gives
+// a file's content there, nil when absent) is the project's own, not the
+// WP's: it comes back in inherited, the rest in found.
+func maskedGate(dir, command string, atBase func(name string) []byte) (found, inherited []string) {
 	if loc := maskedExit.FindStringIndex(command); loc != nil {
 		found = append(found, fmt.Sprintf("gate-masked: the gate %q has %q, which hides a failing exit code", command, strings.TrimSpace(command[loc[0]:loc[1]])))
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return found
+		return found, nil
 	}
 	defer root.Close()
 	seen := map[string]bool{}
@@ -54,12 +56,23 @@ func maskedGate(dir, command string) []string {
 			if err != nil || len(b) > maxScriptSize || !isScript(name, b) {
 				continue
 			}
-			found = append(found, scanScript(name, b)...)
+			before := map[string]int{}
+			for _, mk := range scanScript(name, atBase(name)) {
+				before[mk.code]++
+			}
+			for _, mk := range scanScript(name, b) {
+				if before[mk.code] > 0 {
+					before[mk.code]--
+					inherited = append(inherited, "gate-masked-at-base: "+mk.finding+" (as at the WP's base)")
+					continue
+				}
+				found = append(found, "gate-masked: "+mk.finding)
+			}
 			next = append(next, namedFiles(root.FS(), string(b), seen)...)
 		}
 		queue = next
 	}
-	return found
+	return found, inherited
 }
 
 // namedFiles returns the files of fsys that words of text name (globs
@@ -130,12 +143,18 @@ func isShellShebang(line string) bool {
 	return false
 }
 
+// scriptMask is one mask in a script: the line's code, which tells an
+// inherited mask from a new one, and what to say about it.
+type scriptMask struct {
+	code, finding string
+}
+
 // scanScript finds the masks in one script: the maskedExit patterns on
 // any line, make's ignore-errors prefix on a recipe line, and a script
 // whose last command is exit 0 or true without errexit on, which makes
 // the script succeed whatever ran before.
-func scanScript(name string, b []byte) []string {
-	var fs []string
+func scanScript(name string, b []byte) []scriptMask {
+	var fs []scriptMask
 	isMake := strings.HasSuffix(name, "akefile") || strings.HasSuffix(name, ".mk")
 	errexit := false
 	last, lastLine := "", 0
@@ -151,15 +170,15 @@ func scanScript(name string, b []byte) []string {
 			errexit = true
 		}
 		if loc := maskedExit.FindStringIndex(code); loc != nil {
-			fs = append(fs, fmt.Sprintf("gate-masked: %s:%d has %q, which hides a failing exit code from the gate", name, n, strings.TrimSpace(code[loc[0]:loc[1]])))
+			fs = append(fs, scriptMask{code, fmt.Sprintf("%s:%d has %q, which hides a failing exit code from the gate", name, n, strings.TrimSpace(code[loc[0]:loc[1]]))})
 		}
 		if isMake && strings.HasPrefix(line, "\t") && strings.HasPrefix(strings.TrimLeft(code, "@+"), "-") {
-			fs = append(fs, fmt.Sprintf("gate-masked: %s:%d ignores the recipe's errors (leading -)", name, n))
+			fs = append(fs, scriptMask{code, fmt.Sprintf("%s:%d ignores the recipe's errors (leading -)", name, n)})
 		}
 		last, lastLine = code, n
 	}
 	if !isMake && !errexit && (last == "exit 0" || last == "true" || last == ":") {
-		fs = append(fs, fmt.Sprintf("gate-masked: %s:%d ends with %q, so the script succeeds whatever failed before", name, lastLine, last))
+		fs = append(fs, scriptMask{"end: " + last, fmt.Sprintf("%s:%d ends with %q, so the script succeeds whatever failed before", name, lastLine, last)})
 	}
 	return fs
 }

@@ -147,9 +147,14 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	gate.Log = "gate.log"
 	v.Gate = gate
 	atts := []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}
-	for _, f := range maskedGate(m.Path, frozen.Gate) {
+	masked, inherited := maskedGate(m.Path, frozen.Gate, func(name string) []byte {
+		b, _ := e.Repo.Git("cat-file", "blob", at.BaseCommit+":"+name)
+		return b
+	})
+	for _, f := range masked {
 		fail(f)
 	}
+	v.Findings = append(v.Findings, inherited...)
 	// What the gate leaves behind was not among what was checked.
 	if after, err := worktree.StateTree(e.Repo, &at); err != nil {
 		return nil, err
