@@ -51,6 +51,7 @@ type agent struct {
 	model   string
 	home    string
 	api     *fakemodel.Server
+	noKey   bool // start the CLI without its key variable
 }
 
 // ClaudeModel and CodexModel are the models the fake provider serves.
@@ -107,7 +108,11 @@ func (a *agent) env() map[string]string {
 	if a.name == "codex" {
 		key = "OPENAI_API_KEY"
 	}
-	return map[string]string{"HOME": a.home, key: fakemodel.Key, "PATH": os.Getenv("PATH")}
+	env := map[string]string{"HOME": a.home, "PATH": os.Getenv("PATH")}
+	if !a.noKey {
+		env[key] = fakemodel.Key
+	}
+	return env
 }
 
 // repo makes a git worktree for the agent to work in.
@@ -228,6 +233,7 @@ func TestRealProviderFaults(t *testing.T) {
 		{"503", func(a *agent) { a.api.Default = fakemodel.Fail(503) }, sdk.FaultProviderUnavailable},
 		{"bad-model", func(a *agent) { a.model = "no-such-model" }, sdk.FaultInvalidModel},
 		{"bad-key", func(a *agent) { a.api.SetKey("sk-another-key") }, sdk.FaultAuthFailed},
+		{"no-key", func(a *agent) { a.noKey = true }, sdk.FaultAuthFailed},
 		{"credits", func(a *agent) { a.api.Default = fakemodel.Fail(402) }, sdk.FaultInsufficientCredits},
 	}
 	for _, name := range realNames {
@@ -286,4 +292,30 @@ func TestRealDeniedWrite(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stream cut mid-way is retried by both CLIs: the turn ends with the
+// whole answer of the second attempt and no fault.
+func TestRealStreamCut(t *testing.T) {
+	for _, name := range realNames {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, name)
+			a.api.Script(fakemodel.Reply{Text: "a partial answer that never ends", Cut: true}, fakemodel.Text("the whole answer"))
+			rec, _ := a.session(t, repo(t), nil, "go")
+			rec.waitReal(t)
+			out, faults, errs, warns := rec.snapshot()
+			if len(faults) != 0 || !strings.Contains(out, "the whole answer") || !hasPrefix(warns, "retrying: ") {
+				t.Fatalf("faults %q warnings %q output:\n%s", errs, warns, out)
+			}
+		})
+	}
+}
+
+func hasPrefix(list []string, p string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -242,7 +242,11 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 func (d *driver) system(t *cliturn.Turn, l *line) {
 	switch l.Subtype {
 	case "api_retry":
-		msg := fmt.Sprintf("claude retries a provider error (%s, HTTP %d): attempt %d of %d in %d ms", l.Error, l.ErrorStatus, l.Attempt, l.MaxRetries, l.RetryDelay)
+		why := l.Error
+		if l.ErrorStatus != 0 {
+			why += fmt.Sprintf(", HTTP %d", l.ErrorStatus)
+		}
+		msg := fmt.Sprintf("claude retries a provider error (%s): attempt %d of %d in %d ms", why, l.Attempt, l.MaxRetries, l.RetryDelay)
 		t.Warn(sdk.WarnRetrying, msg)
 	case "permission_denied":
 		d.deny(t, l.ToolUseID, l.ToolName, nil, l.Reason)
