@@ -178,7 +178,8 @@ options = { extra_first = "--add-dir ../shared", sandbox = "read-only" }
 // The real claude and codex (make test-agents) driven through the sessions
 // daemon and a profile, against a loopback fake provider: a dash-leading
 // first prompt, a later turn from sessions prompt that writes a file with
-// no extra options, and an interrupt that leaves the session usable.
+// no extra options, an interrupt that leaves the session usable, a retried
+// 429, a refused write and a 529.
 func TestRealAgentsThroughTheDaemon(t *testing.T) {
 	bins := os.Getenv("AGENTPROTO_REAL_AGENTS")
 	if bins == "" {
@@ -200,7 +201,10 @@ func TestRealAgentsThroughTheDaemon(t *testing.T) {
 			if c.cli == "claude" {
 				writeConfig(t, filepath.Join(home, ".claude", "settings.json"), api.ClaudeSettings(1))
 			} else {
-				writeConfig(t, filepath.Join(home, ".codex", "config.toml"), api.CodexConfig(c.model, c.keyEnv, 1))
+				// /tmp, where the test's other directories are, is not writable
+				// in the sandbox, as any place outside the worktree should be.
+				writeConfig(t, filepath.Join(home, ".codex", "config.toml"), api.CodexConfig(c.model, c.keyEnv, 1)+
+					"[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n")
 			}
 			os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[plugins.%s]
 options = { binary = %q }
@@ -249,6 +253,37 @@ key_env = %q
 			if len(m.Faults) != 0 || m.State == "failed" || !hasPrefix(m.Warnings, "interrupted: ") {
 				t.Fatalf("after the interrupt: %+v", m)
 			}
+			// A 429 the CLI retries past is no fault; a write outside the
+			// worktree is refused and recorded; a provider that stays at 529
+			// is one provider_unavailable, shown once.
+			api.Script(fakemodel.Fail(429), fakemodel.Text("after the retry"))
+			run("sessions", "prompt", id, "--text", "retry")
+			run("sessions", "wait", id, "--timeout", "2m")
+			outside := filepath.Join(t.TempDir(), "outside.txt")
+			api.Script(writeCall(c.cli, outside, "x"), fakemodel.Text("tried"))
+			run("sessions", "prompt", id, "--text", "write outside")
+			run("sessions", "wait", id, "--timeout", "2m")
+			if m := meta(t, dir, id); len(m.Faults) != 0 || !hasPrefix(m.Warnings, "retrying: ") || !hasPrefix(m.Warnings, "permission_denied: ") {
+				var answered []string
+				for _, r := range api.Requests() {
+					answered = append(answered, r.Prompt+"="+r.Answered)
+				}
+				t.Fatalf("after the retry and the refused write: %+v\nrequests: %q\n%s", m, answered, outputLog(dir, id))
+			}
+			if _, err := os.Stat(outside); !os.IsNotExist(err) {
+				t.Fatalf("the refused write happened: %v", err)
+			}
+			api.Default = fakemodel.Fail(529)
+			run("sessions", "prompt", id, "--text", "overloaded")
+			run("sessions", "wait", id, "--timeout", "2m")
+			// (The daemon adds empty_turn to a turn that printed nothing.)
+			if m := meta(t, dir, id); len(m.Faults) == 0 || m.Faults[0] != "provider_unavailable" || len(m.Faults) > 1 && m.Faults[1] != "empty_turn" || len(m.Faults) > 2 {
+				t.Fatalf("after a 529: %+v", m)
+			}
+			if n := strings.Count(outputLog(dir, id), "[agentproto] error:"); n != 1 {
+				t.Fatalf("the provider error was shown %d times:\n%s", n, outputLog(dir, id))
+			}
+
 			prompts := map[string]bool{}
 			for _, r := range api.Requests() {
 				prompts[r.Prompt] = true
