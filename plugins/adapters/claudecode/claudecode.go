@@ -6,7 +6,7 @@
 // permission denials and interrupts become typed warnings.
 //
 // One process per turn, not `--input-format stream-json` (one process,
-// many turns): a fresh process costs well under a second against turns of
+// many turns): a fresh process costs about a second against turns of
 // minutes, a crash or a hang loses one turn and never the session (the
 // transcript is on disk and --resume picks it up), an interrupt is a
 // documented SIGINT rather than the SDK's control messages, which change
