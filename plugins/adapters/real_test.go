@@ -319,3 +319,27 @@ func hasPrefix(list []string, p string) bool {
 	}
 	return false
 }
+
+// The typed options reach the CLIs: claude under permission_mode manual
+// and codex under sandbox read-only refuse a write inside the worktree,
+// and say so.
+func TestRealStricterModesRefuseWrites(t *testing.T) {
+	opts := map[string]map[string]string{"claude": {"permission_mode": "manual"}, "codex": {"sandbox": "read-only"}}
+	for _, name := range realNames {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, name)
+			dir := repo(t)
+			inside := filepath.Join(dir, "inside.txt")
+			a.api.Script(a.writeCall(inside, "x"), fakemodel.Text("tried"))
+			rec, _ := a.session(t, dir, opts[name], "write inside")
+			rec.waitReal(t)
+			out, faults, errs, warns := rec.snapshot()
+			if len(faults) != 0 || len(warns) != 1 || !strings.HasPrefix(warns[0], "permission_denied: ") || !strings.Contains(warns[0], inside) {
+				t.Fatalf("faults %q warnings %q output:\n%s", errs, warns, out)
+			}
+			if _, err := os.Stat(inside); !os.IsNotExist(err) {
+				t.Fatalf("the refused write happened: %v", err)
+			}
+		})
+	}
+}
