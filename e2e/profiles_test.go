@@ -348,3 +348,32 @@ func waitLong(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+// Without the real CLIs: a provider error is one fault (not also an
+// empty turn), and an interrupted silent turn is a warning, not a fault,
+// with the session going on.
+func TestOneFaultAndInterruptWarning(t *testing.T) {
+	dir := newRepo(t)
+	agent := filepath.Join(dir, "agent.sh")
+	os.WriteFile(agent, []byte(`#!/bin/sh
+case "$(cat "$1")" in
+  *broke*) echo "Error: Credit balance is too low" >&2; exit 1;;
+  *slow*) exec sleep 60;;
+esac
+echo "done: $(cat "$1")"
+`), 0o755)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf("[plugins.exec]\noptions = { command = %q }\n", "sh "+agent+" {prompt}")), 0o644)
+	id := must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "exec", "--dir", dir, "--no-ping", "--prompt", "broke")
+	id = strings.TrimSpace(id)
+	must(t, dir, "git", "agentproto", "sessions", "wait", id, "--timeout", "30s")
+	if m := meta(t, dir, id); len(m.Faults) != 1 || m.Faults[0] != "insufficient_credits" {
+		t.Fatalf("after a provider error: %+v", m)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "prompt", id, "--text", "slow")
+	waitFor(t, "the slow turn", func() bool { return meta(t, dir, id).Turns == 2 })
+	must(t, dir, "git", "agentproto", "sessions", "prompt", id, "--interrupt", "--text", "- after")
+	waitFor(t, "the turn after the interrupt", func() bool { return strings.Contains(outputLog(dir, id), "done: - after") })
+	if m := meta(t, dir, id); len(m.Faults) != 1 || !hasPrefix(m.Warnings, "interrupted: ") || m.State == "failed" {
+		t.Fatalf("after the interrupt: %+v", m)
+	}
+}
