@@ -343,3 +343,27 @@ func TestRealStricterModesRefuseWrites(t *testing.T) {
 		})
 	}
 }
+
+// extra_first goes to the first call only: claude takes --session-id on
+// the first turn and would refuse it next to --resume on the second; both
+// turns run in that session.
+func TestRealClaudeExtraFirst(t *testing.T) {
+	a := newAgent(t, "claude")
+	const id = "5f0c1e2a-0000-4000-8000-00000000abcd"
+	a.api.Script(fakemodel.Text("one"), fakemodel.Text("two"))
+	rec, s := a.session(t, repo(t), map[string]string{"extra_first": "--session-id " + id}, "first")
+	rec.waitReal(t)
+	if err := s.Prompt(context.Background(), "second", false); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitReal(t)
+	out, faults, errs, _ := rec.snapshot()
+	if len(faults) != 0 || !strings.Contains(out, "two") {
+		t.Fatalf("faults %q output:\n%s", errs, out)
+	}
+	for _, r := range a.api.Requests() {
+		if got := r.Header.Get("X-Claude-Code-Session-Id"); got != id {
+			t.Fatalf("a request in session %q, want %s", got, id)
+		}
+	}
+}
