@@ -181,7 +181,8 @@ func (s *Session) run(t *Turn, cmd *exec.Cmd, stdout, stderr io.Reader, done cha
 	close(done)
 }
 
-// interrupt stops the running turn: SIGINT, then SIGKILL after a grace.
+// interrupt stops the running turn: SIGINT, then SIGKILL after a grace,
+// to the CLI and all it started.
 func (s *Session) interrupt() {
 	s.mu.Lock()
 	cmd, done, t := s.cmd, s.done, s.cur
@@ -190,11 +191,11 @@ func (s *Session) interrupt() {
 		return
 	}
 	t.markInterrupted()
-	cmd.Process.Signal(syscall.SIGINT)
+	signalTree(cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case <-done:
 	case <-time.After(interruptGrace):
-		cmd.Process.Kill()
+		signalTree(cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
 }

@@ -47,18 +47,3 @@ func FuzzSafeID(f *testing.F) {
 		}
 	})
 }
-
-// Refuse finds a banned flag in any of its spellings and nothing else.
-func TestRefuse(t *testing.T) {
-	banned := map[string]string{"--add-dir": "no", "-s": "no"}
-	for _, w := range []string{"--add-dir", "--add-dir=x", "-s", "-sread-only"} {
-		if Refuse("extra", []string{"ok", w}, banned) == nil {
-			t.Errorf("%s passed", w)
-		}
-	}
-	for _, w := range []string{"--add-dirs", "--skip-git-repo-check", "x-s", "--s"} {
-		if err := Refuse("extra", []string{w}, banned); err != nil {
-			t.Errorf("%s refused: %v", w, err)
-		}
-	}
-}
