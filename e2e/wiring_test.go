@@ -53,7 +53,7 @@ depends_on = ["WP0"]
 {"op":"write","path":"lib/with space.sh","content":"echo s\n"}
 {"op":"write","path":"lib/café.sh","content":"echo c\n"}
 {"op":"run","cmd":"rm conf && ln -s ` + outside + ` conf"}
-{"op":"report","report":{"wp":"WP1","files":["lib/x.sh","conf"],"design_choices":[],"wiring":[` +
+{"op":"report","report":{"wp":"WP1","files":["lib/x.sh","lib/with space.sh","lib/café.sh","conf"],"design_choices":[],"wiring":[` +
 			`{"file":"registry.txt","line":"x lib/x.sh"},` +
 			`{"file":"../registry.txt","line":"escaped by dot-dot"},` +
 			`{"file":"conf/registry.txt","line":"escaped through a symlink"}],"exit_codes":[]}}`,
