@@ -114,3 +114,57 @@ func TestWorktreeNewInterrupted(t *testing.T) {
 	}
 	gone("cut-gc")
 }
+
+// TestWorktreeNewInterruptedInGitCheckout: SIGTERM while git's own
+// checkout runs (here a slow smudge filter) stops git, removes the
+// branch, the admin dir and the files, and ends worktree new by the
+// signal, as on our own checkout.
+func TestWorktreeNewInterruptedInGitCheckout(t *testing.T) {
+	dir := newRepo(t)
+	os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("*.txt filter=slow\n"), 0o644)
+	for i := 0; i < 200; i++ {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.txt", i)), []byte("content\n"), 0o644)
+	}
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-q", "-m", "files")
+	must(t, dir, "git", "config", "filter.slow.smudge", "sleep 0.05; cat")
+	must(t, dir, "git", "agentproto", "init")
+	root := t.TempDir()
+	path := filepath.Join(root, "repo", "cut")
+	cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), "worktree", "new", "--no-setup", "cut")
+	cmd.Dir, cmd.Env = dir, append(gitEnv(homeOf(t)), "AGENTPROTO_WORKTREES_ROOT="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if entries, _ := os.ReadDir(path); len(entries) > 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !ee.Sys().(syscall.WaitStatus).Signaled() || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Fatalf("worktree new ended with %v, want death by SIGTERM", err)
+	}
+	for _, p := range []string{path, filepath.Join(dir, ".git", "worktrees", "cut")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is left (%v)", p, err)
+		}
+	}
+	if out := must(t, dir, "git", "branch", "--list", "wt/cut"); out != "" {
+		t.Errorf("branch left: %s", out)
+	}
+	// Uninterrupted, the same checkout completes, clean, by git's path.
+	cmd = exec.Command(filepath.Join(binDir, "git-agentproto"), "worktree", "new", "--no-setup", "--json", "cut")
+	cmd.Dir, cmd.Env = dir, append(gitEnv(homeOf(t)), "AGENTPROTO_WORKTREES_ROOT="+root)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"checkout":"git"`) || !strings.Contains(string(out), "filter=slow on") {
+		t.Fatalf("worktree new: %v\n%s", err, out)
+	}
+	if st := must(t, path, "git", "status", "--porcelain"); st != "" {
+		t.Errorf("not clean:\n%s", st)
+	}
+}

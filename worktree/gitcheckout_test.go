@@ -150,3 +150,25 @@ func requireRefusedOrFailed(t *testing.T, dir, want string) {
 		t.Errorf("branches left: %s", out)
 	}
 }
+
+// TestPartialCloneWithoutTrees: a clone missing trees as well as blobs
+// has them fetched by git before the tree is checked, then goes through
+// git's checkout.
+func TestPartialCloneWithoutTrees(t *testing.T) {
+	testgit.Isolate(t)
+	src := testgit.Init(t)
+	os.MkdirAll(filepath.Join(src, "deep", "er"), 0o755)
+	os.WriteFile(filepath.Join(src, "deep", "er", "x.txt"), []byte("x\n"), 0o644)
+	testgit.Run(t, src, "add", "-A")
+	testgit.Run(t, src, "commit", "-q", "-m", "deep")
+	testgit.Run(t, src, "config", "uploadpack.allowFilter", "true")
+	dir := filepath.Join(t.TempDir(), "clone")
+	testgit.Run(t, t.TempDir(), "clone", "-q", "--filter=tree:0", "--no-checkout", "file://"+src, dir)
+	m := provisionAndCompare(t, dir, NewOptions{})
+	if m.Checkout != CheckoutGit {
+		t.Fatalf("checked out by %q (%s)", m.Checkout, m.CheckoutReason)
+	}
+	if b, _ := os.ReadFile(filepath.Join(m.Path, "deep", "er", "x.txt")); string(b) != "x\n" {
+		t.Fatalf("deep/er/x.txt holds %q", b)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	formatconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitref"
@@ -196,14 +197,11 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 	if err != nil {
 		return nil, err
 	}
-	packs := openPackSet(repo.CommonDir)
-	defer packs.Close()
-	walkReader := newObjectReader(packs)
-	defer walkReader.Close()
-	plan, err := planTree(&packStorer{Storage: st, r: walkReader}, plumbing.NewHash(at))
+	plan, packs, err := readPlan(repo, st, cfg, plumbing.NewHash(at))
 	if err != nil {
 		return nil, err
 	}
+	defer packs.Close()
 	viaGit, err := chooseCheckout(repo, cfg, plan, o.Submodules)
 	if err != nil {
 		return nil, err
@@ -324,6 +322,28 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// readPlan reads and checks the tree of commit. In a partial clone whose
+// trees are missing too, git fetches them (ls-tree reads them all), then
+// the tree is read again.
+func readPlan(repo *gitrepo.Repo, st *filesystem.Storage, cfg gitConfig, commit plumbing.Hash) (*treePlan, *packSet, error) {
+	for attempt := 0; ; attempt++ {
+		packs := openPackSet(repo.CommonDir)
+		r := newObjectReader(packs)
+		plan, err := planTree(&packStorer{Storage: st, r: r}, commit)
+		r.Close()
+		if err == nil {
+			return plan, packs, nil
+		}
+		packs.Close()
+		if attempt > 0 || !errors.Is(err, plumbing.ErrObjectNotFound) || partialClone(cfg) == "" {
+			return nil, nil, err
+		}
+		if _, ferr := repo.Git("ls-tree", "-r", "-t", "-z", "--full-tree", commit.String()); ferr != nil {
+			return nil, nil, fmt.Errorf("%w (fetching the missing trees: %v)", err, ferr)
+		}
+	}
 }
 
 // ensureEmptyDir refuses a path that exists and holds anything: nothing of

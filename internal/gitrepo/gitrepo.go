@@ -30,8 +30,8 @@ type Repo struct {
 var ErrNotRepository = errors.New("not a git repository (or any of the parent directories)")
 
 // Discover finds the repository containing dir, honouring GIT_DIR,
-// GIT_WORK_TREE and GIT_COMMON_DIR. `git -C` needs nothing here: git changes
-// directory before it runs a subcommand.
+// GIT_WORK_TREE, GIT_COMMON_DIR and GIT_CEILING_DIRECTORIES. `git -C`
+// needs nothing here: git changes directory before it runs a subcommand.
 func Discover(dir string) (*Repo, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -40,6 +40,7 @@ func Discover(dir string) (*Repo, error) {
 	if os.Getenv("GIT_DIR") != "" {
 		return discoverWithGit(dir)
 	}
+	ceiling := ceilingOf(dir)
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		fi, err := os.Stat(dotgit)
@@ -56,10 +57,30 @@ func Discover(dir string) (*Repo, error) {
 		if looksLikeGitDir(d) {
 			return finish(d, "")
 		}
-		if parent := filepath.Dir(d); parent == d {
+		if parent := filepath.Dir(d); parent == d || len(parent) <= len(ceiling) {
 			return nil, fault.Wrap(fault.Invalid, ErrNotRepository)
 		}
 	}
+}
+
+// ceilingOf returns the deepest directory of GIT_CEILING_DIRECTORIES that
+// is a proper ancestor of dir: as git, discovery never goes up into it.
+// Relative entries are ignored, as git ignores them.
+func ceilingOf(dir string) string {
+	deepest := ""
+	for _, c := range filepath.SplitList(os.Getenv("GIT_CEILING_DIRECTORIES")) {
+		if c == "" || !filepath.IsAbs(c) {
+			continue
+		}
+		c = filepath.Clean(c)
+		if real, err := filepath.EvalSymlinks(c); err == nil {
+			c = real
+		}
+		if rel, err := filepath.Rel(c, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && len(c) > len(deepest) {
+			deepest = c
+		}
+	}
+	return deepest
 }
 
 func looksLikeGitDir(d string) bool {
