@@ -57,21 +57,30 @@ func procStat(pid int) (procInfo, error) {
 	if err != nil {
 		return procInfo{}, err
 	}
-	// The command name is in parentheses and may hold anything, spaces
-	// and parentheses included: fields count from the last ')'.
+	st, err := parseStat(b)
+	if err != nil {
+		return procInfo{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
+}
+
+// parseStat reads a /proc/PID/stat line. The command name is in
+// parentheses and is whatever the process chose, spaces and parentheses
+// included: fields count from the last ')'.
+func parseStat(b []byte) (procInfo, error) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: no command name", pid)
+		return procInfo{}, errors.New("no command name")
 	}
 	f := strings.Fields(string(b[i+1:]))
 	// state is field 3, pgrp field 5, starttime field 22 (of the whole line).
 	if len(f) < 20 || len(f[0]) != 1 {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: too short", pid)
+		return procInfo{}, errors.New("too few fields")
 	}
 	pgrp, err1 := strconv.Atoi(f[2])
 	start, err2 := strconv.ParseUint(f[19], 10, 64)
 	if err1 != nil || err2 != nil {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: bad fields", pid)
+		return procInfo{}, errors.New("bad fields")
 	}
 	return procInfo{pgrp: pgrp, start: start, state: f[0][0]}, nil
 }
