@@ -88,18 +88,23 @@ func TestSessionsDaemonBoundsRequestLines(t *testing.T) {
 // prints the failed session's record.
 func TestSessionsStartReportsACrashOnTheFirstTurn(t *testing.T) {
 	dir := newRepo(t)
-	crash := script(`{"op":"crash"}`)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.crashy]\npath = \""+self+"\"\n"), 0o644)
+	env := []string{"AGENTPROTO_E2E_ADAPTER=crash-on-first-prompt"}
 	for _, args := range [][]string{{}, {"--no-ping"}} {
-		_, errOut, err := startSession(t, dir, append(args, "--adapter", "scripted", "--dir", dir, "--prompt", crash)...)
+		_, errOut, err := shEnv(t, dir, env, "git", append([]string{"agentproto", "sessions", "start", "--adapter", "crashy", "--dir", dir, "--prompt", "fix it"}, args...)...)
 		m := regexp.MustCompile(`session (s-[0-9a-f]{12}) failed: `).FindStringSubmatch(errOut)
-		if exitCode(err) != 1 || m == nil || !strings.Contains(errOut, "adapter stderr (last lines):\n  scripted: crashing on purpose") ||
-			!strings.Contains(errOut, "adapter scripted exited") || strings.Contains(errOut, "rpc error") {
+		if exitCode(err) != 1 || m == nil || !strings.Contains(errOut, "adapter stderr (last lines):\n  crashy: segmentation fault on the first turn") ||
+			!strings.Contains(errOut, "adapter crashy exited") || strings.Contains(errOut, "rpc error") {
 			t.Fatalf("%v: exit %d, stderr:\n%s", args, exitCode(err), errOut)
 		}
 		if ls := sessionLs(t, dir); !strings.Contains(ls, m[1]+"  -            failed") {
 			t.Fatalf("ls:\n%s", ls)
 		}
-		out, errOut, err := startSession(t, dir, append(args, "--json", "--adapter", "scripted", "--dir", dir, "--prompt", crash)...)
+		out, errOut, err := shEnv(t, dir, env, "git", append([]string{"agentproto", "sessions", "start", "--json", "--adapter", "crashy", "--dir", dir, "--prompt", "fix it"}, args...)...)
 		var rec struct {
 			ID, State, Failure string
 			StderrTail         string `json:"stderr_tail"`
@@ -107,7 +112,7 @@ func TestSessionsStartReportsACrashOnTheFirstTurn(t *testing.T) {
 		if jerr := json.Unmarshal([]byte(out), &rec); jerr != nil || exitCode(err) != 1 {
 			t.Fatalf("%v --json: exit %d, %v, stdout %q, stderr %s", args, exitCode(err), jerr, out, errOut)
 		}
-		if rec.State != "failed" || rec.Failure == "" || rec.StderrTail != "scripted: crashing on purpose" || !strings.Contains(errOut, "session "+rec.ID+" failed") {
+		if rec.State != "failed" || rec.Failure == "" || rec.StderrTail != "crashy: segmentation fault on the first turn" || !strings.Contains(errOut, "session "+rec.ID+" failed") {
 			t.Fatalf("%v --json: %+v\n%s", args, rec, errOut)
 		}
 	}

@@ -85,9 +85,6 @@ func (d *Daemon) Run() error {
 	}
 	d.reapGroups()
 	d.recoverOrphans()
-	if err := os.Mkdir(PluginSocketDir(d.repo.CommonDir), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("the adapters' socket directory: %w", err)
-	}
 	d.startGuard()
 	sock := SocketPath(d.repo.CommonDir)
 	os.Remove(sock) // a stale socket of a dead daemon; we hold the lock
@@ -339,7 +336,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	}
 	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
 	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
-		host.LaunchOptions{Env: AdapterEnv(a.Env, a.AllowEnv), SocketDir: PluginSocketDir(d.repo.CommonDir)})
+		d.launchOptions(AdapterEnv(a.Env, a.AllowEnv)))
 	if err != nil {
 		out.Close()
 		d.transition(rec, StateFailed, err.Error(), nil)

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+
+	"github.com/agentproto/agentproto/plugins/host"
 )
 
 // The guard is a small process beside the daemon that outlives it: the
@@ -112,4 +114,14 @@ func (d *Daemon) endPlugin(l *live) {
 		d.tellGuard(guardMsg{Del: pid})
 	}
 	os.Remove(d.store.groupPath(l.rec.ID))
+}
+
+// launchOptions puts the plugin's socket in the private runtime dir when
+// the path fits; else it stays in the temp dir, as go-plugin does.
+func (d *Daemon) launchOptions(env []string) host.LaunchOptions {
+	o := host.LaunchOptions{Env: env}
+	if pluginSocketsFit(d.repo.CommonDir) {
+		o.SocketDir, o.SocketPrefix = RuntimeDir(), pluginSocketPrefix(d.repo.CommonDir)
+	}
+	return o
 }

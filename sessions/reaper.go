@@ -159,5 +159,5 @@ func (d *Daemon) reapGroups() {
 		os.Remove(path)
 	}
 	// Sockets of plugins killed without their daemon.
-	os.RemoveAll(PluginSocketDir(d.repo.CommonDir))
+	removePluginSockets(d.repo.CommonDir)
 }

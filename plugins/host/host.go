@@ -58,9 +58,10 @@ type LaunchOptions struct {
 	// StartTimeout bounds the handshake.
 	StartTimeout time.Duration
 	// SocketDir, when set, is where the plugin makes its go-plugin socket
-	// (in a directory of its own, removed by Kill) instead of the shared
-	// temp dir, where a killed plugin would leave it.
-	SocketDir string
+	// (in a directory of its own, SocketPrefix and a random number,
+	// removed by Kill) instead of the shared temp dir, where a killed
+	// plugin would leave it.
+	SocketDir, SocketPrefix string
 }
 
 // Client is one launched adapter plugin.
@@ -96,7 +97,7 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	cmd.Env = o.Env
 	var sockDir string
 	if o.SocketDir != "" {
-		d, err := os.MkdirTemp(o.SocketDir, "p-")
+		d, err := os.MkdirTemp(o.SocketDir, o.SocketPrefix+"*")
 		if err != nil {
 			return nil, fmt.Errorf("adapter %s: a directory for its socket: %w", spec.Name, err)
 		}

@@ -196,7 +196,7 @@ func TestCrashEndsTheStreamWithStderr(t *testing.T) {
 // SocketDir, and Kill removes it: nothing is left in the temp dir.
 func TestSocketDirGoesWithThePlugin(t *testing.T) {
 	base := t.TempDir()
-	c, err := host.Launch(host.Spec{Name: "scripted", Path: scripted(t)}, host.LaunchOptions{Env: env(), SocketDir: base})
+	c, err := host.Launch(host.Spec{Name: "scripted", Path: scripted(t)}, host.LaunchOptions{Env: env(), SocketDir: base, SocketPrefix: "p-"})
 	if err != nil {
 		t.Fatal(err)
 	}
