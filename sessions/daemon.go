@@ -232,6 +232,8 @@ func (d *Daemon) serveConn(conn net.Conn) {
 		resp = d.handle(req)
 	}
 	b, _ := json.Marshal(resp)
+	// A client that stops reading must not hold the goroutine for ever.
+	conn.SetWriteDeadline(time.Now().Add(time.Minute))
 	conn.Write(append(b, '\n'))
 }
 
@@ -340,9 +342,6 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	if err != nil {
 		out.Close()
 		d.transition(rec, StateFailed, err.Error(), nil)
-		if fault.KindOf(err) == fault.Refused {
-			return rec, err
-		}
 		return rec, startError(rec, err)
 	}
 	rec.Pid = client.Pid()
