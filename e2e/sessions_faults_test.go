@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -87,18 +88,23 @@ func TestSessionsDaemonBoundsRequestLines(t *testing.T) {
 // prints the failed session's record.
 func TestSessionsStartReportsACrashOnTheFirstTurn(t *testing.T) {
 	dir := newRepo(t)
-	crash := script(`{"op":"crash"}`)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.crashy]\npath = \""+self+"\"\n"), 0o644)
+	env := []string{"AGENTPROTO_E2E_ADAPTER=crash-on-first-prompt"}
 	for _, args := range [][]string{{}, {"--no-ping"}} {
-		_, errOut, err := startSession(t, dir, append(args, "--adapter", "scripted", "--dir", dir, "--prompt", crash)...)
+		_, errOut, err := shEnv(t, dir, env, "git", append([]string{"agentproto", "sessions", "start", "--adapter", "crashy", "--dir", dir, "--prompt", "fix it"}, args...)...)
 		m := regexp.MustCompile(`session (s-[0-9a-f]{12}) failed: `).FindStringSubmatch(errOut)
-		if exitCode(err) != 1 || m == nil || !strings.Contains(errOut, "adapter stderr (last lines):\n  scripted: crashing on purpose") ||
-			!strings.Contains(errOut, "adapter scripted exited") || strings.Contains(errOut, "rpc error") {
+		if exitCode(err) != 1 || m == nil || !strings.Contains(errOut, "adapter stderr (last lines):\n  crashy: segmentation fault on the first turn") ||
+			!strings.Contains(errOut, "adapter crashy exited") || strings.Contains(errOut, "rpc error") {
 			t.Fatalf("%v: exit %d, stderr:\n%s", args, exitCode(err), errOut)
 		}
 		if ls := sessionLs(t, dir); !strings.Contains(ls, m[1]+"  -            failed") {
 			t.Fatalf("ls:\n%s", ls)
 		}
-		out, errOut, err := startSession(t, dir, append(args, "--json", "--adapter", "scripted", "--dir", dir, "--prompt", crash)...)
+		out, errOut, err := shEnv(t, dir, env, "git", append([]string{"agentproto", "sessions", "start", "--json", "--adapter", "crashy", "--dir", dir, "--prompt", "fix it"}, args...)...)
 		var rec struct {
 			ID, State, Failure string
 			StderrTail         string `json:"stderr_tail"`
@@ -106,8 +112,120 @@ func TestSessionsStartReportsACrashOnTheFirstTurn(t *testing.T) {
 		if jerr := json.Unmarshal([]byte(out), &rec); jerr != nil || exitCode(err) != 1 {
 			t.Fatalf("%v --json: exit %d, %v, stdout %q, stderr %s", args, exitCode(err), jerr, out, errOut)
 		}
-		if rec.State != "failed" || rec.Failure == "" || rec.StderrTail != "scripted: crashing on purpose" || !strings.Contains(errOut, "session "+rec.ID+" failed") {
+		if rec.State != "failed" || rec.Failure == "" || rec.StderrTail != "crashy: segmentation fault on the first turn" || !strings.Contains(errOut, "session "+rec.ID+" failed") {
 			t.Fatalf("%v --json: %+v\n%s", args, rec, errOut)
 		}
+	}
+}
+
+// sockets lists the Unix sockets under root but the daemon's own.
+func pluginSockets(t *testing.T, root, daemonSock string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Type()&os.ModeSocket != 0 && path != daemonSock {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out
+}
+
+// spawnedChild starts a session whose agent leaves a long-lived child and
+// returns the session id and the child's pid.
+func spawnedChild(t *testing.T, dir string, env []string, adapter string) (string, int) {
+	t.Helper()
+	os.Remove(filepath.Join(dir, "child.pid"))
+	id, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "start", "--adapter", adapter, "--dir", dir, "--prompt",
+		script(`{"op":"spawn","cmd":"echo $$ > child.pid; exec sleep 300"}`, `{"op":"sleep","ms":60000}`))
+	if err != nil {
+		t.Fatalf("start: %v %s", err, errOut)
+	}
+	var child int
+	waitFor(t, "the agent's child", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "child.pid"))
+		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return child > 0
+	})
+	t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
+	return strings.TrimSpace(id), child
+}
+
+func gone(pid int) bool { return syscall.Kill(pid, 0) != nil || isZombie(pid) }
+
+// A daemon killed with -9 takes its agents with it at once: the plugin
+// (parent-death signal) and every process it started (the guard kills
+// the group), and their sockets go too.
+func TestSessionsAgentsDieWithTheDaemon(t *testing.T) {
+	tmp, env := privateTmp(t)
+	dir := newRepo(t)
+	id, child := spawnedChild(t, dir, env, "scripted")
+	var rec struct{ Pid int }
+	meta, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "sessions", id, "meta.json"))
+	json.Unmarshal(meta, &rec)
+	if len(pluginSockets(t, tmp, socketOf(tmp, dir))) == 0 {
+		t.Fatal("no plugin socket while the session runs")
+	}
+	syscall.Kill(daemonPid(t, dir), syscall.SIGKILL)
+	waitFor(t, "the plugin to die with the daemon", func() bool { return gone(rec.Pid) })
+	waitFor(t, "the agent's child to die with the daemon", func() bool { return gone(child) })
+	waitFor(t, "the plugin sockets to go", func() bool { return len(pluginSockets(t, tmp, socketOf(tmp, dir))) == 0 })
+	log, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
+	if strings.Count(string(log), "serving ") != 1 {
+		t.Fatalf("another daemon ran:\n%s", log)
+	}
+}
+
+// The reaper of the next daemon finds every group a dead daemon launched,
+// whatever the adapter binary is called, even when the guard died too.
+func TestSessionsReaperKillsGroupsOfAnyAdapter(t *testing.T) {
+	_, env := privateTmp(t)
+	dir := newRepo(t)
+	b, err := os.ReadFile(filepath.Join(binDir, "agentproto-adapter-scripted"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(t.TempDir(), "odd-agent")
+	os.WriteFile(odd, b, 0o755)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.odd]\npath = \""+odd+"\"\n"), 0o644)
+	_, child := spawnedChild(t, dir, env, "odd")
+	log, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
+	// The guard goes first, so that only the reaper can end the child.
+	if m := regexp.MustCompile(`sessions guard pid (\d+)`).FindSubmatch(log); m != nil {
+		guard, _ := strconv.Atoi(string(m[1]))
+		syscall.Kill(guard, syscall.SIGKILL)
+		waitFor(t, "the guard to die", func() bool { return gone(guard) })
+	}
+	syscall.Kill(daemonPid(t, dir), syscall.SIGKILL)
+	time.Sleep(300 * time.Millisecond)
+	if gone(child) {
+		t.Fatal("the child died without guard or reaper; this test shows nothing")
+	}
+	if _, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", dir, "--prompt", "hi"); err != nil {
+		t.Fatalf("start: %v %s", err, errOut)
+	}
+	waitFor(t, "the next daemon to reap the child", func() bool { return gone(child) })
+	log, _ = os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
+	if !strings.Contains(string(log), "reaper: killed process group") {
+		t.Fatalf("daemon.log:\n%s", log)
+	}
+}
+
+// Killing a session removes its plugin's socket: none is left in the
+// temp dir or the runtime dir.
+func TestSessionsKillLeavesNoPluginSockets(t *testing.T) {
+	tmp, env := privateTmp(t)
+	dir := newRepo(t)
+	for i := 0; i < 2; i++ {
+		id, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":60000}`))
+		if err != nil {
+			t.Fatalf("start: %v %s", err, errOut)
+		}
+		if _, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "kill", strings.TrimSpace(id)); err != nil {
+			t.Fatalf("kill: %v %s", err, errOut)
+		}
+	}
+	if left := pluginSockets(t, tmp, socketOf(tmp, dir)); len(left) > 0 {
+		t.Fatalf("sockets left behind: %v", left)
 	}
 }

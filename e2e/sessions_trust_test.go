@@ -192,6 +192,16 @@ func TestSessionsRefuseAnUntrustedRuntimeDir(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, ".git", "agentproto", "daemon.lock")); err == nil {
 				t.Fatal("a daemon was started")
 			}
+			// Commands that only ask whether a daemon runs say why they
+			// cannot, rather than "none runs".
+			_, errOut, err = shEnv(t, dir, env, "git", "agentproto", "sessions", "ls")
+			if err != nil || !strings.Contains(errOut, "warning: refusing the sessions runtime directory "+rd) {
+				t.Fatalf("ls: %v %s", err, errOut)
+			}
+			_, errOut, err = shEnv(t, dir, env, "git", "agentproto", "sessions", "gc")
+			if exitCode(err) != 5 || !strings.Contains(errOut, c.want) {
+				t.Fatalf("gc: exit %d %s", exitCode(err), errOut)
+			}
 		})
 	}
 }

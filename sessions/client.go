@@ -64,12 +64,22 @@ func (c *Client) Call(req *Request) (*Response, error) {
 
 // Running reports whether a daemon answers, without starting one.
 func (c *Client) Running() bool {
+	ok, _ := c.Probe()
+	return ok
+}
+
+// Probe is Running that also gives a refusal (an untrusted runtime
+// directory or socket): "no daemon" would hide it.
+func (c *Client) Probe() (bool, error) {
 	conn, err := c.dial(false)
 	if err != nil {
-		return false
+		if fault.KindOf(err) == fault.Refused {
+			return false, err
+		}
+		return false, nil
 	}
 	conn.Close()
-	return true
+	return true, nil
 }
 
 func (c *Client) logPath() string {

@@ -38,6 +38,7 @@ type Daemon struct {
 	ln       net.Listener
 	policies map[string]*Policy
 	pinging  map[string]bool // sessions in their liveness check: no policy fires
+	guard    *guardLink
 }
 
 // live is a session with its plugin.
@@ -82,10 +83,12 @@ func (d *Daemon) Run() error {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return ErrRunning
 	}
-	d.recoverOrphans()
 	if _, err := EnsureRuntimeDir(); err != nil {
 		return err
 	}
+	d.reapGroups()
+	d.recoverOrphans()
+	d.startGuard()
 	sock := SocketPath(d.repo.CommonDir)
 	os.Remove(sock) // a stale socket of a dead daemon; we hold the lock
 	ln, err := net.Listen("unix", sock)
@@ -232,6 +235,8 @@ func (d *Daemon) serveConn(conn net.Conn) {
 		resp = d.handle(req)
 	}
 	b, _ := json.Marshal(resp)
+	// A client that stops reading must not hold the goroutine for ever.
+	conn.SetWriteDeadline(time.Now().Add(time.Minute))
 	conn.Write(append(b, '\n'))
 }
 
@@ -336,22 +341,20 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	}
 	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
 	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
-		host.LaunchOptions{Env: AdapterEnv(a.Env, a.AllowEnv)})
+		d.launchOptions(AdapterEnv(a.Env, a.AllowEnv)))
 	if err != nil {
 		out.Close()
 		d.transition(rec, StateFailed, err.Error(), nil)
-		if fault.KindOf(err) == fault.Refused {
-			return rec, err
-		}
 		return rec, startError(rec, err)
 	}
 	rec.Pid = client.Pid()
+	l := &live{rec: rec, client: client, out: out}
+	d.trackGroup(l)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if info, err := client.Describe(ctx); err == nil {
 		rec.Capabilities = info.Capabilities
 	}
-	l := &live{rec: rec, client: client, out: out}
 	d.mu.Lock()
 	d.sessions[rec.ID] = l
 	d.mu.Unlock()
@@ -522,14 +525,14 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 		r.ExitCode = &code
 		d.mu.Unlock()
 		d.transition(r, StateExited, "", map[string]any{"exit_code": code})
-		l.client.Kill()
+		d.endPlugin(l)
 	}
 }
 
 func (d *Daemon) fail(l *live, reason string) {
 	// Kill first: it returns once the plugin's stderr is read to the end,
 	// and a crash's last words are the ones worth keeping.
-	l.client.Kill()
+	d.endPlugin(l)
 	d.mu.Lock()
 	l.rec.StderrTail = l.client.StderrTail()
 	d.mu.Unlock()
@@ -642,7 +645,7 @@ func (d *Daemon) kill(id, why string) (*Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	l.client.Terminate(ctx)
 	cancel()
-	l.client.Kill()
+	d.endPlugin(l)
 	d.mu.Lock()
 	state := l.rec.State
 	d.mu.Unlock()
@@ -726,7 +729,7 @@ func (d *Daemon) gc(apply bool) ([]*Record, error) {
 				if snap.State == StateSettled {
 					d.kill(snap.ID, "collected by sessions gc")
 				} else {
-					l.client.Kill()
+					d.endPlugin(l)
 					d.mu.Lock()
 					l.rec.State = StateSettled
 					d.mu.Unlock()

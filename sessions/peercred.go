@@ -53,7 +53,7 @@ func (d *Daemon) admit(conn net.Conn) bool {
 		return false
 	}
 	if !ok {
-		d.logf("refused a connection from uid %d (pid %d): this daemon serves uid %d only", cred.Uid, cred.Pid, os.Geteuid())
+		d.logf("refused a connection from uid %d, process %d: this daemon serves uid %d only", cred.Uid, cred.Pid, os.Geteuid())
 	}
 	return ok
 }

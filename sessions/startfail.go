@@ -33,7 +33,9 @@ func startError(rec *Record, cause error) error {
 			b.WriteString("\n  " + line)
 		}
 	}
-	fmt.Fprintf(&b, "\n(its output: git agentproto sessions output %s)", rec.ID)
+	if rec.OutputBytes > 0 {
+		fmt.Fprintf(&b, "\n(its output: git agentproto sessions output %s)", rec.ID)
+	}
 	kind := fault.KindOf(cause)
 	if cause == nil || kind == 0 {
 		kind = fault.Failure

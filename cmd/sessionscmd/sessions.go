@@ -18,7 +18,8 @@ import (
 
 // NewCmdServe returns the daemon command, normally started by the CLI.
 func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var guard bool
+	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the sessions daemon of this repository (started automatically)",
 		Long: `The daemon owns the adapter plugins of running sessions, so sessions outlive
@@ -26,6 +27,9 @@ the command that started them. The sessions commands start it on demand; it
 stops by itself after [sessions] idle_exit with no live session and no client.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if guard {
+				return sessions.Guard(os.Stdin, os.Stderr)
+			}
 			repo, err := f.Repo()
 			if err != nil {
 				return err
@@ -47,6 +51,11 @@ stops by itself after [sessions] idle_exit with no live session and no client.`,
 			return err
 		},
 	}
+	// The daemon starts its guard this way: it reads the daemon's process
+	// groups on stdin and kills those left open when the daemon is gone.
+	cmd.Flags().BoolVar(&guard, "guard", false, "")
+	cmd.Flags().MarkHidden("guard")
+	return cmd
 }
 
 // NewCmdSessions returns the `sessions` command.

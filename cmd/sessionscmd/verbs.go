@@ -165,9 +165,14 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			daemon := c.Running()
+			daemon, err := c.Probe()
+			if err != nil {
+				// The records are on disk and can be listed; whether they
+				// are live cannot be asked.
+				fmt.Fprintln(f.IO.ErrOut, "warning:", err)
+			}
 			for _, r := range recs {
-				if !daemon && !sessions.Terminal(r.State) {
+				if !daemon && err == nil && !sessions.Terminal(r.State) {
 					r.Failure = "the sessions daemon is not running (it was " + r.State + "); the next sessions command recovers it"
 					r.State = "orphaned"
 				}
@@ -387,7 +392,11 @@ func newCmdGC(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !c.Running() {
+			running, err := c.Probe()
+			if err != nil {
+				return err
+			}
+			if !running {
 				fmt.Fprintln(f.IO.Out, "no sessions daemon runs; nothing is live")
 				return nil
 			}

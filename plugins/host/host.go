@@ -57,6 +57,11 @@ type LaunchOptions struct {
 	Stderr io.Writer
 	// StartTimeout bounds the handshake.
 	StartTimeout time.Duration
+	// SocketDir, when set, is where the plugin makes its go-plugin socket
+	// (in a directory of its own, SocketPrefix and a random number,
+	// removed by Kill) instead of the shared temp dir, where a killed
+	// plugin would leave it.
+	SocketDir, SocketPrefix string
 }
 
 // Client is one launched adapter plugin.
@@ -67,6 +72,8 @@ type Client struct {
 	cmd  *exec.Cmd
 	tail *Tail
 	once sync.Once
+	// sockDir is the plugin's own socket directory, removed by Kill.
+	sockDir string
 }
 
 // Launch starts the plugin, verifies its checksum against the pin, and
@@ -88,8 +95,20 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	}
 	cmd := exec.Command(spec.Path)
 	cmd.Env = o.Env
-	// Its own process group: Kill reaches the agent CLI it spawns too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var sockDir string
+	if o.SocketDir != "" {
+		d, err := os.MkdirTemp(o.SocketDir, o.SocketPrefix+"*")
+		if err != nil {
+			return nil, fmt.Errorf("adapter %s: a directory for its socket: %w", spec.Name, err)
+		}
+		sockDir = d
+		cmd.Env = append(append([]string{}, o.Env...), plugin.EnvUnixSocketDir+"="+d)
+	}
+	// Its own process group: Kill reaches the agent CLI it spawns too. The
+	// plugin dies with the host (Pdeathsig follows the thread that started
+	// it, and Go ends a thread only when a goroutine locked to it exits,
+	// which nothing here does); what it started is left to the host to reap.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.PluginSets(nil),
@@ -115,7 +134,7 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 		cfg.StartTimeout = 20 * time.Second
 	}
 	pc := plugin.NewClient(cfg)
-	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail}
+	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail, sockDir: sockDir}
 	rpcClient, err := pc.Client()
 	if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
 		c.Kill()
@@ -249,6 +268,9 @@ func (c *Client) Kill() {
 		if c.pc != nil {
 			c.pc.Kill()
 		}
+		if c.sockDir != "" {
+			os.RemoveAll(c.sockDir)
+		}
 	})
 }
 
@@ -278,3 +300,7 @@ func diagError(ds []*proto.Diagnostic) error {
 func Wrap(name string, rpc proto.AdapterClient) *Client {
 	return &Client{Spec: Spec{Name: name}, rpc: rpc, cmd: &exec.Cmd{}, tail: NewTail(1024)}
 }
+
+// SocketDir is the plugin's own go-plugin socket directory ("" when the
+// plugin uses the temp dir).
+func (c *Client) SocketDir() string { return c.sockDir }

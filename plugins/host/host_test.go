@@ -183,8 +183,32 @@ func TestCrashEndsTheStreamWithStderr(t *testing.T) {
 	if err == nil {
 		t.Fatal("the stream of a crashed plugin ended cleanly")
 	}
+	if !strings.Contains(err.Error(), "adapter scripted exited or closed its connection") || strings.Contains(err.Error(), "rpc error") {
+		t.Fatalf("err = %v", err)
+	}
 	time.Sleep(100 * time.Millisecond)
 	if !strings.Contains(c.StderrTail(), "crashing on purpose") {
 		t.Fatalf("stderr tail = %q", c.StderrTail())
+	}
+}
+
+// The plugin's go-plugin socket lives in a directory of its own under
+// SocketDir, and Kill removes it: nothing is left in the temp dir.
+func TestSocketDirGoesWithThePlugin(t *testing.T) {
+	base := t.TempDir()
+	c, err := host.Launch(host.Spec{Name: "scripted", Path: scripted(t)}, host.LaunchOptions{Env: env(), SocketDir: base, SocketPrefix: "p-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	socks, _ := filepath.Glob(filepath.Join(base, "p-*", "plugin*"))
+	if len(socks) != 1 || c.SocketDir() != filepath.Dir(socks[0]) {
+		t.Fatalf("sockets %v, dir %s", socks, c.SocketDir())
+	}
+	if fi, err := os.Lstat(socks[0]); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("%s: %v %v", socks[0], fi, err)
+	}
+	c.Kill()
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Fatalf("left after Kill: %v", left)
 	}
 }

@@ -1,0 +1,163 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// A group is the process group of one adapter plugin: the plugin and every
+// process it started (the agent CLI and its children). The daemon records
+// each one in the session's directory, so that groups a dead daemon left
+// behind are found again whatever their binaries are called.
+type group struct {
+	Pgid  int    `json:"pgid"`
+	Start uint64 `json:"start"` // the leader's start time, clock ticks after boot
+	Boot  string `json:"boot"`  // boot id: pids and start times mean nothing after a reboot
+	// Sockets is the plugin's go-plugin socket directory.
+	Sockets string `json:"sockets,omitempty"`
+}
+
+func (s Store) groupPath(id string) string { return filepath.Join(s.sessionDir(id), "group.json") }
+
+// newGroup describes the group led by pid, just launched.
+func newGroup(pid int, sockets string) (*group, error) {
+	st, err := procStat(pid)
+	if err != nil {
+		return nil, err
+	}
+	return &group{Pgid: pid, Start: st.start, Boot: bootID(), Sockets: sockets}, nil
+}
+
+func (s Store) saveGroup(id string, g *group) error {
+	b, _ := json.Marshal(g)
+	tmp := s.groupPath(id) + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, s.groupPath(id))
+}
+
+// procInfo is what /proc/PID/stat says of a process.
+type procInfo struct {
+	pgrp  int
+	start uint64
+	state byte
+}
+
+func procStat(pid int) (procInfo, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, err
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return procInfo{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
+}
+
+// parseStat reads a /proc/PID/stat line. The command name is in
+// parentheses and is whatever the process chose, spaces and parentheses
+// included: fields count from the last ')'.
+func parseStat(b []byte) (procInfo, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procInfo{}, errors.New("no command name")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// state is field 3, pgrp field 5, starttime field 22 (of the whole line).
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procInfo{}, errors.New("too few fields")
+	}
+	pgrp, err1 := strconv.Atoi(f[2])
+	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil {
+		return procInfo{}, errors.New("bad fields")
+	}
+	return procInfo{pgrp: pgrp, start: start, state: f[0][0]}, nil
+}
+
+func bootID() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
+}
+
+// members lists the live (not zombie) processes of the recorded group.
+// The leader, when alive, must be the very process recorded; when it is
+// gone, its group id cannot have been handed out again while other
+// processes still carry it, so those are the group's, provided they were
+// started after the leader.
+func (g *group) members() []int {
+	if g.Boot != bootID() {
+		return nil
+	}
+	if st, err := procStat(g.Pgid); err == nil && st.start != g.Start {
+		return nil // the pid now belongs to another process
+	}
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := procStat(pid)
+		if err != nil || st.pgrp != g.Pgid || st.state == 'Z' || st.start < g.Start {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// reap kills what is left of the group and removes its socket directory.
+// It reports whether processes were found.
+func (g *group) reap() bool {
+	left := g.members()
+	if len(left) > 0 {
+		syscall.Kill(-g.Pgid, syscall.SIGKILL)
+	}
+	if g.Sockets != "" {
+		os.RemoveAll(g.Sockets)
+	}
+	return len(left) > 0
+}
+
+// reapGroups kills every group a previous daemon recorded and forgets
+// them. It runs under the daemon lock, before anything is launched.
+func (d *Daemon) reapGroups() {
+	entries, err := os.ReadDir(d.store.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d.logf("reaper: %v", err)
+	}
+	for _, e := range entries {
+		if !idPattern.MatchString(e.Name()) {
+			continue
+		}
+		path := d.store.groupPath(e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var g group
+		if err := json.Unmarshal(b, &g); err != nil || g.Pgid <= 1 {
+			d.logf("reaper: %s: unreadable group record, removed", path)
+			os.Remove(path)
+			continue
+		}
+		if g.reap() {
+			d.logf("reaper: killed process group %d left by session %s", g.Pgid, e.Name())
+		}
+		os.Remove(path)
+	}
+	// Sockets of plugins killed without their daemon.
+	removePluginSockets(d.repo.CommonDir)
+}
