@@ -377,3 +377,64 @@ func TestLedgerFullDiskExitCodeTellsTheTruth(t *testing.T) {
 		t.Fatalf("ledger log shows %d events, the ref holds %s", n, onRef)
 	}
 }
+
+// --attach and --data-file read regular files only, up to a limit: a device
+// would grow without bound, a FIFO would block forever, a link may point
+// anywhere. Each is refused at once with exit 2, and nothing is written.
+func TestLedgerAttachReadsRegularFilesOnly(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	tmp := t.TempDir()
+	fifo := filepath.Join(tmp, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(tmp, "secret")
+	os.WriteFile(secret, []byte("id_rsa"), 0o600)
+	link := filepath.Join(tmp, "link")
+	os.Symlink(secret, link)
+	big := filepath.Join(tmp, "big")
+	if err := os.WriteFile(big, nil, 0o644); err != nil || os.Truncate(big, 16<<20+1) != nil {
+		t.Fatal("making a big file")
+	}
+	for _, c := range []struct{ flag, path, want string }{
+		{"--attach", "/dev/zero", "is not a regular file (a character device)"},
+		{"--attach", "log=" + fifo, "is not a regular file (a FIFO)"},
+		{"--attach", link, "is a symbolic link"},
+		{"--attach", tmp, "is not a regular file (a directory)"},
+		{"--attach", big, "the limit is 16777216"},
+		{"--data-file", "/dev/zero", "is not a regular file (a character device)"},
+		{"--data-file", fifo, "is not a regular file (a FIFO)"},
+	} {
+		cmd := exec.Command("git", "agentproto", "ledger", "append", "--kind", "note", "--id", "n1", c.flag, c.path)
+		if c.flag == "--attach" {
+			cmd.Args = append(cmd.Args, "--data", "{}")
+		}
+		cmd.Dir, cmd.Env = dir, gitEnv(homeOf(t))
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if exitCode(err) != 2 || !strings.Contains(errOut.String(), c.want) || !strings.Contains(errOut.String(), "nothing was written") {
+				t.Errorf("%s %s: exit %d, stderr %q", c.flag, c.path, exitCode(err), errOut.String())
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("%s %s: still running after 30 s", c.flag, c.path)
+		}
+	}
+	if out, _, _ := sh(t, dir, nil, "git", "for-each-ref", "refs/agentproto/ledger/"); out != "" {
+		t.Fatalf("something was written: %s", out)
+	}
+	// A regular file is attached as it is.
+	must(t, dir, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "n1", "--data", "{}", "--attach", "s="+secret)
+	if out := must(t, dir, "git", "agentproto", "ledger", "log", "--json"); !strings.Contains(out, `"name":"s"`) {
+		t.Fatalf("log: %s", out)
+	}
+}
