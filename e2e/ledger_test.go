@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -437,4 +438,92 @@ func TestLedgerAttachReadsRegularFilesOnly(t *testing.T) {
 	if out := must(t, dir, "git", "agentproto", "ledger", "log", "--json"); !strings.Contains(out, `"name":"s"`) {
 		t.Fatalf("log: %s", out)
 	}
+}
+
+// A peer that rewinds its own ref on the remote (git push --force) does not
+// stop our sync: its old tip is quarantined and kept, its ref follows the
+// remote, the other refs still sync, our own events are still pushed, and
+// the sync says so.
+func TestLedgerSyncQuarantinesARewoundPeer(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	must(t, root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	a, b, c := filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "c")
+	must(t, root, "git", "clone", "-q", remote, a)
+	must(t, a, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	must(t, a, "git", "push", "-q", "origin", "main")
+	for _, d := range []string{b, c} {
+		must(t, root, "git", "clone", "-q", remote, d)
+	}
+	for _, d := range []string{a, b, c} {
+		must(t, d, "git", "agentproto", "init")
+	}
+	sh(t, b, batch(5, "b"), "git", "agentproto", "ledger", "append", "--batch")
+	sh(t, c, batch(2, "c"), "git", "agentproto", "ledger", "append", "--batch")
+	must(t, b, "git", "agentproto", "sync")
+	must(t, c, "git", "agentproto", "sync")
+	must(t, a, "git", "agentproto", "sync")
+	refB := strings.TrimSpace(must(t, b, "git", "for-each-ref", "--format=%(refname)", "refs/agentproto/ledger/"))
+	oldB := strings.TrimSpace(must(t, a, "git", "rev-parse", refB))
+
+	// b rewinds its ref by three events, writes one more, and forces it.
+	must(t, b, "git", "update-ref", refB, oldB+"~3")
+	must(t, b, "git", "agentproto", "ledger", "reindex")
+	must(t, b, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "b-new", "--data", "{}")
+	must(t, b, "git", "push", "-q", "--force", "origin", refB+":"+refB)
+	newB := strings.TrimSpace(must(t, b, "git", "rev-parse", refB))
+	// c moves on as usual; a has events of its own to push.
+	must(t, c, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "c-more", "--data", "{}")
+	must(t, c, "git", "agentproto", "sync")
+	must(t, a, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "a-1", "--data", "{}")
+
+	out, errOut, err := sh(t, a, nil, "git", "agentproto", "sync", "--json")
+	if err != nil {
+		t.Fatalf("sync: %v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, refB+" was rewound") || !strings.Contains(errOut, "refs/agentproto/quarantine/") {
+		t.Fatalf("stderr does not say what was quarantined: %s", errOut)
+	}
+	var rep struct {
+		Quarantined []struct {
+			Ref, Old, New string
+			KeptAs        string `json:"kept_as"`
+		}
+		Fetched []struct{ Ref string }
+		Pushed  *struct{ Status string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(rep.Quarantined) != 1 || rep.Quarantined[0].Ref != refB || rep.Quarantined[0].Old != oldB || rep.Quarantined[0].New != newB {
+		t.Fatalf("quarantined = %+v (old %s new %s)", rep.Quarantined, oldB, newB)
+	}
+	// Nothing is lost: the old tip is kept, and git can read it.
+	if kept := strings.TrimSpace(must(t, a, "git", "rev-parse", rep.Quarantined[0].KeptAs)); kept != oldB {
+		t.Fatalf("kept %s, want %s", kept, oldB)
+	}
+	if got := strings.TrimSpace(must(t, a, "git", "rev-parse", refB)); got != newB {
+		t.Fatalf("%s is %s locally, want the remote's %s", refB, got, newB)
+	}
+	// The other peer synced, and our own events reached the remote.
+	logA := must(t, a, "git", "agentproto", "ledger", "log", "--json")
+	for _, id := range []string{`"id":"c-more"`, `"id":"b-new"`, `"id":"a-1"`} {
+		if !strings.Contains(logA, id) {
+			t.Fatalf("%s missing after sync:\n%s", id, logA)
+		}
+	}
+	if rep.Pushed == nil || rep.Pushed.Status != "new" {
+		t.Fatalf("pushed = %+v", rep.Pushed)
+	}
+	must(t, c, "git", "agentproto", "sync")
+	if logC := must(t, c, "git", "agentproto", "ledger", "log", "--json"); !strings.Contains(logC, `"id":"a-1"`) {
+		t.Fatalf("a's events did not reach c:\n%s", logC)
+	}
+	// The next sync is quiet again, and a plain git fetch works again.
+	out = must(t, a, "git", "agentproto", "sync")
+	if !strings.Contains(out, "fetched: nothing new") {
+		t.Fatalf("second sync: %s", out)
+	}
+	must(t, a, "git", "fetch", "-q")
+	must(t, a, "git", "agentproto", "ledger", "verify")
 }
