@@ -527,3 +527,25 @@ func TestLedgerSyncQuarantinesARewoundPeer(t *testing.T) {
 	must(t, a, "git", "fetch", "-q")
 	must(t, a, "git", "agentproto", "ledger", "verify")
 }
+
+// An emptied writer ref is named, not skipped: append refuses and writes
+// nothing, verify reports it.
+func TestLedgerUnreadableRefIsNamed(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "a", "--data", "{}")
+	ref := strings.TrimSpace(must(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/agentproto/ledger/"))
+	if err := os.WriteFile(filepath.Join(dir, ".git", ref), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "b", "--data", "{}")
+	if err == nil || !strings.Contains(errOut, "ref "+ref+" cannot be read") {
+		t.Fatalf("append: %v %s", err, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", ref)); len(b) != 0 {
+		t.Fatalf("the ref was rewritten: %q", b)
+	}
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "ledger", "verify")
+	if exitCode(err) != 1 || !strings.Contains(out, "unreadable-ref: "+ref) {
+		t.Fatalf("verify: exit %d\n%s", exitCode(err), out)
+	}
+}
