@@ -34,6 +34,7 @@ type Quarantine struct {
 func (l *Ledger) reconcile(remote, own string) ([]Quarantine, error) {
 	writer := strings.TrimPrefix(own, LedgerRefPrefix)
 	spec := "+" + LedgerRefPrefix + "*:" + incomingPrefix + "ledger/*"
+	l.dropIncoming() // left by a sync that was killed
 	defer l.dropIncoming()
 	// An empty --refmap keeps git from also updating the configured
 	// (non-forcing) ledger refspec, which is what refused in the first place.
