@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -375,5 +376,176 @@ func TestLedgerFullDiskExitCodeTellsTheTruth(t *testing.T) {
 	onRef := strings.TrimSpace(must(t, dir, "git", "rev-list", "--count", ref))
 	if n := countEvents(t, dir); fmt.Sprint(n) != onRef {
 		t.Fatalf("ledger log shows %d events, the ref holds %s", n, onRef)
+	}
+}
+
+// --attach and --data-file read regular files only, up to a limit: a device
+// would grow without bound, a FIFO would block forever, a link may point
+// anywhere. Each is refused at once with exit 2, and nothing is written.
+func TestLedgerAttachReadsRegularFilesOnly(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	tmp := t.TempDir()
+	fifo := filepath.Join(tmp, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(tmp, "secret")
+	os.WriteFile(secret, []byte("id_rsa"), 0o600)
+	link := filepath.Join(tmp, "link")
+	os.Symlink(secret, link)
+	big := filepath.Join(tmp, "big")
+	if err := os.WriteFile(big, nil, 0o644); err != nil || os.Truncate(big, 16<<20+1) != nil {
+		t.Fatal("making a big file")
+	}
+	for _, c := range []struct{ flag, path, want string }{
+		{"--attach", "/dev/zero", "is not a regular file (a character device)"},
+		{"--attach", "log=" + fifo, "is not a regular file (a FIFO)"},
+		{"--attach", link, "is a symbolic link"},
+		{"--attach", tmp, "is not a regular file (a directory)"},
+		{"--attach", big, "the limit is 16777216"},
+		{"--data-file", "/dev/zero", "is not a regular file (a character device)"},
+		{"--data-file", fifo, "is not a regular file (a FIFO)"},
+	} {
+		cmd := exec.Command("git", "agentproto", "ledger", "append", "--kind", "note", "--id", "n1", c.flag, c.path)
+		if c.flag == "--attach" {
+			cmd.Args = append(cmd.Args, "--data", "{}")
+		}
+		cmd.Dir, cmd.Env = dir, gitEnv(homeOf(t))
+		var errOut bytes.Buffer
+		cmd.Stderr = &errOut
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if exitCode(err) != 2 || !strings.Contains(errOut.String(), c.want) || !strings.Contains(errOut.String(), "nothing was written") {
+				t.Errorf("%s %s: exit %d, stderr %q", c.flag, c.path, exitCode(err), errOut.String())
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("%s %s: still running after 30 s", c.flag, c.path)
+		}
+	}
+	if out, _, _ := sh(t, dir, nil, "git", "for-each-ref", "refs/agentproto/ledger/"); out != "" {
+		t.Fatalf("something was written: %s", out)
+	}
+	// A regular file is attached as it is.
+	must(t, dir, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "n1", "--data", "{}", "--attach", "s="+secret)
+	if out := must(t, dir, "git", "agentproto", "ledger", "log", "--json"); !strings.Contains(out, `"name":"s"`) {
+		t.Fatalf("log: %s", out)
+	}
+}
+
+// A peer that rewinds its own ref on the remote (git push --force) does not
+// stop our sync: its old tip is quarantined and kept, its ref follows the
+// remote, the other refs still sync, our own events are still pushed, and
+// the sync says so.
+func TestLedgerSyncQuarantinesARewoundPeer(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	must(t, root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	a, b, c := filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "c")
+	must(t, root, "git", "clone", "-q", remote, a)
+	must(t, a, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	must(t, a, "git", "push", "-q", "origin", "main")
+	for _, d := range []string{b, c} {
+		must(t, root, "git", "clone", "-q", remote, d)
+	}
+	for _, d := range []string{a, b, c} {
+		must(t, d, "git", "agentproto", "init")
+	}
+	sh(t, b, batch(5, "b"), "git", "agentproto", "ledger", "append", "--batch")
+	sh(t, c, batch(2, "c"), "git", "agentproto", "ledger", "append", "--batch")
+	must(t, b, "git", "agentproto", "sync")
+	must(t, c, "git", "agentproto", "sync")
+	must(t, a, "git", "agentproto", "sync")
+	refB := strings.TrimSpace(must(t, b, "git", "for-each-ref", "--format=%(refname)", "refs/agentproto/ledger/"))
+	oldB := strings.TrimSpace(must(t, a, "git", "rev-parse", refB))
+
+	// b rewinds its ref by three events, writes one more, and forces it.
+	must(t, b, "git", "update-ref", refB, oldB+"~3")
+	must(t, b, "git", "agentproto", "ledger", "reindex")
+	must(t, b, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "b-new", "--data", "{}")
+	must(t, b, "git", "push", "-q", "--force", "origin", refB+":"+refB)
+	newB := strings.TrimSpace(must(t, b, "git", "rev-parse", refB))
+	// c moves on as usual; a has events of its own to push.
+	must(t, c, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "c-more", "--data", "{}")
+	must(t, c, "git", "agentproto", "sync")
+	must(t, a, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "a-1", "--data", "{}")
+
+	out, errOut, err := sh(t, a, nil, "git", "agentproto", "sync", "--json")
+	if err != nil {
+		t.Fatalf("sync: %v\n%s%s", err, out, errOut)
+	}
+	if !strings.Contains(errOut, refB+" was rewound") || !strings.Contains(errOut, "refs/agentproto/quarantine/") {
+		t.Fatalf("stderr does not say what was quarantined: %s", errOut)
+	}
+	var rep struct {
+		Quarantined []struct {
+			Ref, Old, New string
+			KeptAs        string `json:"kept_as"`
+		}
+		Fetched []struct{ Ref string }
+		Pushed  *struct{ Status string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(rep.Quarantined) != 1 || rep.Quarantined[0].Ref != refB || rep.Quarantined[0].Old != oldB || rep.Quarantined[0].New != newB {
+		t.Fatalf("quarantined = %+v (old %s new %s)", rep.Quarantined, oldB, newB)
+	}
+	// Nothing is lost: the old tip is kept, and git can read it.
+	if kept := strings.TrimSpace(must(t, a, "git", "rev-parse", rep.Quarantined[0].KeptAs)); kept != oldB {
+		t.Fatalf("kept %s, want %s", kept, oldB)
+	}
+	if got := strings.TrimSpace(must(t, a, "git", "rev-parse", refB)); got != newB {
+		t.Fatalf("%s is %s locally, want the remote's %s", refB, got, newB)
+	}
+	// The other peer synced, and our own events reached the remote.
+	logA := must(t, a, "git", "agentproto", "ledger", "log", "--json")
+	for _, id := range []string{`"id":"c-more"`, `"id":"b-new"`, `"id":"a-1"`} {
+		if !strings.Contains(logA, id) {
+			t.Fatalf("%s missing after sync:\n%s", id, logA)
+		}
+	}
+	if rep.Pushed == nil || rep.Pushed.Status != "new" {
+		t.Fatalf("pushed = %+v", rep.Pushed)
+	}
+	must(t, c, "git", "agentproto", "sync")
+	if logC := must(t, c, "git", "agentproto", "ledger", "log", "--json"); !strings.Contains(logC, `"id":"a-1"`) {
+		t.Fatalf("a's events did not reach c:\n%s", logC)
+	}
+	// The next sync is quiet again, and a plain git fetch works again.
+	out = must(t, a, "git", "agentproto", "sync")
+	if !strings.Contains(out, "fetched: nothing new") {
+		t.Fatalf("second sync: %s", out)
+	}
+	must(t, a, "git", "fetch", "-q")
+	must(t, a, "git", "agentproto", "ledger", "verify")
+}
+
+// An emptied writer ref is named, not skipped: append refuses and writes
+// nothing, verify reports it.
+func TestLedgerUnreadableRefIsNamed(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "a", "--data", "{}")
+	ref := strings.TrimSpace(must(t, dir, "git", "for-each-ref", "--format=%(refname)", "refs/agentproto/ledger/"))
+	if err := os.WriteFile(filepath.Join(dir, ".git", ref), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "b", "--data", "{}")
+	if err == nil || !strings.Contains(errOut, "ref "+ref+" cannot be read") {
+		t.Fatalf("append: %v %s", err, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", ref)); len(b) != 0 {
+		t.Fatalf("the ref was rewritten: %q", b)
+	}
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "ledger", "verify")
+	if exitCode(err) != 1 || !strings.Contains(out, "unreadable-ref: "+ref) {
+		t.Fatalf("verify: exit %d\n%s", exitCode(err), out)
 	}
 }

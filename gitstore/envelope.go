@@ -27,6 +27,10 @@ const MaxIDLength = 200
 // belongs in attachments.
 const MaxDataSize = 1 << 20
 
+// MaxAttachmentSize bounds one file `ledger append --attach` reads:
+// attachments are logs and frozen files, not build artefacts.
+const MaxAttachmentSize = 16 << 20
+
 // Event is one ledger record as stored in the envelope of its commit.
 type Event struct {
 	Schema      string          `json:"schema"`

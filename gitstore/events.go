@@ -22,6 +22,21 @@ type Query struct {
 // its bytes: what an event's data says cannot make it read as another kind.
 // fn may keep the event, but not e.Envelope().
 func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
+	return l.scan(q, true, func(e *Event, _ []byte) error { return fn(e) })
+}
+
+// Envelopes calls fn with the envelope of each selected event exactly as
+// stored, selected as Events selects them, for output that shows events
+// as they are (ledger log --json). Without a kind to match it skips
+// decoding, which is most of what a warm read costs. fn must not keep the
+// slice.
+func (l *Ledger) Envelopes(q Query, fn func(envelope []byte) error) error {
+	return l.scan(q, len(q.Kinds) > 0, func(_ *Event, env []byte) error { return fn(env) })
+}
+
+// scan walks the selected events; decode says whether fn needs the event
+// decoded (a kind filter always decodes, to check the kind it matched).
+func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error) error {
 	for _, k := range q.Kinds {
 		if err := ValidateKind(k); err != nil {
 			return err
@@ -35,19 +50,25 @@ func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
 			if len(v) < 20 {
 				return false, damaged("entry %x is %d bytes long", key, len(v))
 			}
-			e, err := splitIndexed(v[20:], intern)
-			if err != nil {
-				return false, damaged("entry %x does not decode: %v", key, err)
+			env := v[20:]
+			var e *Event
+			if decode {
+				var err error
+				if e, err = splitIndexed(env, intern); err != nil {
+					return false, damaged("entry %x does not decode: %v", key, err)
+				}
+				if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
+					return false, nil
+				}
+				e.Data = append([]byte(nil), e.Data...)
+				e.raw = env
 			}
-			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
-				return false, nil
-			}
-			e.Data = append([]byte(nil), e.Data...)
-			e.raw = v[20:]
 			l.delivered, l.inCallback = true, true
-			err = fn(e)
+			err := fn(e, env)
 			l.inCallback = false
-			e.raw = nil
+			if e != nil {
+				e.raw = nil
+			}
 			n++
 			return q.Limit > 0 && n >= q.Limit, err
 		}

@@ -44,6 +44,13 @@ func TestKindIsTheEnvelopesNotTheDatas(t *testing.T) {
 	if got := kindsOf(t, l, Query{Kinds: []string{"note", "lesson_added"}, Limit: 1}); strings.Join(got, ",") != "lesson_added:l1" {
 		t.Fatalf("newest one = %v", got)
 	}
+	var raw []string
+	if err := l.Envelopes(Query{Kinds: []string{"lesson_added"}}, func(env []byte) error { raw = append(raw, string(env)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) != 1 || !strings.Contains(raw[0], `"id":"l1"`) {
+		t.Fatalf("envelopes of lessons = %q", raw)
+	}
 	// The kind index is rebuilt from git the same way.
 	if _, err := l.Reindex(); err != nil {
 		t.Fatal(err)

@@ -59,12 +59,16 @@ type SyncReport struct {
 	Fetched []RefMove `json:"fetched"`
 	Pushed  *RefMove  `json:"pushed,omitempty"`
 	Events  int       `json:"events"`
+	// Quarantined lists peer refs their writer rewound on the remote.
+	Quarantined []Quarantine `json:"quarantined"`
 }
 
 // Sync fetches every other writer's ledger ref from remote and pushes this
 // clone's own, through the git CLI so the user's credentials, ssh config and
-// url rewrites apply. Updates never force: a ref that does not fast-forward
-// is an error naming it.
+// url rewrites apply. Updates never force a ref over events it holds: a
+// peer ref that its writer rewound on the remote is quarantined (its old
+// tip kept under QuarantinePrefix, the ref following the remote) and
+// reported, and the sync goes on with the other refs and the push.
 func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 	if _, err := l.repo.Git("remote", "get-url", remote); err != nil {
 		return nil, fault.Invalidf("no remote named %q (see git remote -v)", remote)
@@ -74,13 +78,22 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 		return nil, err
 	}
 	own := LedgerRefPrefix + writer
-	rep := &SyncReport{Remote: remote, Fetched: []RefMove{}}
+	rep := &SyncReport{Remote: remote, Fetched: []RefMove{}, Quarantined: []Quarantine{}}
 	before, err := l.tips()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.repo.Git(append([]string{"fetch", "--quiet", "--no-write-fetch-head", remote}, FetchRefspecs(writer)...)...); err != nil {
-		return nil, fmt.Errorf("fetching ledger refs from %s: %w", remote, err)
+	if _, ferr := l.repo.Git(append([]string{"fetch", "--quiet", "--no-write-fetch-head", remote}, FetchRefspecs(writer)...)...); ferr != nil {
+		// Some ref did not fast-forward, or the remote is unreachable:
+		// sort it out ref by ref.
+		q, err := l.reconcile(remote, own)
+		if err != nil {
+			return nil, err
+		}
+		if len(q) == 0 {
+			return nil, fmt.Errorf("fetching ledger refs from %s: %w", remote, ferr)
+		}
+		rep.Quarantined = q
 	}
 	after, err := l.tips()
 	if err != nil {
@@ -91,8 +104,12 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 		refs = append(refs, r)
 	}
 	sort.Strings(refs)
+	quarantined := map[string]bool{}
+	for _, q := range rep.Quarantined {
+		quarantined[q.Ref] = true
+	}
 	for _, r := range refs {
-		if r == own || before[r] == after[r] {
+		if r == own || before[r] == after[r] || quarantined[r] {
 			continue
 		}
 		m := RefMove{Ref: r, Old: before[r], New: after[r], Status: "updated"}

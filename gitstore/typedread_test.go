@@ -104,8 +104,8 @@ func checkReaderFile(t *testing.T, path, rel string) []string {
 					}
 				}
 			}
-			if sel.Sel.Name == "Envelope" && len(n.Args) == 0 && !inGitstore && !strings.HasPrefix(rel, "cmd/ledger/") {
-				report(n, "Envelope() outside ledger log: read the decoded event's fields instead")
+			if (sel.Sel.Name == "Envelope" || sel.Sel.Name == "Envelopes") && !inGitstore && !strings.HasPrefix(rel, "cmd/ledger/") {
+				report(n, sel.Sel.Name+" outside ledger log: read the decoded event's fields (Ledger.Events) instead")
 			}
 		case *ast.ValueSpec:
 			if !inGitstore && isGitstoreEvent(n.Type) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -48,7 +47,9 @@ The whole batch is validated before anything is written, and it becomes
 visible at once. Appending a record id again with the same content succeeds
 and writes nothing; with other content it fails with exit code 3.
 Only user kinds (note, x.NAME) can be appended here; other kinds belong to
-the command that records them (exit code 5).`,
+the command that records them (exit code 5).
+--attach and --data-file read regular files only (no devices, FIFOs or
+symbolic links); an attachment is at most 16 MiB, the data 1 MiB.`,
 		Example: `  git agentproto ledger append --kind note --id n1 --data '{"text":"hello"}'
   printf '%s\n' '{"kind":"x.build","id":"b1","data":{"ok":true}}' | git agentproto ledger append --batch`,
 		Args: cmdutil.NoArgs,
@@ -150,11 +151,11 @@ func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
 		var err error
 		if o.DataFile == "-" {
 			b, err = io.ReadAll(io.LimitReader(o.IO.In, gitstore.MaxDataSize+1))
-		} else {
-			b, err = os.ReadFile(o.DataFile)
-		}
-		if err != nil {
-			return nil, fault.Invalidf("reading --data-file: %v", err)
+			if err != nil {
+				return nil, fault.Invalidf("reading --data-file: %v", err)
+			}
+		} else if b, err = readInputFile("--data-file", o.DataFile, gitstore.MaxDataSize); err != nil {
+			return nil, err
 		}
 		d.Data = b
 	}
@@ -163,9 +164,9 @@ func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
 		if !ok {
 			path, name = spec, filepath.Base(spec)
 		}
-		content, err := os.ReadFile(path)
+		content, err := readInputFile("--attach", path, gitstore.MaxAttachmentSize)
 		if err != nil {
-			return nil, fault.Invalidf("--attach %s: %v", spec, err)
+			return nil, err
 		}
 		d.Attachments = append(d.Attachments, gitstore.AttachmentInput{Name: name, Content: content})
 	}

@@ -64,13 +64,14 @@ func logRun(o *LogOptions) error {
 	if o.Kind != "" {
 		q.Kinds = []string{o.Kind}
 	}
-	err = l.Events(q, func(e *gitstore.Event) error {
-		if o.JSON {
-			w.Write(e.Envelope())
+	if o.JSON {
+		err = l.Envelopes(q, func(env []byte) error {
+			w.Write(env)
 			return w.WriteByte('\n')
-		}
-		return writeLogLine(w, e)
-	})
+		})
+	} else {
+		err = l.Events(q, func(e *gitstore.Event) error { return writeLogLine(w, e) })
+	}
 	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
 	if ferr := w.Flush(); err == nil {
 		err = ferr

@@ -30,7 +30,11 @@ func NewCmdSync(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		Long: `Fetch refs/agentproto/ledger/* from REMOTE (default: [sync] remote, then
 origin) and push this clone's writer ref to it, through the git CLI so your
 credentials, ssh config and url rewrites apply. Nothing is ever forced: each
-writer ref has one writer, so every update is a fast-forward.`,
+writer ref has one writer, so every update is a fast-forward. A peer ref its
+writer rewound on the remote is quarantined: its old tip is kept as
+refs/agentproto/quarantine/<writer>/<time> (read it with git log), the ref
+follows the remote again, a warning says so (and --json lists it under
+"quarantined"), and the sync goes on with the other refs and the push.`,
 		Args: cmdutil.MaxArgs(1, "one remote"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -63,6 +67,10 @@ func syncRun(o *Options) error {
 	if err != nil {
 		return err
 	}
+	for _, q := range rep.Quarantined {
+		fmt.Fprintf(o.IO.ErrOut, "warning: %s was rewound on %s by its writer (%s -> %s, %d events no longer on it); its old tip is kept as %s, and the ref follows %s again\n",
+			q.Ref, rep.Remote, short(q.Old), short(q.New), q.Events, q.KeptAs, rep.Remote)
+	}
 	if o.JSON {
 		return cmdutil.WriteJSON(o.IO.Out, rep)
 	}
@@ -84,4 +92,11 @@ func syncRun(o *Options) error {
 	}
 	fmt.Fprintf(out, "ledger:  %d events\n", rep.Events)
 	return nil
+}
+
+func short(oid string) string {
+	if len(oid) > 12 {
+		return oid[:12]
+	}
+	return oid
 }
