@@ -14,6 +14,10 @@ import (
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
+// The model of each agent is set over ACP (session/set_model, or the
+// "model" config option), not by its own configuration, which names
+// another model or none.
+//
 // The real ACP agents from npm, pinned in .agents/package.json and
 // installed by `make test-agents`, each pointed at the loopback fake model
 // API and steered by it into the agent's own write tool.
@@ -45,7 +49,7 @@ var realAgents = []realAgent{
 		model:   "claude-sonnet-4-5-20250929",
 		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
 			return map[string]string{
-				"ANTHROPIC_BASE_URL": fake.URL, "ANTHROPIC_API_KEY": key, "ANTHROPIC_MODEL": "claude-sonnet-4-5-20250929", "CLAUDE_CODE_MAX_RETRIES": "1",
+				"ANTHROPIC_BASE_URL": fake.URL, "ANTHROPIC_API_KEY": key, "CLAUDE_CODE_MAX_RETRIES": "1",
 				"HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
 				// As root (CI), claude refuses to start unless told it is sandboxed.
 				"IS_SANDBOX": "1",
@@ -61,7 +65,7 @@ var realAgents = []realAgent{
 		model:   "gpt-5.4",
 		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
 			home := t.TempDir()
-			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4-mini", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			return map[string]string{"CODEX_HOME": home, "OPENAI_API_KEY": key, "HOME": t.TempDir()}
@@ -129,7 +133,13 @@ func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
 	for k, v := range perimeterEnv([]string{"src"}, nil) {
 		env[k] = v
 	}
-	st.s, st.rec = start(t, st.dir, env, opts)
+	st.rec = newRecorder()
+	s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: st.dir, Env: env, Options: opts, Model: a.model}, st.rec)
+	if err != nil {
+		t.Fatalf("%v (errors %q)", err, st.rec.errors)
+	}
+	st.s = s
+	t.Cleanup(func() { s.Terminate(context.Background()) })
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, r := range st.fake.Requests() {
