@@ -26,7 +26,7 @@ type realAgent struct {
 	command []string // under .agents/node_modules/.bin, then arguments
 	model   string
 	// env points the agent at the fake provider with key.
-	env func(t *testing.T, fake *fakemodel.Server, key string) map[string]string
+	env func(t testing.TB, fake *fakemodel.Server, key string) map[string]string
 	// write is the model reply that makes the agent write a file with its
 	// own tool.
 	write func(path, content string) fakemodel.Reply
@@ -47,7 +47,7 @@ var realAgents = []realAgent{
 		name:    "claude-code-acp",
 		command: []string{"claude-code-acp"},
 		model:   "claude-sonnet-4-5-20250929",
-		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
+		env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
 			return map[string]string{
 				"ANTHROPIC_BASE_URL": fake.URL, "ANTHROPIC_API_KEY": key, "CLAUDE_CODE_MAX_RETRIES": "1",
 				"HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
@@ -63,7 +63,7 @@ var realAgents = []realAgent{
 		name:    "codex-acp",
 		command: []string{"codex-acp"},
 		model:   "gpt-5.4",
-		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
+		env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
 			home := t.TempDir()
 			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4-mini", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
 				t.Fatal(err)
