@@ -47,6 +47,8 @@ const (
 	// cancelGrace is how long an interrupted turn gets to end after
 	// session/cancel before the adapter stops waiting for it.
 	cancelGrace = 15 * time.Second
+	// cancelRepeat is how often session/cancel is sent again meanwhile.
+	cancelRepeat = time.Second
 	// exitGrace is how long the agent gets to exit once its stdin closes.
 	exitGrace = 3 * time.Second
 )
@@ -320,14 +322,21 @@ func (s *Session) cancel(ctx context.Context, done chan struct{}) error {
 	s.mu.Lock()
 	s.interrupted = true
 	s.mu.Unlock()
-	if err := s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id}); err != nil {
-		return fmt.Errorf("session/cancel: %w", err)
-	}
-	select {
-	case <-done:
-		return nil
-	case <-time.After(cancelGrace):
-		return sdk.Problemf("the agent did not end the turn within %s of session/cancel", cancelGrace)
+	// session/cancel is a notification: one that reaches the agent before
+	// it has started the turn is lost, so it is sent again until the turn
+	// ends.
+	deadline := time.After(cancelGrace)
+	for {
+		if err := s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id}); err != nil {
+			return fmt.Errorf("session/cancel: %w", err)
+		}
+		select {
+		case <-done:
+			return nil
+		case <-time.After(cancelRepeat):
+		case <-deadline:
+			return sdk.Problemf("the agent did not end the turn within %s of session/cancel", cancelGrace)
+		}
 	}
 }
 

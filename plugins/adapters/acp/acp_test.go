@@ -288,6 +288,8 @@ func TestTurnErrorsAreTyped(t *testing.T) {
 		"model not found: claude-nope (404)":                       sdk.FaultInvalidModel,
 		"API Error: 401 invalid x-api-key":                         sdk.FaultAuthFailed,
 		"402 Payment Required: credit balance is too low":          sdk.FaultInsufficientCredits,
+		`{"error":{"code":400,"details":[{"reason":"API_KEY_INVALID"}],"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`: sdk.FaultAuthFailed,
+		"models/gemini-nope is not found for API version v1beta, or is not supported for generateContent.":                                                        sdk.FaultInvalidModel,
 	}
 	for msg, fault := range cases {
 		s, rec := start(t, t.TempDir(), nil, nil)

@@ -48,12 +48,17 @@ var realAgents = []realAgent{
 		command: []string{"claude-code-acp"},
 		model:   "claude-sonnet-4-5-20250929",
 		env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
-			return map[string]string{
-				"ANTHROPIC_BASE_URL": fake.URL, "ANTHROPIC_API_KEY": key, "CLAUDE_CODE_MAX_RETRIES": "1",
-				"HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-				// As root (CI), claude refuses to start unless told it is sandboxed.
-				"IS_SANDBOX": "1",
+			// The provider and quiet settings go where claude reads them, as
+			// for the claude-code adapter; without DISABLE_TELEMETRY and
+			// DISABLE_ERROR_REPORTING its first turn waits ~15 s on
+			// unreachable hosts.
+			home := t.TempDir()
+			os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+			if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(fake.ClaudeSettings(1)), 0o600); err != nil {
+				t.Fatal(err)
 			}
+			// As root (CI), claude refuses to start unless told it is sandboxed.
+			return map[string]string{"ANTHROPIC_API_KEY": key, "HOME": home, "IS_SANDBOX": "1"}
 		},
 		write: func(path, content string) fakemodel.Reply {
 			return fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": path, "content": content})
@@ -76,6 +81,24 @@ var realAgents = []realAgent{
 		},
 		options:    map[string]string{"mode": "read-only"},
 		failsOn429: true,
+	},
+}
+
+// gemini is Gemini CLI in ACP mode. It is not in realAgents: over ACP it
+// cannot create a file (measured with 0.61.0: write_file reads the path
+// first, and the "Resource not found" error of fs/read_text_file reaches
+// it as a plain object its ENOENT check never matches, so the tool fails
+// "Error checking existing file"). It edits existing files, which is what
+// TestRealGeminiEditsOnlyInsidePerimeter shows.
+var gemini = realAgent{
+	name:    "gemini",
+	command: []string{"gemini", "--experimental-acp"},
+	model:   "gemini-2.5-pro",
+	env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
+		return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": fake.URL, "HOME": t.TempDir()}
+	},
+	write: func(path, content string) fakemodel.Reply {
+		return fakemodel.Call("write_file", map[string]string{"file_path": path, "content": content})
 	},
 }
 
@@ -263,9 +286,12 @@ func TestRealACPProviderFaults(t *testing.T) {
 		{name: "bad-model", models: []string{"some-other-model"}, fault: sdk.FaultInvalidModel},
 		{name: "bad-key", key: "sk-wrong-key", fault: sdk.FaultAuthFailed},
 	}
-	for _, a := range realAgents {
+	for _, a := range append(realAgents[:len(realAgents):len(realAgents)], gemini) {
 		for _, c := range cases {
 			t.Run(a.name+"/"+c.name, func(t *testing.T) {
+				if a.name == gemini.name && c.fail >= 500 {
+					t.Skip("Gemini CLI retries a 5xx for minutes (measured: still retrying after 90 s)")
+				}
 				key := fakemodel.Key
 				if c.key != "" {
 					key = c.key
@@ -328,5 +354,44 @@ func TestRealACPInterrupt(t *testing.T) {
 				t.Fatalf("the session did not go on:\n%s", st.rec.output())
 			}
 		})
+	}
+}
+
+// Gemini CLI over ACP: a dash prompt arrives whole, an existing file in
+// the perimeter is rewritten with its write_file tool, and one outside the
+// perimeter is refused when the write is asked for and stays as it was.
+func TestRealGeminiEditsOnlyInsidePerimeter(t *testing.T) {
+	st := newSetup(t, gemini, fakemodel.Key)
+	mine, theirs := filepath.Join(st.dir, "src/mine.txt"), filepath.Join(st.dir, "docs/theirs.txt")
+	for _, p := range []string{mine, theirs} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("old\n"), 0o644)
+	}
+	st.fake.Script(fakemodel.Text("first answer"))
+	st.turn(t, dashPrompt)
+	st.fake.Script(gemini.write(mine, "new"), fakemodel.Text("wrote it"))
+	st.turn(t, "rewrite src/mine.txt")
+	if b, _ := os.ReadFile(mine); strings.TrimSpace(string(b)) != "new" {
+		t.Fatalf("src/mine.txt is %q\n%s", b, st.rec.output())
+	}
+	st.fake.Script(gemini.write(theirs, "taken"))
+	st.turn(t, "rewrite docs/theirs.txt")
+	if b, _ := os.ReadFile(theirs); string(b) != "old\n" {
+		t.Fatalf("docs/theirs.txt outside the perimeter was rewritten: %q", b)
+	}
+	errs, faults := st.rec.snapshot()
+	found := false
+	for _, d := range st.rec.warnings(acp.WarnPermissionDenied) {
+		found = found || strings.Contains(d, theirs+": outside the work package's perimeter")
+	}
+	if !found || len(faults) != 0 {
+		t.Fatalf("faults %v errors %q\n%s", faults, errs, st.rec.output())
+	}
+	saw := false
+	for _, r := range st.fake.Requests() {
+		saw = saw || strings.Contains(r.Prompt, dashPrompt)
+	}
+	if !saw {
+		t.Error("the dash prompt did not arrive whole")
 	}
 }
