@@ -68,5 +68,3 @@ func TestGeminiErrorsAreGooglesOwn(t *testing.T) {
 		}
 	}
 }
-	}
-}
