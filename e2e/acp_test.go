@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -118,4 +119,92 @@ func acpWrite(agent, path, content string) fakemodel.Reply {
 		return fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": path, "content": content})
 	}
 	return fakemodel.Patch("*** Begin Patch\n*** Add File: " + path + "\n+" + content + "\n*** End Patch\n")
+}
+
+// Dispatch gives a WP's acp session its perimeter: a real agent steered
+// into writing inside the WP's perimeter and outside it gets the first
+// write and is refused the second when it attempts it.
+func TestRealACPDispatchEnforcesPerimeter(t *testing.T) {
+	bins := os.Getenv("AGENTPROTO_REAL_AGENTS")
+	if bins == "" {
+		t.Skip("the real ACP agents are not installed: run make test-agents")
+	}
+	if err := acpAdapter(); err != nil {
+		t.Fatal(err)
+	}
+	dir := newRepo(t)
+	home := homeOf(t)
+	api := fakemodel.New(t)
+	const model = "claude-sonnet-4-5-20250929"
+	api.SetModels(model)
+	writeConfig(t, filepath.Join(home, ".claude", "settings.json"), api.ClaudeSettings(1))
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[profiles.acp]
+adapter = "acp"
+model = %q
+auth = "api-key"
+key_env = "ANTHROPIC_API_KEY"
+options = { command = %q }
+`, model, "env IS_SANDBOX=1 "+filepath.Join(bins, "claude-code-acp"))), 0o644)
+	env := append(gitEnv(home), "ANTHROPIC_API_KEY="+fakemodel.Key)
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command("git", append([]string{"agentproto"}, args...)...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, args := range [][]string{{"init"}, {"plan", "init", "demo", "--gate", "true"}} {
+		if out, err := run(args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, ".plans/demo/plan.toml"), []byte(`name = "demo"
+base = "main"
+gate = "true"
+[[wp]]
+id = "WP0"
+title = "contract"
+owns = ["api/**"]
+profile = "acp"
+`), 0o644)
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-q", "-m", "plan")
+	if out, err := run("plan", "freeze", "demo"); err != nil {
+		t.Fatalf("freeze: %v\n%s", err, out)
+	}
+	// Paths relative to the worktree, which dispatch makes: the adapter
+	// takes them from there.
+	api.Script(fakemodel.Text("READY"),
+		fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": "api/contract.txt", "content": "mine"}),
+		fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": "docs/evil.txt", "content": "not mine"}))
+	out, _ := run("dispatch", "demo", "--wp", "WP0")
+	id := sessionOf(t, dir, "demo/WP0")
+	wt := ""
+	lsOut, err := run("worktree", "ls", "--json")
+	if err != nil {
+		t.Fatalf("worktree ls: %v\n%s", err, lsOut)
+	}
+	var wts []struct{ Path, Slug string }
+	json.Unmarshal([]byte(lsOut), &wts)
+	for _, w := range wts {
+		if strings.Contains(w.Slug, "WP0") {
+			wt = w.Path
+		}
+	}
+	if wt == "" {
+		t.Fatalf("no worktree for WP0: %s\ndispatch:\n%s", lsOut, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(wt, "api/contract.txt")); err != nil || string(b) != "mine" {
+		t.Fatalf("the in-perimeter write: %q %v\ndispatch:\n%s\nsession:\n%s", b, err, out, outputLog(dir, id))
+	}
+	if _, err := os.Lstat(filepath.Join(wt, "docs/evil.txt")); err == nil {
+		t.Fatal("docs/evil.txt was written outside WP0's perimeter")
+	}
+	m := meta(t, dir, id)
+	found := false
+	for _, w := range m.Warnings {
+		found = found || (strings.HasPrefix(w, "permission_denied: ") && strings.Contains(w, "docs/evil.txt: outside the work package's perimeter"))
+	}
+	if !found {
+		t.Fatalf("no permission_denied warning for docs/evil.txt: %+v\ndispatch:\n%s", m, out)
+	}
 }

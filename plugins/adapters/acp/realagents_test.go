@@ -49,9 +49,7 @@ var realAgents = []realAgent{
 		model:   "claude-sonnet-4-5-20250929",
 		env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
 			// The provider and quiet settings go where claude reads them, as
-			// for the claude-code adapter; without DISABLE_TELEMETRY and
-			// DISABLE_ERROR_REPORTING its first turn waits ~15 s on
-			// unreachable hosts.
+			// for the claude-code adapter.
 			home := t.TempDir()
 			os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
 			if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(fake.ClaudeSettings(1)), 0o600); err != nil {
