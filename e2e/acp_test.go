@@ -176,7 +176,10 @@ profile = "acp"
 	api.Script(fakemodel.Text("READY"),
 		fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": "api/contract.txt", "content": "mine"}),
 		fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": "docs/evil.txt", "content": "not mine"}))
-	out, _ := run("dispatch", "demo", "--wp", "WP0")
+	out, derr := run("dispatch", "demo", "--wp", "WP0")
+	if ls, _ := run("sessions", "ls", "--all", "--json"); !strings.Contains(ls, "demo/WP0") {
+		t.Fatalf("no session for WP0; dispatch: %v\n%s", derr, out)
+	}
 	id := sessionOf(t, dir, "demo/WP0")
 	wt := ""
 	lsOut, err := run("worktree", "ls", "--json")
@@ -186,7 +189,7 @@ profile = "acp"
 	var wts []struct{ Path, Slug string }
 	json.Unmarshal([]byte(lsOut), &wts)
 	for _, w := range wts {
-		if strings.Contains(w.Slug, "WP0") {
+		if w.Slug == "demo-wp0" {
 			wt = w.Path
 		}
 	}
