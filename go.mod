@@ -5,6 +5,7 @@ go 1.26.7
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/cli/go-gh/v2 v2.17.0
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
@@ -27,7 +28,6 @@ require (
 	github.com/cli/safeexec v1.0.1 // indirect
 	github.com/cli/shurcooL-graphql v0.0.4 // indirect
 	github.com/cloudflare/circl v1.6.3 // indirect
-	github.com/coder/acp-go-sdk v0.13.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
 	github.com/cyphar/filepath-securejoin v0.6.1 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect

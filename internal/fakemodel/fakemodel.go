@@ -208,6 +208,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.API, req.Prompt = "anthropic", anthropicPrompt(b.Messages)
 	case r.URL.Path == "/v1/responses":
 		req.API, req.Prompt = "openai", openaiPrompt(b.Input)
+	case strings.HasPrefix(r.URL.Path, "/v1beta/models/"):
+		req.API, req.Model, req.Prompt = "gemini", geminiModel(r.URL.Path), geminiPrompt(raw)
 	}
 	// Recorded on arrival (a slow stream is watched while it runs), and
 	// again with what it was answered.
@@ -223,6 +225,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/responses":
 		s.openai(w, r, &req)
+	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1beta/models/"):
+		s.gemini(w, r, &req)
 	case r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/"):
 		s.modelsList(w, r, &req)
 	default:

@@ -47,6 +47,8 @@ const (
 	// cancelGrace is how long an interrupted turn gets to end after
 	// session/cancel before the adapter stops waiting for it.
 	cancelGrace = 15 * time.Second
+	// cancelRepeat is how often session/cancel is sent again meanwhile.
+	cancelRepeat = time.Second
 	// exitGrace is how long the agent gets to exit once its stdin closes.
 	exitGrace = 3 * time.Second
 )
@@ -96,22 +98,46 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if err != nil {
 		return nil, err
 	}
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return nil, sdk.Problemf("cannot run %s: %v", argv[0], err)
+	}
 	s := &Session{out: out, dir: req.Dir, env: env}
 	s.client = newClient(out, per, f, execute == "deny")
 	if err := s.launch(argv); err != nil {
 		f.close()
 		return nil, err
 	}
-	ictx, cancel := context.WithTimeout(ctx, initTimeout)
-	defer cancel()
-	if err := s.open(ictx, req); err != nil {
-		s.stop()
-		return nil, err
-	}
+	// initialize and session setup take the agent seconds (node agents
+	// load for 1-10 s here): they run while Start returns, so a profile
+	// check, which starts and terminates a session, stays quick. The first
+	// turn waits for them.
+	s.ready = make(chan struct{})
+	go func() {
+		ictx, cancel := context.WithTimeout(context.Background(), initTimeout)
+		defer cancel()
+		s.openErr = s.open(ictx, req)
+		close(s.ready)
+		if s.openErr != nil {
+			s.failOpen(s.openErr)
+		}
+	}()
 	if req.InitialPrompt != "" {
 		s.startTurn(req.InitialPrompt)
 	}
 	return s, nil
+}
+
+// failOpen reports a session that could not be opened and ends it.
+func (s *Session) failOpen(err error) {
+	s.mu.Lock()
+	ended := s.ended
+	s.mu.Unlock()
+	if ended {
+		return // terminated meanwhile, or the agent died (agentGone said so)
+	}
+	s.out.Error(err.Error(), classify(err.Error()))
+	s.stop()
+	s.out.Exited(1)
 }
 
 // Session is one ACP session in one agent process.
@@ -129,6 +155,9 @@ type Session struct {
 
 	id   acpsdk.SessionId
 	caps acpsdk.AgentCapabilities
+	// ready is closed once the session is open, or failed to (openErr).
+	ready   chan struct{}
+	openErr error
 
 	mu          sync.Mutex
 	turnDone    chan struct{} // non-nil while a turn runs
@@ -320,14 +349,26 @@ func (s *Session) cancel(ctx context.Context, done chan struct{}) error {
 	s.mu.Lock()
 	s.interrupted = true
 	s.mu.Unlock()
-	if err := s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id}); err != nil {
-		return fmt.Errorf("session/cancel: %w", err)
-	}
 	select {
-	case <-done:
+	case <-s.ready: // open: the turn is with the agent
+	case <-done: // ended before the session was open
 		return nil
-	case <-time.After(cancelGrace):
-		return sdk.Problemf("the agent did not end the turn within %s of session/cancel", cancelGrace)
+	}
+	// session/cancel is a notification: one that reaches the agent before
+	// it has started the turn is lost, so it is sent again until the turn
+	// ends.
+	deadline := time.After(cancelGrace)
+	for {
+		if err := s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id}); err != nil {
+			return fmt.Errorf("session/cancel: %w", err)
+		}
+		select {
+		case <-done:
+			return nil
+		case <-time.After(cancelRepeat):
+		case <-deadline:
+			return sdk.Problemf("the agent did not end the turn within %s of session/cancel", cancelGrace)
+		}
 	}
 }
 
@@ -340,12 +381,23 @@ func (s *Session) startTurn(text string) {
 	s.client.newTurn()
 	s.out.TurnStarted()
 	go func() {
-		resp, err := s.conn.Prompt(context.Background(), acpsdk.PromptRequest{SessionId: s.id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
-		s.client.endTurn()
+		<-s.ready
 		s.mu.Lock()
 		interrupted := s.interrupted
 		s.mu.Unlock()
-		s.endTurn(resp, err, interrupted)
+		switch {
+		case s.openErr != nil:
+			// failOpen reports it.
+		case interrupted:
+			warn(s.out, WarnInterrupted, "the turn was interrupted before it started")
+		default:
+			resp, err := s.conn.Prompt(context.Background(), acpsdk.PromptRequest{SessionId: s.id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
+			s.client.endTurn()
+			s.mu.Lock()
+			interrupted = s.interrupted
+			s.mu.Unlock()
+			s.endTurn(resp, err, interrupted)
+		}
 		s.mu.Lock()
 		s.turnDone = nil
 		s.mu.Unlock()
@@ -415,7 +467,7 @@ func (s *Session) Terminate(ctx context.Context) error {
 	if ended {
 		return nil
 	}
-	if done != nil {
+	if done != nil && isClosed(s.ready) {
 		s.conn.Cancel(ctx, acpsdk.CancelNotification{SessionId: s.id})
 		select {
 		case <-done:
@@ -455,6 +507,15 @@ func (s *Session) problem(what string, err error) error {
 	default:
 	}
 	return sdk.Problemf("%s: %s", what, errText(err))
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func isAuthRequired(err error) bool {

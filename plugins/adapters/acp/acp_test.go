@@ -288,6 +288,8 @@ func TestTurnErrorsAreTyped(t *testing.T) {
 		"model not found: claude-nope (404)":                       sdk.FaultInvalidModel,
 		"API Error: 401 invalid x-api-key":                         sdk.FaultAuthFailed,
 		"402 Payment Required: credit balance is too low":          sdk.FaultInsufficientCredits,
+		`{"error":{"code":400,"details":[{"reason":"API_KEY_INVALID"}],"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}`: sdk.FaultAuthFailed,
+		"models/gemini-nope is not found for API version v1beta, or is not supported for generateContent.":                                                        sdk.FaultInvalidModel,
 	}
 	for msg, fault := range cases {
 		s, rec := start(t, t.TempDir(), nil, nil)
@@ -304,13 +306,28 @@ func TestResumeLoadsEarlierSession(t *testing.T) {
 	if out := rec.output(); !strings.Contains(out, "next") {
 		t.Fatalf("output:\n%s", out)
 	}
+	// Session setup runs after Start returns: a fork the agent does not
+	// offer ends the session with the reason.
 	rec2 := newRecorder()
-	_, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(),
+	s2, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(),
 		Options: map[string]string{"command": fakeCommand(t), "fork": "earlier"}}, rec2)
-	if err == nil || !strings.Contains(err.Error(), "does not offer session/fork") {
-		t.Fatalf("fork on an agent without it: %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Terminate(context.Background())
+	for deadline := time.Now().Add(10 * time.Second); !rec2.hasExited() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	errs, _ := rec2.snapshot()
+	if !rec2.hasExited() || len(errs) != 1 || !strings.Contains(errs[0], "does not offer session/fork") {
+		t.Fatalf("fork on an agent without it: exited %v, errors %q", rec2.hasExited(), errs)
+	}
+	if err := s2.Prompt(context.Background(), "say hi", false); err == nil || !strings.Contains(err.Error(), "the session has ended") {
+		t.Fatalf("a prompt after the failed setup: %v", err)
 	}
 }
+
+func (r *recorder) hasExited() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.exited }
 
 func TestBadOptionsAreProblems(t *testing.T) {
 	for opts, want := range map[string]map[string]string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"sync"
@@ -105,7 +106,14 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 		title := st.title
 		c.mu.Unlock()
 		if failed {
-			c.say(fmt.Sprintf("[tool failed] %s\n", title), true)
+			why := ""
+			for _, tcc := range tu.Content {
+				if tcc.Content != nil && tcc.Content.Content.Text != nil {
+					why = ": " + firstLine(tcc.Content.Content.Text.Text)
+					break
+				}
+			}
+			c.say(fmt.Sprintf("[tool failed] %s%s\n", title, why), true)
 		}
 	case u.Plan != nil:
 		var b strings.Builder
@@ -123,6 +131,15 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 		c.say(b.String(), true)
 	}
 	return nil
+}
+
+// firstLine keeps a tool's error to one line of output.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }
 
 func kindNote(k acpsdk.ToolKind) string {
@@ -332,6 +349,11 @@ func (c *client) ReadTextFile(_ context.Context, r acpsdk.ReadTextFileRequest) (
 		limit = *r.Limit
 	}
 	text, err := c.files.read(rel, line, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		// ACP's "resource not found": agents take it as a new file
+		// (Gemini CLI reads before it writes).
+		return acpsdk.ReadTextFileResponse{}, &acpsdk.RequestError{Code: -32002, Message: "Resource not found: " + r.Path}
+	}
 	if err != nil {
 		return acpsdk.ReadTextFileResponse{}, acpsdk.NewInternalError(map[string]any{"details": err.Error()})
 	}

@@ -116,7 +116,9 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 			id := acpsdk.ToolCallId(fmt.Sprintf("call-%d", a.n))
 			a.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: r.SessionId, Update: acpsdk.StartEditToolCall(id, "Write "+arg, arg, body)})
 			resp, err := a.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: r.SessionId,
-				ToolCall: acpsdk.ToolCallUpdate{ToolCallId: id, RawInput: map[string]any{"file_path": arg, "content": body}},
+				// Like claude-code-acp: a title and the raw input, no kind
+				// (that came with the tool_call notification).
+				ToolCall: acpsdk.ToolCallUpdate{ToolCallId: id, Title: acpsdk.Ptr("Write " + arg), RawInput: map[string]any{"file_path": arg, "content": body}},
 				Options: []acpsdk.PermissionOption{
 					{Kind: acpsdk.PermissionOptionKindAllowAlways, Name: "Always", OptionId: "always"},
 					{Kind: acpsdk.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow"},

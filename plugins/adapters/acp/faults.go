@@ -69,10 +69,26 @@ func errText(err error) string {
 // "429 Too Many Requests", "\"code\":503", "API Error: 401").
 var statusPattern = regexp.MustCompile(`(?i)(?:status(?: code)?[ :=]*|"code"\s*:\s*|api error:?\s*|\b)(4\d\d|5\d\d)\b`)
 
+// statusWords are the canonical statuses and reasons Google APIs put in
+// their errors (Gemini CLI passes the provider's JSON on).
+var statusWords = []struct{ word, fault string }{
+	{"API_KEY_INVALID", sdk.FaultAuthFailed},
+	{"API key not valid", sdk.FaultAuthFailed},
+	{"PERMISSION_DENIED", sdk.FaultAuthFailed},
+	{"is not found for API version", sdk.FaultInvalidModel},
+	{"RESOURCE_EXHAUSTED", sdk.FaultRateLimited},
+	{"\"UNAVAILABLE\"", sdk.FaultProviderUnavailable},
+}
+
 // classify types a turn's error: the provider's words first (they name
 // the cause: "model not found" arrives with a 404, "overloaded" with a
 // 529), an HTTP status the agent quotes next.
 func classify(text string) string {
+	for _, w := range statusWords {
+		if strings.Contains(text, w.word) {
+			return w.fault
+		}
+	}
 	if f := sdk.ClassifyFault(text); f != "" && f != sdk.FaultAuthFailed && f != sdk.FaultProviderUnavailable && f != sdk.FaultRateLimited {
 		return f
 	}

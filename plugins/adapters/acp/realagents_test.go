@@ -14,6 +14,10 @@ import (
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
+// The model of each agent is set over ACP (session/set_model, or the
+// "model" config option), not by its own configuration, which names
+// another model or none.
+//
 // The real ACP agents from npm, pinned in .agents/package.json and
 // installed by `make test-agents`, each pointed at the loopback fake model
 // API and steered by it into the agent's own write tool.
@@ -22,7 +26,7 @@ type realAgent struct {
 	command []string // under .agents/node_modules/.bin, then arguments
 	model   string
 	// env points the agent at the fake provider with key.
-	env func(t *testing.T, fake *fakemodel.Server, key string) map[string]string
+	env func(t testing.TB, fake *fakemodel.Server, key string) map[string]string
 	// write is the model reply that makes the agent write a file with its
 	// own tool.
 	write func(path, content string) fakemodel.Reply
@@ -43,13 +47,16 @@ var realAgents = []realAgent{
 		name:    "claude-code-acp",
 		command: []string{"claude-code-acp"},
 		model:   "claude-sonnet-4-5-20250929",
-		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
-			return map[string]string{
-				"ANTHROPIC_BASE_URL": fake.URL, "ANTHROPIC_API_KEY": key, "ANTHROPIC_MODEL": "claude-sonnet-4-5-20250929", "CLAUDE_CODE_MAX_RETRIES": "1",
-				"HOME": t.TempDir(), "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-				// As root (CI), claude refuses to start unless told it is sandboxed.
-				"IS_SANDBOX": "1",
+		env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
+			// The provider and quiet settings go where claude reads them, as
+			// for the claude-code adapter.
+			home := t.TempDir()
+			os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+			if err := os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(fake.ClaudeSettings(1)), 0o600); err != nil {
+				t.Fatal(err)
 			}
+			// As root (CI), claude refuses to start unless told it is sandboxed.
+			return map[string]string{"ANTHROPIC_API_KEY": key, "HOME": home, "IS_SANDBOX": "1"}
 		},
 		write: func(path, content string) fakemodel.Reply {
 			return fakemodel.Call("mcp__acp__Write", map[string]string{"file_path": path, "content": content})
@@ -59,9 +66,9 @@ var realAgents = []realAgent{
 		name:    "codex-acp",
 		command: []string{"codex-acp"},
 		model:   "gpt-5.4",
-		env: func(t *testing.T, fake *fakemodel.Server, key string) map[string]string {
+		env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
 			home := t.TempDir()
-			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(fake.CodexConfig("gpt-5.4-mini", "OPENAI_API_KEY", 2)+codexFeatures), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			return map[string]string{"CODEX_HOME": home, "OPENAI_API_KEY": key, "HOME": t.TempDir()}
@@ -72,6 +79,24 @@ var realAgents = []realAgent{
 		},
 		options:    map[string]string{"mode": "read-only"},
 		failsOn429: true,
+	},
+}
+
+// gemini is Gemini CLI in ACP mode. It is not in realAgents: over ACP it
+// cannot create a file (measured with 0.61.0: write_file reads the path
+// first, and the "Resource not found" error of fs/read_text_file reaches
+// it as a plain object its ENOENT check never matches, so the tool fails
+// "Error checking existing file"). It edits existing files, which is what
+// TestRealGeminiEditsOnlyInsidePerimeter shows.
+var gemini = realAgent{
+	name:    "gemini",
+	command: []string{"gemini", "--experimental-acp"},
+	model:   "gemini-2.5-pro",
+	env: func(t testing.TB, fake *fakemodel.Server, key string) map[string]string {
+		return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": fake.URL, "HOME": t.TempDir()}
+	},
+	write: func(path, content string) fakemodel.Reply {
+		return fakemodel.Call("write_file", map[string]string{"file_path": path, "content": content})
 	},
 }
 
@@ -129,7 +154,13 @@ func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
 	for k, v := range perimeterEnv([]string{"src"}, nil) {
 		env[k] = v
 	}
-	st.s, st.rec = start(t, st.dir, env, opts)
+	st.rec = newRecorder()
+	s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: st.dir, Env: env, Options: opts, Model: a.model}, st.rec)
+	if err != nil {
+		t.Fatalf("%v (errors %q)", err, st.rec.errors)
+	}
+	st.s = s
+	t.Cleanup(func() { s.Terminate(context.Background()) })
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, r := range st.fake.Requests() {
@@ -253,9 +284,12 @@ func TestRealACPProviderFaults(t *testing.T) {
 		{name: "bad-model", models: []string{"some-other-model"}, fault: sdk.FaultInvalidModel},
 		{name: "bad-key", key: "sk-wrong-key", fault: sdk.FaultAuthFailed},
 	}
-	for _, a := range realAgents {
+	for _, a := range append(realAgents[:len(realAgents):len(realAgents)], gemini) {
 		for _, c := range cases {
 			t.Run(a.name+"/"+c.name, func(t *testing.T) {
+				if a.name == gemini.name && c.fail >= 500 {
+					t.Skip("Gemini CLI retries a 5xx for minutes (measured: still retrying after 90 s)")
+				}
 				key := fakemodel.Key
 				if c.key != "" {
 					key = c.key
@@ -318,5 +352,44 @@ func TestRealACPInterrupt(t *testing.T) {
 				t.Fatalf("the session did not go on:\n%s", st.rec.output())
 			}
 		})
+	}
+}
+
+// Gemini CLI over ACP: a dash prompt arrives whole, an existing file in
+// the perimeter is rewritten with its write_file tool, and one outside the
+// perimeter is refused when the write is asked for and stays as it was.
+func TestRealGeminiEditsOnlyInsidePerimeter(t *testing.T) {
+	st := newSetup(t, gemini, fakemodel.Key)
+	mine, theirs := filepath.Join(st.dir, "src/mine.txt"), filepath.Join(st.dir, "docs/theirs.txt")
+	for _, p := range []string{mine, theirs} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("old\n"), 0o644)
+	}
+	st.fake.Script(fakemodel.Text("first answer"))
+	st.turn(t, dashPrompt)
+	st.fake.Script(gemini.write(mine, "new"), fakemodel.Text("wrote it"))
+	st.turn(t, "rewrite src/mine.txt")
+	if b, _ := os.ReadFile(mine); strings.TrimSpace(string(b)) != "new" {
+		t.Fatalf("src/mine.txt is %q\n%s", b, st.rec.output())
+	}
+	st.fake.Script(gemini.write(theirs, "taken"))
+	st.turn(t, "rewrite docs/theirs.txt")
+	if b, _ := os.ReadFile(theirs); string(b) != "old\n" {
+		t.Fatalf("docs/theirs.txt outside the perimeter was rewritten: %q", b)
+	}
+	errs, faults := st.rec.snapshot()
+	found := false
+	for _, d := range st.rec.warnings(acp.WarnPermissionDenied) {
+		found = found || strings.Contains(d, theirs+": outside the work package's perimeter")
+	}
+	if !found || len(faults) != 0 {
+		t.Fatalf("faults %v errors %q\n%s", faults, errs, st.rec.output())
+	}
+	saw := false
+	for _, r := range st.fake.Requests() {
+		saw = saw || strings.Contains(r.Prompt, dashPrompt)
+	}
+	if !saw {
+		t.Error("the dash prompt did not arrive whole")
 	}
 }
