@@ -93,6 +93,7 @@ func TestSessionsStartReportsACrashOnTheFirstTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.crashy]\npath = \""+self+"\"\n"), 0o644)
+	must(t, dir, "git", "agentproto", "plugin", "trust", "crashy") // a binary named by agentproto.toml
 	env := []string{"AGENTPROTO_E2E_ADAPTER=crash-on-first-prompt"}
 	for _, args := range [][]string{{}, {"--no-ping"}} {
 		_, errOut, err := shEnv(t, dir, env, "git", append([]string{"agentproto", "sessions", "start", "--adapter", "crashy", "--dir", dir, "--prompt", "fix it"}, args...)...)
@@ -188,6 +189,7 @@ func TestSessionsReaperKillsGroupsOfAnyAdapter(t *testing.T) {
 	odd := filepath.Join(t.TempDir(), "odd-agent")
 	os.WriteFile(odd, b, 0o755)
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.odd]\npath = \""+odd+"\"\n"), 0o644)
+	must(t, dir, "git", "agentproto", "plugin", "trust", "odd") // a binary named by agentproto.toml
 	_, child := spawnedChild(t, dir, env, "odd")
 	log, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))
 	// The guard goes first, so that only the reaper can end the child.
