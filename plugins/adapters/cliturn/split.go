@@ -43,14 +43,19 @@ func Split(s string) ([]string, error) {
 	return words, nil
 }
 
-// Expand replaces {prompt}, {model} and {session} in each word.
+// Expand replaces {prompt}, {model} and {session} in each word, in one pass
+// over the template: a value is never scanned again, so a model named
+// "{prompt}" or a path holding "{model}" stays as it is, whatever the
+// order of vars.
 func Expand(words []string, vars map[string]string) []string {
+	pairs := make([]string, 0, 2*len(vars))
+	for k, v := range vars {
+		pairs = append(pairs, "{"+k+"}", v)
+	}
+	r := strings.NewReplacer(pairs...)
 	out := make([]string, 0, len(words))
 	for _, w := range words {
-		for k, v := range vars {
-			w = strings.ReplaceAll(w, "{"+k+"}", v)
-		}
-		out = append(out, w)
+		out = append(out, r.Replace(w))
 	}
 	return out
 }
