@@ -2,7 +2,8 @@
 # Runs every fuzz target in the module for a bounded time each (FUZZTIME,
 # default 10s). Go runs one target per invocation, so targets are found by
 # name and run one after another; the seed corpus also runs in `make test`.
-# Prints one line per target with the executions go reported.
+# Prints one line per target with the executions go reported. A new input
+# is minimised at most 5 times: by default go may spend a minute on each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10s}
@@ -17,7 +18,7 @@ for file in $targets; do
 	pkg="./$(dirname "${file#./}")"
 	for name in $(grep -oE '^func Fuzz[A-Za-z0-9_]+' "$file" | sed 's/^func //'); do
 		log=$(mktemp)
-		if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1; then
+		if go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 5x "$pkg" >"$log" 2>&1; then
 			execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
 			summary+=("ok   $pkg $name execs=$execs")
 		else
