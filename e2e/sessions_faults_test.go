@@ -3,9 +3,11 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -229,5 +231,41 @@ func TestSessionsKillLeavesNoPluginSockets(t *testing.T) {
 	}
 	if left := pluginSockets(t, tmp, socketOf(tmp, dir)); len(left) > 0 {
 		t.Fatalf("sockets left behind: %v", left)
+	}
+}
+
+// A prompt file must be a regular file of bounded size: /dev/zero would
+// grow the command without end and a FIFO would block it for ever.
+func TestSessionsPromptFileMustBeARegularFile(t *testing.T) {
+	dir := newRepo(t)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A reader left blocked on the FIFO (the bug) is let go at the end.
+	defer func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}()
+	big := filepath.Join(t.TempDir(), "big.prompt")
+	os.WriteFile(big, bytes.Repeat([]byte("p"), 5<<20), 0o644)
+	for file, want := range map[string]string{
+		"/dev/zero": "is not a regular file (Dc---------)",
+		fifo:        "is not a regular file (p---------)",
+		big:         "is larger than 4 MiB",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", dir, "--prompt-file", file)
+		cmd.Dir, cmd.Env = dir, gitEnv(homeOf(t))
+		cmd.WaitDelay = 2 * time.Second // git-agentproto under git may hold the pipes
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if exitCode(err) != 2 || !strings.Contains(string(out), want) {
+			t.Errorf("%s: exit %d: %s", file, exitCode(err), out)
+		}
+	}
+	if ls := sessionLs(t, dir); strings.TrimSpace(ls) != "" {
+		t.Fatalf("sessions were started:\n%s", ls)
 	}
 }

@@ -35,12 +35,15 @@ func (c *Client) Call(req *Request) (*Response, error) {
 		r.Start = &s
 		req = &r
 	}
+	b, _ := json.Marshal(req)
+	if err := checkRequestSize(b); err != nil {
+		return nil, err
+	}
 	conn, err := c.dial(true)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	b, _ := json.Marshal(req)
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return nil, err
 	}

@@ -247,9 +247,9 @@ func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {
 		}
 		r.OK = true
 	case ActPromptFile:
-		b, err := os.ReadFile(arg)
+		text, err := ReadPromptFile(arg)
 		if err == nil {
-			err = d.prompt(session, string(b), false)
+			err = d.prompt(session, text, false)
 		}
 		r.OK, r.Detail = err == nil, errText(err)
 	case ActNotify:

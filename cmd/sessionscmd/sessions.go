@@ -91,11 +91,7 @@ func readText(text, file, what string) (string, error) {
 		if text != "" {
 			return "", fault.Invalidf("--%s and --%s-file cannot be used together", what, what)
 		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fault.Invalidf("reading --%s-file: %v", what, err)
-		}
-		return string(b), nil
+		return sessions.ReadPromptFile(file)
 	}
 	return text, nil
 }
