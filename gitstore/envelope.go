@@ -43,8 +43,6 @@ type Event struct {
 	Agent       string          `json:"agent,omitempty"`
 	Attachments []Attachment    `json:"attachments,omitempty"`
 	Data        json.RawMessage `json:"data"`
-
-	raw []byte // the stored envelope, only while Events calls back
 }
 
 // Attachment is a blob stored in the event commit's tree under Name.

@@ -20,7 +20,7 @@ type Query struct {
 // Events calls fn with each selected event, decoded, newest first unless
 // q.Reverse. Kinds are matched against the decoded envelope, never against
 // its bytes: what an event's data says cannot make it read as another kind.
-// fn may keep the event, but not e.Envelope().
+// fn may keep the event.
 func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
 	return l.scan(q, true, func(e *Event, _ []byte) error { return fn(e) })
 }
@@ -61,14 +61,10 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 					return false, nil
 				}
 				e.Data = append([]byte(nil), e.Data...)
-				e.raw = env
 			}
 			l.delivered, l.inCallback = true, true
 			err := fn(e, env)
 			l.inCallback = false
-			if e != nil {
-				e.raw = nil
-			}
 			n++
 			return q.Limit > 0 && n >= q.Limit, err
 		}
@@ -124,7 +120,3 @@ func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
 	}
 	return keys
 }
-
-// Envelope returns the envelope bytes the event was decoded from, exactly
-// as stored, while Events is calling back with it; nil otherwise.
-func (e *Event) Envelope() []byte { return e.raw }

@@ -182,7 +182,7 @@ func BenchmarkEvents(b *testing.B) {
 	b.Run("decoded", func(b *testing.B) {
 		for b.Loop() {
 			n := 0
-			if err := l.Events(Query{}, func(e *Event) error { n += len(e.Envelope()); return nil }); err != nil {
+			if err := l.Events(Query{}, func(e *Event) error { n += len(e.Data); return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}

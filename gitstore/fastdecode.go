@@ -91,7 +91,7 @@ func scanCanonical(b []byte) (*Event, bool) {
 	// The data object must be the last member: one valid JSON value that
 	// ends one byte before the envelope does.
 	data := b[len(b)-len(rest)-1 : len(b)-1]
-	if len(rest) == 0 || b[len(b)-1] != '}' || !json.Valid(data) {
+	if len(rest) < 2 || b[len(b)-1] != '}' || data[len(data)-1] != '}' || !json.Valid(data) {
 		return nil, false
 	}
 	e.Data = data
@@ -185,9 +185,10 @@ func splitIndexed(b []byte, intern map[string]string) (*Event, error) {
 }
 
 // rawString is plainString without the checks an accepted envelope passed.
+// Invalid UTF-8 still goes to the full decoder, which reads it as U+FFFD.
 func rawString(b []byte) ([]byte, []byte, bool) {
 	i := bytes.IndexByte(b, '"')
-	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
+	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 || !utf8.Valid(b[:i]) {
 		return nil, nil, false
 	}
 	return b[:i], b[i+1:], true
