@@ -24,10 +24,14 @@ test: vet
 # The adapter tests against the real agent CLIs, pinned in
 # .agents/package.json and package-lock.json, installed there by npm (no
 # global install), talking only to a loopback fake provider.
+# They are installed again only when the pins change.
 AGENTS_DIR := $(CURDIR)/.agents
-test-agents:
+$(AGENTS_DIR)/node_modules/.package-lock.json: $(AGENTS_DIR)/package.json $(AGENTS_DIR)/package-lock.json
 	@command -v npm >/dev/null || { echo "test-agents needs node and npm (apt-get install nodejs npm)"; exit 1; }
 	cd $(AGENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+test-agents: $(AGENTS_DIR)/node_modules/.package-lock.json
 	AGENTPROTO_REAL_AGENTS=$(AGENTS_DIR)/node_modules/.bin go test -count=1 -timeout 20m -run 'Real' ./plugins/adapters/ ./plugins/adapters/acp/ ./e2e/
 
 demo: build

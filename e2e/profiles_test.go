@@ -178,7 +178,8 @@ options = { extra_first = "--add-dir ../shared", sandbox = "read-only" }
 // The real claude and codex (make test-agents) driven through the sessions
 // daemon and a profile, against a loopback fake provider: a dash-leading
 // first prompt, a later turn from sessions prompt that writes a file with
-// no extra options, and an interrupt that leaves the session usable.
+// no extra options, an interrupt that leaves the session usable, a retried
+// 429, a refused write and a 529.
 func TestRealAgentsThroughTheDaemon(t *testing.T) {
 	bins := os.Getenv("AGENTPROTO_REAL_AGENTS")
 	if bins == "" {
@@ -200,7 +201,10 @@ func TestRealAgentsThroughTheDaemon(t *testing.T) {
 			if c.cli == "claude" {
 				writeConfig(t, filepath.Join(home, ".claude", "settings.json"), api.ClaudeSettings(1))
 			} else {
-				writeConfig(t, filepath.Join(home, ".codex", "config.toml"), api.CodexConfig(c.model, c.keyEnv, 1))
+				// /tmp, where the test's other directories are, is not writable
+				// in the sandbox, as any place outside the worktree should be.
+				writeConfig(t, filepath.Join(home, ".codex", "config.toml"), api.CodexConfig(c.model, c.keyEnv, 1)+
+					"[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n")
 			}
 			os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[plugins.%s]
 options = { binary = %q }
@@ -249,6 +253,36 @@ key_env = %q
 			if len(m.Faults) != 0 || m.State == "failed" || !hasPrefix(m.Warnings, "interrupted: ") {
 				t.Fatalf("after the interrupt: %+v", m)
 			}
+			// A 429 the CLI retries past is no fault; a write outside the
+			// worktree is refused and recorded; a provider that stays at 529
+			// is one provider_unavailable, shown once.
+			api.Script(fakemodel.Fail(429), fakemodel.Text("after the retry"))
+			run("sessions", "prompt", id, "--text", "retry")
+			run("sessions", "wait", id, "--timeout", "2m")
+			outside := filepath.Join(t.TempDir(), "outside.txt")
+			api.Script(writeCall(c.cli, outside, "x"), fakemodel.Text("tried"))
+			run("sessions", "prompt", id, "--text", "write outside")
+			run("sessions", "wait", id, "--timeout", "2m")
+			if m := meta(t, dir, id); len(m.Faults) != 0 || !hasPrefix(m.Warnings, "retrying: ") || !hasPrefix(m.Warnings, "permission_denied: ") {
+				var answered []string
+				for _, r := range api.Requests() {
+					answered = append(answered, r.Prompt+"="+r.Answered)
+				}
+				t.Fatalf("after the retry and the refused write: %+v\nrequests: %q\n%s", m, answered, outputLog(dir, id))
+			}
+			if _, err := os.Stat(outside); !os.IsNotExist(err) {
+				t.Fatalf("the refused write happened: %v", err)
+			}
+			api.Default = fakemodel.Fail(529)
+			run("sessions", "prompt", id, "--text", "overloaded")
+			run("sessions", "wait", id, "--timeout", "2m")
+			if m := meta(t, dir, id); len(m.Faults) != 1 || m.Faults[0] != "provider_unavailable" {
+				t.Fatalf("after a 529: %+v", m)
+			}
+			if n := strings.Count(outputLog(dir, id), "[agentproto] error:"); n != 1 {
+				t.Fatalf("the provider error was shown %d times:\n%s", n, outputLog(dir, id))
+			}
+
 			prompts := map[string]bool{}
 			for _, r := range api.Requests() {
 				prompts[r.Prompt] = true
@@ -312,5 +346,34 @@ func waitLong(t *testing.T, ok func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
 		}
+	}
+}
+
+// Without the real CLIs: a provider error is one fault (not also an
+// empty turn), and an interrupted silent turn is a warning, not a fault,
+// with the session going on.
+func TestOneFaultAndInterruptWarning(t *testing.T) {
+	dir := newRepo(t)
+	agent := filepath.Join(dir, "agent.sh")
+	os.WriteFile(agent, []byte(`#!/bin/sh
+case "$(cat "$1")" in
+  *broke*) echo "Error: Credit balance is too low" >&2; exit 1;;
+  *slow*) exec sleep 60;;
+esac
+echo "done: $(cat "$1")"
+`), 0o755)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf("[plugins.exec]\noptions = { command = %q }\n", "sh "+agent+" {prompt}")), 0o644)
+	id := must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "exec", "--dir", dir, "--no-ping", "--prompt", "broke")
+	id = strings.TrimSpace(id)
+	must(t, dir, "git", "agentproto", "sessions", "wait", id, "--timeout", "30s")
+	if m := meta(t, dir, id); len(m.Faults) != 1 || m.Faults[0] != "insufficient_credits" {
+		t.Fatalf("after a provider error: %+v", m)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "prompt", id, "--text", "slow")
+	waitFor(t, "the slow turn", func() bool { return meta(t, dir, id).Turns == 2 })
+	must(t, dir, "git", "agentproto", "sessions", "prompt", id, "--interrupt", "--text", "- after")
+	waitFor(t, "the turn after the interrupt", func() bool { return strings.Contains(outputLog(dir, id), "done: - after") })
+	if m := meta(t, dir, id); len(m.Faults) != 1 || !hasPrefix(m.Warnings, "interrupted: ") || m.State == "failed" {
+		t.Fatalf("after the interrupt: %+v", m)
 	}
 }

@@ -46,6 +46,9 @@ type live struct {
 	client     *host.Client
 	out        *os.File
 	turnOutput int64
+	// turnTold: the adapter already said why this turn ended (a fault, an
+	// interrupt), so no output is no sign of anything more.
+	turnTold bool
 }
 
 // NewDaemon prepares a daemon; Run serves it.
@@ -483,12 +486,12 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 	case host.TurnStarted:
 		d.mu.Lock()
 		r.Turns++
-		l.turnOutput = 0
+		l.turnOutput, l.turnTold = 0, false
 		d.mu.Unlock()
 		d.transition(r, StateRunning, "", nil)
 	case host.TurnEnded:
 		d.mu.Lock()
-		empty := l.turnOutput == 0
+		empty := l.turnOutput == 0 && !l.turnTold
 		if empty {
 			w := fmt.Sprintf("turn %d ended with no output (the usual sign of a dead provider or a wrong model id)", r.Turns)
 			if t := l.client.StderrTail(); t != "" {
@@ -507,6 +510,7 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 		if sdk.IsWarning(e.Fault) { // a typed warning, never a fault
 			d.mu.Lock()
 			r.Warnings = append(r.Warnings, e.Fault+": "+e.Text)
+			l.turnTold = l.turnTold || e.Fault == sdk.WarnInterrupted
 			d.mu.Unlock()
 			fmt.Fprintf(l.out, "\n[agentproto] warning: %s: %s\n", e.Fault, e.Text)
 			break
@@ -515,6 +519,7 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 		r.Warnings = append(r.Warnings, e.Text)
 		if e.Fault != "" {
 			r.Faults = append(r.Faults, e.Fault)
+			l.turnTold = true
 		}
 		d.mu.Unlock()
 		fmt.Fprintf(l.out, "\n[agentproto] error: %s\n", e.Text)

@@ -51,6 +51,7 @@ type agent struct {
 	model   string
 	home    string
 	api     *fakemodel.Server
+	noKey   bool // start the CLI without its key variable
 }
 
 // ClaudeModel and CodexModel are the models the fake provider serves.
@@ -107,7 +108,11 @@ func (a *agent) env() map[string]string {
 	if a.name == "codex" {
 		key = "OPENAI_API_KEY"
 	}
-	return map[string]string{"HOME": a.home, key: fakemodel.Key, "PATH": os.Getenv("PATH")}
+	env := map[string]string{"HOME": a.home, "PATH": os.Getenv("PATH")}
+	if !a.noKey {
+		env[key] = fakemodel.Key
+	}
+	return env
 }
 
 // repo makes a git worktree for the agent to work in.
@@ -228,6 +233,7 @@ func TestRealProviderFaults(t *testing.T) {
 		{"503", func(a *agent) { a.api.Default = fakemodel.Fail(503) }, sdk.FaultProviderUnavailable},
 		{"bad-model", func(a *agent) { a.model = "no-such-model" }, sdk.FaultInvalidModel},
 		{"bad-key", func(a *agent) { a.api.SetKey("sk-another-key") }, sdk.FaultAuthFailed},
+		{"no-key", func(a *agent) { a.noKey = true }, sdk.FaultAuthFailed},
 		{"credits", func(a *agent) { a.api.Default = fakemodel.Fail(402) }, sdk.FaultInsufficientCredits},
 	}
 	for _, name := range realNames {
@@ -285,5 +291,79 @@ func TestRealDeniedWrite(t *testing.T) {
 				t.Fatalf("the refused write happened: %v", err)
 			}
 		})
+	}
+}
+
+// A stream cut mid-way is retried by both CLIs: the turn ends with the
+// whole answer of the second attempt and no fault.
+func TestRealStreamCut(t *testing.T) {
+	for _, name := range realNames {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, name)
+			a.api.Script(fakemodel.Reply{Text: "a partial answer that never ends", Cut: true}, fakemodel.Text("the whole answer"))
+			rec, _ := a.session(t, repo(t), nil, "go")
+			rec.waitReal(t)
+			out, faults, errs, warns := rec.snapshot()
+			if len(faults) != 0 || !strings.Contains(out, "the whole answer") || !hasPrefix(warns, "retrying: ") {
+				t.Fatalf("faults %q warnings %q output:\n%s", errs, warns, out)
+			}
+		})
+	}
+}
+
+func hasPrefix(list []string, p string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// The typed options reach the CLIs: claude under permission_mode manual
+// and codex under sandbox read-only refuse a write inside the worktree,
+// and say so.
+func TestRealStricterModesRefuseWrites(t *testing.T) {
+	opts := map[string]map[string]string{"claude": {"permission_mode": "manual"}, "codex": {"sandbox": "read-only"}}
+	for _, name := range realNames {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, name)
+			dir := repo(t)
+			inside := filepath.Join(dir, "inside.txt")
+			a.api.Script(a.writeCall(inside, "x"), fakemodel.Text("tried"))
+			rec, _ := a.session(t, dir, opts[name], "write inside")
+			rec.waitReal(t)
+			out, faults, errs, warns := rec.snapshot()
+			if len(faults) != 0 || len(warns) != 1 || !strings.HasPrefix(warns[0], "permission_denied: ") || !strings.Contains(warns[0], inside) {
+				t.Fatalf("faults %q warnings %q output:\n%s", errs, warns, out)
+			}
+			if _, err := os.Stat(inside); !os.IsNotExist(err) {
+				t.Fatalf("the refused write happened: %v", err)
+			}
+		})
+	}
+}
+
+// extra_first goes to the first call only: claude takes --session-id on
+// the first turn and would refuse it next to --resume on the second; both
+// turns run in that session.
+func TestRealClaudeExtraFirst(t *testing.T) {
+	a := newAgent(t, "claude")
+	const id = "5f0c1e2a-0000-4000-8000-00000000abcd"
+	a.api.Script(fakemodel.Text("one"), fakemodel.Text("two"))
+	rec, s := a.session(t, repo(t), map[string]string{"extra_first": "--session-id " + id}, "first")
+	rec.waitReal(t)
+	if err := s.Prompt(context.Background(), "second", false); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitReal(t)
+	out, faults, errs, _ := rec.snapshot()
+	if len(faults) != 0 || !strings.Contains(out, "two") {
+		t.Fatalf("faults %q output:\n%s", errs, out)
+	}
+	for _, r := range a.api.Requests() {
+		if got := r.Header.Get("X-Claude-Code-Session-Id"); got != id {
+			t.Fatalf("a request in session %q, want %s", got, id)
+		}
 	}
 }

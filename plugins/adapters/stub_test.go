@@ -135,7 +135,7 @@ func TestCodexExtraSplit(t *testing.T) {
 }
 
 func TestClaudeOptionsChecked(t *testing.T) {
-	for opts, want := range map[string]string{"permission_mode=yolo": "not one of acceptEdits", "extra=--permission-mode plan": "options.permission_mode", "extra_first=-p": "set by the adapter"} {
+	for opts, want := range map[string]string{"permission_mode=yolo": "not one of acceptEdits", "extra=--permission-mode plan": "options.permission_mode", "extra_first=-p": "set by the adapter", "extra=--session-id 5f0c1e2a-0000-4000-8000-000000000001": "put it in extra_first"} {
 		k, v, _ := strings.Cut(opts, "=")
 		_, err := (claudecode.Adapter{}).Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Options: map[string]string{k: v}}, newRecorder())
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -6,7 +6,7 @@
 // permission denials and interrupts become typed warnings.
 //
 // One process per turn, not `--input-format stream-json` (one process,
-// many turns): a fresh process costs well under a second against turns of
+// many turns): a fresh process costs about a second against turns of
 // minutes, a crash or a hang loses one turn and never the session (the
 // transcript is on disk and --resume picks it up), an interrupt is a
 // documented SIGINT rather than the SDK's control messages, which change
@@ -45,6 +45,12 @@ func (Adapter) Info() sdk.Info {
 // PermissionModes are the choices of claude's --permission-mode.
 var PermissionModes = []string{"acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"}
 
+// resumeRejects are flags claude 2.1 refuses next to --resume, so they may
+// go in extra_first but not in extra.
+var resumeRejects = map[string]string{
+	"--session-id": "is refused by claude with --resume (later turns); put it in extra_first",
+}
+
 // owned are the flags the adapter sets itself; extra may not repeat them.
 var owned = map[string]string{
 	"-p": "is set by the adapter", "--print": "is set by the adapter",
@@ -71,6 +77,9 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 		return nil, err
 	}
 	if err := cliturn.Refuse("extra", o.Extra, owned); err != nil {
+		return nil, err
+	}
+	if err := cliturn.Refuse("extra", o.Extra, resumeRejects); err != nil {
 		return nil, err
 	}
 	if err := cliturn.Refuse("extra_first", o.First, owned); err != nil {
@@ -137,9 +146,10 @@ type line struct {
 	Error          string          `json:"error"`
 	APIErrorStatus int             `json:"api_error_status"`
 	// result
-	IsError           bool   `json:"is_error"`
-	Result            string `json:"result"`
-	TerminalReason    string `json:"terminal_reason"`
+	IsError           bool     `json:"is_error"`
+	Result            string   `json:"result"`
+	Errors            []string `json:"errors"`
+	TerminalReason    string   `json:"terminal_reason"`
 	PermissionDenials []struct {
 		ToolName  string          `json:"tool_name"`
 		ToolUseID string          `json:"tool_use_id"`
@@ -228,6 +238,9 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 		}
 		if l.IsError || (l.Subtype != "" && l.Subtype != "success") {
 			msg := l.Result
+			if msg == "" && len(l.Errors) > 0 {
+				msg = strings.Join(l.Errors, "; ")
+			}
 			if msg == "" {
 				msg = "claude ended the turn with " + l.Subtype
 				if l.TerminalReason != "" {
@@ -242,7 +255,11 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 func (d *driver) system(t *cliturn.Turn, l *line) {
 	switch l.Subtype {
 	case "api_retry":
-		msg := fmt.Sprintf("claude retries a provider error (%s, HTTP %d): attempt %d of %d in %d ms", l.Error, l.ErrorStatus, l.Attempt, l.MaxRetries, l.RetryDelay)
+		why := l.Error
+		if l.ErrorStatus != 0 {
+			why += fmt.Sprintf(", HTTP %d", l.ErrorStatus)
+		}
+		msg := fmt.Sprintf("claude retries a provider error (%s): attempt %d of %d in %d ms", why, l.Attempt, l.MaxRetries, l.RetryDelay)
 		t.Warn(sdk.WarnRetrying, msg)
 	case "permission_denied":
 		d.deny(t, l.ToolUseID, l.ToolName, nil, l.Reason)

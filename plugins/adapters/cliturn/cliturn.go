@@ -39,6 +39,12 @@ type Driver interface {
 	Line(t *Turn, line []byte)
 }
 
+// Ender is a Driver that looks at what the CLI left behind once a turn's
+// process has exited, before the turn ends.
+type Ender interface {
+	End(t *Turn)
+}
+
 // interruptGrace is how long a CLI gets to stop after SIGINT.
 const interruptGrace = 3 * time.Second
 
@@ -155,6 +161,9 @@ func (s *Session) run(t *Turn, cmd *exec.Cmd, stdout, stderr io.Reader, done cha
 	wg.Wait()
 	err := cmd.Wait()
 	t.cleanup()
+	if e, ok := s.Driver.(Ender); ok {
+		e.End(t)
+	}
 	switch {
 	case t.Interrupted():
 		t.Warn(sdk.WarnInterrupted, fmt.Sprintf("turn %d was interrupted; the session goes on with the next prompt", t.N))
@@ -172,7 +181,8 @@ func (s *Session) run(t *Turn, cmd *exec.Cmd, stdout, stderr io.Reader, done cha
 	close(done)
 }
 
-// interrupt stops the running turn: SIGINT, then SIGKILL after a grace.
+// interrupt stops the running turn: SIGINT, then SIGKILL after a grace,
+// to the CLI and all it started.
 func (s *Session) interrupt() {
 	s.mu.Lock()
 	cmd, done, t := s.cmd, s.done, s.cur
@@ -181,11 +191,11 @@ func (s *Session) interrupt() {
 		return
 	}
 	t.markInterrupted()
-	cmd.Process.Signal(syscall.SIGINT)
+	signalTree(cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case <-done:
 	case <-time.After(interruptGrace):
-		cmd.Process.Kill()
+		signalTree(cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
 }

@@ -61,8 +61,11 @@ type driver struct {
 	sandbox string
 	model   string
 
-	mu     sync.Mutex
-	thread string
+	home string // codex's state directory, for its rollouts
+
+	mu         sync.Mutex
+	thread     string
+	rolloutOff map[string]int64 // how far each rollout has been read
 }
 
 // Start checks the options and runs the first turn.
@@ -87,7 +90,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if !contains(Sandboxes, sb) {
 		return nil, sdk.Problemf("options.sandbox %q is not one of %s", sb, strings.Join(Sandboxes, ", "))
 	}
-	d := &driver{opts: o, sandbox: sb, model: req.Model}
+	d := &driver{opts: o, sandbox: sb, model: req.Model, home: codexHome(sdk.Environ(req.Env)), rolloutOff: map[string]int64{}}
 	return cliturn.NewSession(req, out, d)
 }
 
@@ -194,9 +197,7 @@ func (d *driver) item(t *cliturn.Turn, e event) {
 		t.Out.Output([]byte("$ " + it.Command + "\n" + it.AggregatedOutput))
 		// Looked for whatever the exit status: a script goes on after a
 		// refused write and may end 0.
-		for _, m := range refusedWrite.FindAllStringSubmatch(it.AggregatedOutput, -1) {
-			t.Warn(sdk.WarnPermissionDenied, "shell "+strings.TrimSpace(m[1])+": refused by the codex sandbox ("+d.sandbox+"): "+it.Command)
-		}
+		d.refused(t, it.AggregatedOutput)
 	case "file_change":
 		for _, c := range it.Changes {
 			t.Out.Output([]byte("[" + c.Kind + "] " + c.Path + "\n"))

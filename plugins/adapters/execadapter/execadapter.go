@@ -49,7 +49,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	d := &driver{modelID: req.Model}
 	var err error
 	if d.command, err = cliturn.Split(req.Options["command"]); err != nil || len(d.command) == 0 {
-		return nil, sdk.Problemf("the exec adapter needs options.command, e.g. \"aider --message {prompt}\" (%v)", err)
+		return nil, sdk.Problemf("the exec adapter needs options.command, e.g. \"aider --message-file {prompt}\" (%v)", err)
 	}
 	if d.resume, err = cliturn.Split(req.Options["resume"]); err != nil {
 		return nil, sdk.Problemf("options.resume: %v", err)
