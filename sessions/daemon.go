@@ -47,6 +47,9 @@ type live struct {
 	client     *host.Client
 	out        *os.File
 	turnOutput int64
+	// ending: the daemon is ending the plugin and will record why; the
+	// event stream breaking then is no news of its own.
+	ending bool
 }
 
 // NewDaemon prepares a daemon; Run serves it.
@@ -451,9 +454,9 @@ func (d *Daemon) follow(l *live) {
 		return nil
 	})
 	d.mu.Lock()
-	state := l.rec.State
+	state, ending := l.rec.State, l.ending
 	d.mu.Unlock()
-	if !Terminal(state) {
+	if !Terminal(state) && !ending {
 		reason := "the adapter's event stream ended"
 		if err != nil {
 			reason = fmt.Sprintf("the adapter stopped answering: %v", err)
@@ -630,6 +633,9 @@ func (d *Daemon) kill(id, why string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
+	l.ending = true // a plugin that exits on Terminate has not failed
+	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	l.client.Terminate(ctx)
 	cancel()
