@@ -50,6 +50,9 @@ type live struct {
 	// turnTold: the adapter already said why this turn ended (a fault, an
 	// interrupt), so no output is no sign of anything more.
 	turnTold bool
+	// ending: the daemon is ending the plugin and will record why; the
+	// event stream breaking then is no news of its own.
+	ending bool
 }
 
 // NewDaemon prepares a daemon; Run serves it.
@@ -454,9 +457,9 @@ func (d *Daemon) follow(l *live) {
 		return nil
 	})
 	d.mu.Lock()
-	state := l.rec.State
+	state, ending := l.rec.State, l.ending
 	d.mu.Unlock()
-	if !Terminal(state) {
+	if !Terminal(state) && !ending {
 		reason := "the adapter's event stream ended"
 		if err != nil {
 			reason = fmt.Sprintf("the adapter stopped answering: %v", err)
@@ -642,6 +645,9 @@ func (d *Daemon) kill(id, why string) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
+	l.ending = true // a plugin that exits on Terminate has not failed
+	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	l.client.Terminate(ctx)
 	cancel()

@@ -109,6 +109,9 @@ func (d *Daemon) trackGroup(l *live) {
 // endPlugin kills a session's plugin and its whole group, and forgets the
 // group.
 func (d *Daemon) endPlugin(l *live) {
+	d.mu.Lock()
+	l.ending = true
+	d.mu.Unlock()
 	l.client.Kill()
 	if pid := l.client.Pid(); pid > 0 {
 		d.tellGuard(guardMsg{Del: pid})
