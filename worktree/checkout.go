@@ -342,9 +342,14 @@ func writeEntry(br *blobReader, dirfd int, e treeEntry) (*index.Entry, error) {
 		return indexEntry(e, &st), nil
 	}
 	content, stream, err := br.read(e.hash)
-	if err == nil && stream != nil && (e.mode == filemode.Symlink || e.conv != convNone) {
+	if err == nil && stream != nil && e.mode == filemode.Symlink {
 		content, err = io.ReadAll(stream)
 		stream = nil
+	}
+	if err == nil && stream != nil && e.conv != convNone {
+		// Too large to hold: count it once, then read it again, converted
+		// as it streams when git would convert it.
+		stream, err = convertStream(br, e, stream)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s (%s): %w", e.path, e.hash, err)
@@ -385,6 +390,35 @@ func writeEntry(br *blobReader, dirfd int, e treeEntry) (*index.Entry, error) {
 		}
 	}
 	return indexEntry(e, &st), nil
+}
+
+// convertStream reads stream to its end for git's text statistics and
+// returns the blob read anew, through crlfReader when they say so.
+func convertStream(br *blobReader, e treeEntry, stream io.Reader) (io.Reader, error) {
+	var s textStats
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := stream.Read(buf)
+		s.add(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.finish()
+	content, again, err := br.read(e.hash)
+	if err != nil {
+		return nil, err
+	}
+	if again == nil {
+		again = bytes.NewReader(content)
+	}
+	if e.conv.converts(s) {
+		return &crlfReader{r: again}, nil
+	}
+	return again, nil
 }
 
 func indexEntry(e treeEntry, st *unix.Stat_t) *index.Entry {

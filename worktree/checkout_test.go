@@ -314,3 +314,23 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	return strings.TrimSpace(testgit.Run(t, dir, args...))
 }
+
+// TestStreamedConversionsMatchGit: blobs too large to hold are counted,
+// then converted as they stream; with every blob streamed, the tree is
+// still git's.
+func TestStreamedConversionsMatchGit(t *testing.T) {
+	defer func(old int64) { streamOver = old }(streamOver)
+	streamOver = 1
+	for _, c := range []struct{ attrs, config string }{
+		{"* text eol=crlf\n", ""}, {"* text=auto\n", "core.autocrlf=true"}, {"", "core.autocrlf=true"},
+		{"* -text\n", "core.autocrlf=true"}, {"*.txt eol=crlf\n*.bin binary\n", ""},
+	} {
+		t.Run(c.attrs+c.config, func(t *testing.T) {
+			dir := contentRepo(t, c.attrs)
+			if k, v, ok := strings.Cut(c.config, "="); ok {
+				testgit.Run(t, dir, "config", "--global", k, v)
+			}
+			provisionAndCompare(t, dir, NewOptions{})
+		})
+	}
+}

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"bytes"
+	"io"
 	"strings"
 )
 
@@ -24,10 +25,7 @@ func (c conversion) apply(content []byte) []byte {
 		return content
 	}
 	s := gatherStats(content)
-	if s.lonelf == 0 {
-		return content
-	}
-	if c == convAutoCRLF && (s.lonecr > 0 || s.crlf > 0 || s.binary()) {
+	if !c.converts(s) {
 		return content
 	}
 	out := make([]byte, 0, len(content)+s.lonelf)
@@ -47,18 +45,52 @@ func (c conversion) apply(content []byte) []byte {
 	return append(out, content...)
 }
 
+// converts says whether content with these stats changes.
+func (c conversion) converts(s textStats) bool {
+	if c == convNone || s.lonelf == 0 {
+		return false
+	}
+	return c != convAutoCRLF || s.lonecr == 0 && s.crlf == 0 && !s.binary()
+}
+
 // textStats counts what git counts to tell text from binary.
 type textStats struct {
 	nul, lonecr, lonelf, crlf, printable, nonprintable int
+	// For counting in pieces: a CR ending the last piece, and its last byte.
+	pendingCR bool
+	last      byte
 }
 
 func gatherStats(b []byte) textStats {
 	var s textStats
-	for i := 0; i < len(b); i++ {
+	s.add(b)
+	s.finish()
+	return s
+}
+
+// add counts b, the next piece of the content.
+func (s *textStats) add(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	i := 0
+	if s.pendingCR {
+		s.pendingCR = false
+		if b[0] == '\n' {
+			s.crlf++
+			i = 1
+		} else {
+			s.lonecr++
+		}
+	}
+	s.last = b[len(b)-1]
+	for ; i < len(b); i++ {
 		c := b[i]
 		switch {
 		case c == '\r':
-			if i+1 < len(b) && b[i+1] == '\n' {
+			if i+1 == len(b) {
+				s.pendingCR = true
+			} else if b[i+1] == '\n' {
 				s.crlf++
 				i++
 			} else {
@@ -82,11 +114,51 @@ func gatherStats(b []byte) textStats {
 			s.printable++
 		}
 	}
+}
+
+// finish ends the count once every piece was added.
+func (s *textStats) finish() {
+	if s.pendingCR {
+		s.pendingCR = false
+		s.lonecr++
+	}
 	// A trailing ^Z (old DOS end of file) is not held against the text.
-	if len(b) > 0 && b[len(b)-1] == '\032' {
+	if s.last == '\032' {
 		s.nonprintable--
 	}
-	return s
+}
+
+// crlfReader turns lone LFs of r into CRLF as they stream by.
+type crlfReader struct {
+	r      io.Reader
+	prevCR bool
+	out    []byte
+	buf    []byte
+}
+
+func (c *crlfReader) Read(p []byte) (int, error) {
+	for len(c.out) == 0 {
+		if c.buf == nil {
+			c.buf = make([]byte, 256<<10)
+		}
+		n, err := c.r.Read(c.buf)
+		for _, b := range c.buf[:n] {
+			if b == '\n' && !c.prevCR {
+				c.out = append(c.out, '\r')
+			}
+			c.out = append(c.out, b)
+			c.prevCR = b == '\r'
+		}
+		if err != nil && len(c.out) == 0 {
+			return 0, err
+		}
+		if n == 0 && err == nil {
+			continue
+		}
+	}
+	n := copy(p, c.out)
+	c.out = c.out[:copy(c.out, c.out[n:])]
+	return n, nil
 }
 
 func (s textStats) binary() bool {

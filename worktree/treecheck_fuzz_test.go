@@ -2,8 +2,10 @@ package worktree
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -112,6 +114,37 @@ func FuzzParseTree(f *testing.F) {
 		for i := range back {
 			if back[i] != entries[i] {
 				t.Fatalf("entry %d: %+v, then %+v", i, entries[i], back[i])
+			}
+		}
+	})
+}
+
+// FuzzConversionInPieces: text statistics counted piece by piece equal
+// those of the whole content, and the streamed CRLF conversion writes
+// what the whole-content one writes.
+func FuzzConversionInPieces(f *testing.F) {
+	f.Add([]byte("a\r\nb\nc\r"), uint8(3))
+	f.Add([]byte("\r\n\r\n\x1a"), uint8(1))
+	f.Add([]byte("x\x00\ny\r"), uint8(2))
+	f.Fuzz(func(t *testing.T, content []byte, cut uint8) {
+		whole := gatherStats(content)
+		var s textStats
+		step := int(cut%7) + 1
+		for i := 0; i < len(content); i += step {
+			s.add(content[i:min(i+step, len(content))])
+		}
+		s.finish()
+		s.last, whole.last = 0, 0
+		if s != whole {
+			t.Fatalf("in pieces of %d: %+v, whole: %+v", step, s, whole)
+		}
+		for _, c := range []conversion{convCRLF, convAutoCRLF} {
+			if !c.converts(whole) {
+				continue
+			}
+			got, err := io.ReadAll(&crlfReader{r: iotest.OneByteReader(bytes.NewReader(content))})
+			if err != nil || !bytes.Equal(got, c.apply(content)) {
+				t.Fatalf("streamed %q, whole %q (%v)", got, c.apply(content), err)
 			}
 		}
 	})

@@ -109,5 +109,8 @@ func newRun(f *cmdutil.Factory, o *NewOptions) error {
 		return cmdutil.WriteJSON(f.IO.Out, m)
 	}
 	fmt.Fprintf(f.IO.Out, "created worktree %s at %s (branch %s from %s %.12s)\n", m.Slug, m.Path, m.Branch, m.Base, m.BaseCommit)
+	if m.Checkout == worktree.CheckoutGit {
+		fmt.Fprintf(f.IO.Out, "checked out by git: %s\n", m.CheckoutReason)
+	}
 	return nil
 }
