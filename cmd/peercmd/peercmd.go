@@ -124,7 +124,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 				if rows == nil {
 					rows = []*peers.Peer{}
 				}
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, p := range rows {
 				fmt.Fprintf(f.IO.Out, "%-16s %-12s quota=%d  %s\n", p.Agent, p.Adapter, p.QuotaTurns, strings.Join(p.Capabilities, ","))
@@ -132,7 +132,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	ls.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(ls, &asJSON, "print as JSON")
 
 	var goal, state, next, workspace, handoff string
 	status := &cobra.Command{
@@ -171,7 +171,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 			q, err := s.QuotaGuard(args[0], as)
 			if q != nil {
 				if qJSON {
-					cmdutil.WriteJSON(f.IO.Out, q)
+					cmdutil.ExportJSON(cmd, f.IO.Out, q)
 				} else if q.Unlimited {
 					fmt.Fprintf(f.IO.Out, "%s: %d turns used, no limit\n", q.Agent, q.Turns)
 				} else {
@@ -182,7 +182,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	guard.Flags().StringVar(&as, "as", "", "the agent asking (a peer may check only its own quota)")
-	guard.Flags().BoolVar(&qJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(guard, &qJSON, "print as JSON")
 	cmd.AddCommand(register, attach, ls, status, guard)
 	return cmd
 }

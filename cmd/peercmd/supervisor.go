@@ -137,7 +137,7 @@ verified itself, an authority reference, evidence and a rollback boundary.`,
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, r := range rows {
 				fmt.Fprintf(f.IO.Out, "%-16s %-8s %-12s executed=%v receipts=%v\n", r.DecisionID, r.Kind, r.Target, r.Executed, r.Receipts)
@@ -146,7 +146,7 @@ verified itself, an authority reference, evidence and a rollback boundary.`,
 		},
 	}
 	flags(list)
-	list.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(list, &asJSON, "print as JSON")
 	cmd.AddCommand(propose, receipt, list)
 	return cmd
 }

@@ -19,6 +19,7 @@ type Options struct {
 
 	Remote string
 	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 // NewCmdSync returns `sync`.
@@ -42,7 +43,7 @@ writer ref has one writer, so every update is a fast-forward.`,
 			return syncRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the report as JSON")
 	return cmd
 }
 
@@ -64,7 +65,7 @@ func syncRun(o *Options) error {
 		return err
 	}
 	if o.JSON {
-		return cmdutil.WriteJSON(o.IO.Out, rep)
+		return o.Export.Write(o.IO.Out, rep)
 	}
 	out := o.IO.Out
 	if len(rep.Fetched) == 0 {
