@@ -82,6 +82,8 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
+	cmd.AddCommand(newCmdCompletion(cmd))
+	refuseUnknownSubcommands(cmd)
 	return cmd
 }
 
