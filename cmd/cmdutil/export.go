@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/cli/go-gh/v2/pkg/jq"
@@ -100,6 +101,9 @@ func (e *Exporter) Filtering() bool {
 // ExportJSON is Write for the command cmd, as RunE has it at hand: cmd must
 // have been given its flags with AddJSONFlags.
 func ExportJSON(cmd *cobra.Command, w io.Writer, v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
+		v = []any{} // an empty list is [], never null
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
