@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,34 @@ func TestMistypedSubcommandIsAUsageError(t *testing.T) {
 	// The group alone still prints its help and succeeds.
 	if out, _, err := sh(t, dir, nil, "git", "agentproto", "ledger"); err != nil || !strings.Contains(out, "Available Commands") {
 		t.Errorf("git agentproto ledger: %v\n%s", err, out)
+	}
+}
+
+// What completes dynamically comes from the repository: plans, their work
+// packages, sessions, worktrees and profiles.
+func TestGitCompletesWhatTheRepositoryHolds(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "agentproto.toml"))
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), append(cfg, "[profiles.fast]\nadapter = \"scripted\"\nauth = \"none\"\n"...), 0o644)
+	must(t, dir, "git", "agentproto", "worktree", "new", "scratch", "--no-setup")
+	id := strings.TrimSpace(must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", ".", "--prompt", "hi"))
+	for line, want := range map[string][]string{
+		"git agentproto verify ":                    {"demo"},
+		"git agentproto verify demo W":              {"WP0", "WP1", "WP2"},
+		"git agentproto dispatch demo --wp ":        {"WP0", "WP1", "WP2"},
+		"git agentproto worktree changes ":          {"scratch"},
+		"git agentproto sessions output ":           {id},
+		"git agentproto profile check ":             {"fast"},
+		"git agentproto sessions start --worktree ": {"scratch"},
+	} {
+		got := words(complete(t, dir, line))
+		for _, w := range want {
+			if !got[w] {
+				t.Errorf("%s<TAB> = %v, want %s among them", line, got, w)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s<TAB> = %v, want exactly %v", line, got, want)
+		}
 	}
 }

@@ -84,6 +84,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)
+	addDynamicCompletion(cmd, f)
 	return cmd
 }
 
