@@ -5,6 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/cmd/root"
 )
 
 const gitCompletion = "/usr/share/bash-completion/completions/git"
@@ -98,5 +104,36 @@ func TestGitCompletesWhatTheRepositoryHolds(t *testing.T) {
 		if len(got) != len(want) {
 			t.Errorf("%s<TAB> = %v, want exactly %v", line, got, want)
 		}
+	}
+}
+
+// One spelling per concept: --goal, --agent, --apply; the old names still
+// parse but no command shows them.
+func TestOneSpellingPerConcept(t *testing.T) {
+	io, _, _, _ := cmdutil.Test()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			switch fl.Name {
+			case "goal-id", "agent-id", "execute":
+				t.Errorf("%s still shows --%s", c.CommandPath(), fl.Name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root.NewCmdRoot(cmdutil.New(io, "test")))
+
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	must(t, dir, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "old", "--data", "{}", "--goal-id", "g1", "--agent-id", "a1")
+	out := must(t, dir, "git", "agentproto", "ledger", "show", "old", "--jq", `.goal + " " + .agent`)
+	if strings.TrimSpace(out) != "g1 a1" {
+		t.Errorf("--goal-id/--agent-id as aliases recorded %q, want g1 a1", out)
+	}
+	help := must(t, dir, "git", "agentproto", "supervisor", "inject", "--help")
+	if strings.Contains(help, "--goal-id") || strings.Contains(help, "--execute") || !strings.Contains(help, "--apply") {
+		t.Errorf("supervisor inject --help shows old spellings:\n%s", help)
 	}
 }

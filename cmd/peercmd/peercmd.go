@@ -249,8 +249,8 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 	var supervised []string
 	var clear, execute bool
 	configure := &cobra.Command{
-		Use:   "configure --goal-id G (--supervisor-agent A [--supervised-agent B]... | --clear-supervisor) [--execute]",
-		Short: "Configure (or clear) the goal's supervisor; without --execute, validate and print only",
+		Use:   "configure --goal G (--supervisor-agent A [--supervised-agent B]... | --clear-supervisor) [--apply]",
+		Short: "Configure (or clear) the goal's supervisor; without --apply, validate and print only",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
@@ -269,7 +269,7 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if !execute {
-				fmt.Fprintln(f.IO.ErrOut, "(validated only; nothing written: add --execute)")
+				fmt.Fprintln(f.IO.ErrOut, "(validated only; nothing written: add --apply)")
 			}
 			return nil
 		},
