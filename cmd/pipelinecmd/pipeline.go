@@ -99,8 +99,8 @@ reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
 			if !asJSON {
 				return d.Run(wps)
 			}
-			// Progress to stderr; stdout gets the WPs' latest verifications.
-			d.Out, d.TTY = f.IO.ErrOut, false
+			// Progress to a watching stderr; stdout gets the latest verifications.
+			d.Out, d.TTY = f.IO.Progress(), false
 			runErr := d.Run(wps)
 			st, err := pipeline.ReadState(e.Ledger, e.Project.Name)
 			if err != nil {

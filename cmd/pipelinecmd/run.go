@@ -24,11 +24,11 @@ where it stopped. The pull request is opened only with --pr (or printed with
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			out := f.IO.Out
-			// With --json the progress view goes to stderr and stdout
+			// With --json the progress view goes to a watching stderr and stdout
 			// gets one document: how far the run went and each step's result.
 			doc := map[string]any{"project": args[0], "ok": false}
 			if asJSON {
-				out = f.IO.ErrOut
+				out = f.IO.Progress()
 				defer func() {
 					if werr := cmdutil.ExportJSON(cmd, f.IO.Out, doc); err == nil {
 						err = werr
