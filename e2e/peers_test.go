@@ -202,7 +202,7 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	if !strings.Contains(list, `"decision_id":"d-1","kind":"inject","target":"alice"`) || !strings.Contains(list, `"receipts":["executed:d-1-executed"],"executed":true`) || !strings.Contains(list, `"receipts":["rejected:r-2"],"executed":false`) {
 		t.Fatalf("list: %s", list)
 	}
-	if p := ok("supervisor", "prompt", "--goal-id", "g1", "--agent-id", "sup"); !strings.Contains(p, "git agentproto peer quota-guard sup") || !strings.Contains(p, "supervisor observe --goal-id g1") {
+	if p := ok("supervisor", "prompt", "--goal-id", "g1", "--agent-id", "sup"); !strings.Contains(p, "git agentproto peer quota-guard sup") || !strings.Contains(p, "supervisor observe --goal g1") {
 		t.Fatal(p)
 	}
 	// Clearing disables it.

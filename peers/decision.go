@@ -184,7 +184,7 @@ func (r *ReceiptDoc) ValidateCLI(st *State, goal string) error {
 	switch r.Status {
 	case StatusRejected, StatusFailed:
 	case StatusExecuted:
-		return fault.Refusedf("$.status executed can only be written by the host adapter path, which verifies capabilities itself (git agentproto supervisor inject --execute); the CLI records rejected and failed attempts")
+		return fault.Refusedf("$.status executed can only be written by the host adapter path, which verifies capabilities itself (git agentproto supervisor inject --apply); the CLI records rejected and failed attempts")
 	default:
 		return fault.Invalidf("$.status %q is not rejected or failed", r.Status)
 	}

@@ -26,7 +26,7 @@ func (s *Service) supervisorOf(st *State, goalID, agent string) (*SupervisorConf
 		return nil, err
 	}
 	if g.Supervisor == nil {
-		return nil, fault.Refusedf("goal %s has no supervisor configured (git agentproto goal configure --goal-id %s --supervisor-agent A --execute)", goalID, goalID)
+		return nil, fault.Refusedf("goal %s has no supervisor configured (git agentproto goal configure --goal %s --supervisor-agent A --apply)", goalID, goalID)
 	}
 	if g.Supervisor.SupervisorAgent != agent {
 		return nil, fault.Refusedf("%s is not the supervisor of goal %s (%s is)", agent, goalID, g.Supervisor.SupervisorAgent)
@@ -134,11 +134,11 @@ func (s *Service) Prompt(goalID, agent string) (string, error) {
 	fmt.Fprintf(&b, "You observe: %s.\n\n", strings.Join(st.Supervised(cfg), ", "))
 	b.WriteString("Each round:\n")
 	fmt.Fprintf(&b, "1. Run your own quota guard; stop if it exits 5:\n   git agentproto peer quota-guard %s\n", agent)
-	fmt.Fprintf(&b, "2. Read the observation packet (read-only):\n   git agentproto supervisor observe --goal-id %s --agent-id %s\n", goalID, agent)
+	fmt.Fprintf(&b, "2. Read the observation packet (read-only):\n   git agentproto supervisor observe --goal %s --agent %s\n", goalID, agent)
 	b.WriteString("   If decision_input_complete is false, say what is missing; do not guess.\n")
 	b.WriteString("3. Decide one of observe, inject, handoff, discard (supervisor_decision_v0), with\n   reason codes and evidence references from the packet. Write it to a file, then\n   validate and record it:\n")
-	fmt.Fprintf(&b, "   git agentproto supervisor event propose --goal-id %s --agent-id %s --decision-json FILE\n", goalID, agent)
-	fmt.Fprintf(&b, "   git agentproto supervisor event propose --goal-id %s --agent-id %s --decision-json FILE --execute\n", goalID, agent)
+	fmt.Fprintf(&b, "   git agentproto supervisor event propose --goal %s --agent %s --decision-json FILE\n", goalID, agent)
+	fmt.Fprintf(&b, "   git agentproto supervisor event propose --goal %s --agent %s --decision-json FILE --apply\n", goalID, agent)
 	b.WriteString("4. A proposal is not an action. Only the host executes, and only an inject, and only\n   when its operator enabled it; never report a proposal as done.\n\n")
 	b.WriteString("You cannot claim another peer's todo, spend or check another peer's quota, or change\nthe goal's configuration. Put credentials nowhere: they are refused.\n")
 	b.WriteString("Decision format:\n{\"schema\":\"supervisor_decision_v0\",\"decision_id\":\"d-1\",\"kind\":\"inject\",\"reason_codes\":[\"stalled\"],\n \"evidence_refs\":[\"...\"],\"target\":\"peer-b\",\"message\":\"...\"}\n")

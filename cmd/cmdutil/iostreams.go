@@ -18,12 +18,13 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdoutTTY bool
+	stderrTTY bool
 }
 
 // System returns the process's own streams.
 func System() *IOStreams {
 	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		stdoutTTY: isatty.IsTerminal(os.Stdout.Fd())}
+		stdoutTTY: isatty.IsTerminal(os.Stdout.Fd()), stderrTTY: isatty.IsTerminal(os.Stderr.Fd())}
 }
 
 // Test returns in-memory streams for tests.
@@ -34,3 +35,13 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 
 // IsStdoutTTY reports whether stdout is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// Progress is where a command that prints a document on stdout shows its
+// progress: stderr when a person watches it, nowhere when a program reads
+// the streams (the document says how it went).
+func (s *IOStreams) Progress() io.Writer {
+	if s.stderrTTY {
+		return s.ErrOut
+	}
+	return io.Discard
+}

@@ -34,7 +34,7 @@ func newCmdCheck(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"ok": true, "source": src})
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"ok": true, "source": src})
 			}
 			if !src.Exists {
 				fmt.Fprintf(f.IO.Out, "no %s here; built-in defaults apply\n", config.FileName)
@@ -44,7 +44,7 @@ func newCmdCheck(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the result as JSON")
 	return cmd
 }
 
@@ -60,11 +60,11 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSONIndent(f.IO.Out, map[string]any{"source": src, "config": cfg})
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"source": src, "config": cfg})
 			}
 			return toml.NewEncoder(f.IO.Out).Encode(cfg)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the configuration as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the configuration as JSON")
 	return cmd
 }

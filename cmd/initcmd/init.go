@@ -24,6 +24,7 @@ type Options struct {
 
 	Remote string
 	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 // NewCmdInit returns `init`.
@@ -47,7 +48,7 @@ func NewCmdInit(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.Remote, "remote", "origin", "remote that gets the ledger fetch refspec")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print what changed as JSON")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print what changed as JSON")
 	return cmd
 }
 
@@ -91,7 +92,7 @@ func initRun(o *Options) error {
 		changed = append(changed, "excluded "+excludeLine+" in info/exclude")
 	}
 	if o.JSON {
-		return cmdutil.WriteJSON(o.IO.Out, map[string]any{"writer": writer, "changed": nonNil(changed)})
+		return o.Export.Write(o.IO.Out, map[string]any{"writer": writer, "changed": nonNil(changed)})
 	}
 	if len(changed) == 0 {
 		fmt.Fprintf(o.IO.Out, "already initialised (writer %s)\n", writer)

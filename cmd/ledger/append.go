@@ -33,6 +33,7 @@ type AppendOptions struct {
 	Attach   []string
 	Batch    bool
 	JSON     bool
+	Export   *cmdutil.Exporter
 }
 
 // NewCmdAppend returns `ledger append`.
@@ -72,7 +73,7 @@ symbolic links); an attachment is at most 16 MiB, the data 1 MiB.`,
 	fl.StringVar(&opts.DataFile, "data-file", "", "read the event data from a file (- for stdin)")
 	fl.StringArrayVar(&opts.Attach, "attach", nil, "attach a file as NAME=PATH (repeatable)")
 	fl.BoolVar(&opts.Batch, "batch", false, "read events as JSON lines from stdin")
-	fl.BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	return cmd
 }
 
@@ -117,7 +118,7 @@ func appendRun(o *AppendOptions) error {
 		return err
 	}
 	if o.JSON {
-		return cmdutil.WriteJSON(o.IO.Out, map[string]any{
+		return o.Export.Write(o.IO.Out, map[string]any{
 			"writer": res.Writer, "tip": res.Tip,
 			"written": len(res.Written), "existing": len(res.Existing),
 		})

@@ -21,6 +21,7 @@ type LogOptions struct {
 	Limit   int
 	Reverse bool
 	JSON    bool
+	Export  *cmdutil.Exporter
 }
 
 // NewCmdLog returns `ledger log`.
@@ -50,7 +51,7 @@ With --json each line is one event envelope exactly as stored.`,
 	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only events of this kind")
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 0, "at most this many events (0 = all)")
 	cmd.Flags().BoolVar(&opts.Reverse, "reverse", false, "oldest first")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "one JSON envelope per line")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "one JSON envelope per line")
 	return cmd
 }
 
@@ -66,6 +67,9 @@ func logRun(o *LogOptions) error {
 	}
 	if o.JSON {
 		err = l.Envelopes(q, func(env []byte) error {
+			if o.Export.Filtering() {
+				return o.Export.WriteRaw(w, env)
+			}
 			w.Write(env)
 			return w.WriteByte('\n')
 		})

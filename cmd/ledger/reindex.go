@@ -40,12 +40,12 @@ reads every event again from git.`,
 				return err
 			}
 			if opts.JSON {
-				return cmdutil.WriteJSON(opts.IO.Out, map[string]int{"events": n})
+				return cmdutil.ExportJSON(cmd, opts.IO.Out, map[string]int{"events": n})
 			}
 			fmt.Fprintf(opts.IO.Out, "indexed %d events\n", n)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the result as JSON")
+	cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	return cmd
 }

@@ -15,8 +15,9 @@ type ShowOptions struct {
 	IO     *cmdutil.IOStreams
 	Ledger func() (*gitstore.Ledger, error)
 
-	ID   string
-	JSON bool
+	ID     string
+	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 // NewCmdShow returns `ledger show`.
@@ -34,7 +35,7 @@ func NewCmdShow(f *cmdutil.Factory, runF func(*ShowOptions) error) *cobra.Comman
 			return showRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the event as JSON, with its commit")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the event as JSON, with its commit")
 	return cmd
 }
 
@@ -49,7 +50,7 @@ func showRun(o *ShowOptions) error {
 		return err
 	}
 	if o.JSON {
-		return cmdutil.WriteJSON(o.IO.Out, struct {
+		return o.Export.Write(o.IO.Out, struct {
 			*gitstore.Event
 			Commit string `json:"commit"`
 		}{e, commit})

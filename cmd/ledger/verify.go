@@ -14,6 +14,7 @@ type VerifyOptions struct {
 	IO     *cmdutil.IOStreams
 	Ledger func() (*gitstore.Ledger, error)
 	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 // ErrFindings is returned when verify found problems; the findings were
@@ -37,7 +38,7 @@ and attachments. Exit code 1 when anything is found.`,
 			return verifyRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the report as JSON")
 	return cmd
 }
 
@@ -51,7 +52,7 @@ func verifyRun(o *VerifyOptions) error {
 		return err
 	}
 	if o.JSON {
-		if err := cmdutil.WriteJSON(o.IO.Out, struct {
+		if err := o.Export.Write(o.IO.Out, struct {
 			OK bool `json:"ok"`
 			*gitstore.VerifyReport
 		}{rep.OK(), rep}); err != nil {

@@ -62,7 +62,7 @@ has none; supervisor prompt includes those tagged with the goal id or untagged.`
 				if out == nil {
 					out = []lessons.Lesson{}
 				}
-				return cmdutil.WriteJSON(f.IO.Out, out)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, out)
 			}
 			for _, x := range out {
 				fmt.Fprintf(f.IO.Out, "%s  [%s]  %s\n", x.Time[:10], strings.Join(x.Tags, ","), x.Text)
@@ -71,7 +71,7 @@ has none; supervisor prompt includes those tagged with the goal id or untagged.`
 		},
 	}
 	ls.Flags().StringArrayVar(&lsTags, "tag", nil, "only lessons with this tag")
-	ls.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(ls, &asJSON, "print as JSON")
 	cmd.AddCommand(add, ls)
 	return cmd
 }

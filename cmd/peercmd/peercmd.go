@@ -124,7 +124,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 				if rows == nil {
 					rows = []*peers.Peer{}
 				}
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, p := range rows {
 				fmt.Fprintf(f.IO.Out, "%-16s %-12s quota=%d  %s\n", p.Agent, p.Adapter, p.QuotaTurns, strings.Join(p.Capabilities, ","))
@@ -132,7 +132,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	ls.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(ls, &asJSON, "print as JSON")
 
 	var goal, state, next, workspace, handoff string
 	status := &cobra.Command{
@@ -171,7 +171,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 			q, err := s.QuotaGuard(args[0], as)
 			if q != nil {
 				if qJSON {
-					cmdutil.WriteJSON(f.IO.Out, q)
+					cmdutil.ExportJSON(cmd, f.IO.Out, q)
 				} else if q.Unlimited {
 					fmt.Fprintf(f.IO.Out, "%s: %d turns used, no limit\n", q.Agent, q.Turns)
 				} else {
@@ -182,7 +182,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	guard.Flags().StringVar(&as, "as", "", "the agent asking (a peer may check only its own quota)")
-	guard.Flags().BoolVar(&qJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(guard, &qJSON, "print as JSON")
 	cmd.AddCommand(register, attach, ls, status, guard)
 	return cmd
 }
@@ -249,8 +249,8 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 	var supervised []string
 	var clear, execute bool
 	configure := &cobra.Command{
-		Use:   "configure --goal-id G (--supervisor-agent A [--supervised-agent B]... | --clear-supervisor) [--execute]",
-		Short: "Configure (or clear) the goal's supervisor; without --execute, validate and print only",
+		Use:   "configure --goal G (--supervisor-agent A [--supervised-agent B]... | --clear-supervisor) [--apply]",
+		Short: "Configure (or clear) the goal's supervisor; without --apply, validate and print only",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
@@ -269,7 +269,7 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if !execute {
-				fmt.Fprintln(f.IO.ErrOut, "(validated only; nothing written: add --execute)")
+				fmt.Fprintln(f.IO.ErrOut, "(validated only; nothing written: add --apply)")
 			}
 			return nil
 		},

@@ -30,7 +30,7 @@ receipt, and only for inject, when this clone's operator enabled it
 		c.Flags().StringVar(&agent, "agent-id", "", "the supervisor's agent id")
 	}
 	prompt := &cobra.Command{
-		Use: "prompt --goal-id G --agent-id A", Short: "Print the supervisor's task body", Args: cmdutil.NoArgs,
+		Use: "prompt --goal G --agent A", Short: "Print the supervisor's task body", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -56,7 +56,7 @@ receipt, and only for inject, when this clone's operator enabled it
 	}
 	flags(prompt)
 	observe := &cobra.Command{
-		Use: "observe --goal-id G --agent-id A", Short: "Print the read-only supervisor_observation_v0 packet", Args: cmdutil.NoArgs,
+		Use: "observe --goal G --agent A", Short: "Print the read-only supervisor_observation_v0 packet", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -97,8 +97,8 @@ func newCmdEvent(f *cmdutil.Factory) *cobra.Command {
 		c.Flags().StringVar(&agent, "agent-id", "", "the supervisor's agent id")
 	}
 	propose := &cobra.Command{
-		Use:   "propose --goal-id G --agent-id A --decision-json F [--execute]",
-		Short: "Validate a supervisor_decision_v0 and, with --execute, record it (supervisor_proposed)",
+		Use:   "propose --goal G --agent A --decision-json F [--apply]",
+		Short: "Validate a supervisor_decision_v0 and, with --apply, record it (supervisor_proposed)",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return validateThenRecord(f, file, "decision-json", "the decision", execute, func(s *peers.Service, d *peers.Decision) (any, bool, error) {
@@ -110,8 +110,8 @@ func newCmdEvent(f *cmdutil.Factory) *cobra.Command {
 	propose.Flags().StringVar(&file, "decision-json", "", "file holding the decision")
 	propose.Flags().BoolVar(&execute, "execute", false, "record it")
 	receipt := &cobra.Command{
-		Use:   "receipt --goal-id G --agent-id A --receipt-json F [--execute]",
-		Short: "Validate a rejected or failed supervisor_receipt_v0 and, with --execute, record it",
+		Use:   "receipt --goal G --agent A --receipt-json F [--apply]",
+		Short: "Validate a rejected or failed supervisor_receipt_v0 and, with --apply, record it",
 		Long: `The CLI records rejected and failed attempts only. An executed receipt is refused
 here (exit 5): only the host adapter path can write one, with capabilities it
 verified itself, an authority reference, evidence and a rollback boundary.`,
@@ -126,7 +126,7 @@ verified itself, an authority reference, evidence and a rollback boundary.`,
 	receipt.Flags().StringVar(&file, "receipt-json", "", "file holding the receipt")
 	receipt.Flags().BoolVar(&execute, "execute", false, "record it")
 	list := &cobra.Command{
-		Use: "list --goal-id G --agent-id A [--json]", Short: "List proposals and their receipts", Args: cmdutil.NoArgs,
+		Use: "list --goal G --agent A [--json]", Short: "List proposals and their receipts", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -137,7 +137,7 @@ verified itself, an authority reference, evidence and a rollback boundary.`,
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, r := range rows {
 				fmt.Fprintf(f.IO.Out, "%-16s %-8s %-12s executed=%v receipts=%v\n", r.DecisionID, r.Kind, r.Target, r.Executed, r.Receipts)
@@ -146,7 +146,7 @@ verified itself, an authority reference, evidence and a rollback boundary.`,
 		},
 	}
 	flags(list)
-	list.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(list, &asJSON, "print as JSON")
 	cmd.AddCommand(propose, receipt, list)
 	return cmd
 }
@@ -155,11 +155,11 @@ func newCmdInject(f *cmdutil.Factory) *cobra.Command {
 	var r peers.InjectRequest
 	var execute bool
 	cmd := &cobra.Command{
-		Use:   "inject --goal-id G --agent-id A --decision-id D --authority-ref R --rollback-mode M --rollback-policy-ref P [--execute]",
-		Short: "The inject canary: validate, and with --execute send the message and record the executed receipt",
-		Long: `Without --execute the whole request is validated (the decision exists and is an
+		Use:   "inject --goal G --agent A --decision-id D --authority-ref R --rollback-mode M --rollback-policy-ref P [--apply]",
+		Short: "The inject canary: validate, and with --apply send the message and record the executed receipt",
+		Long: `Without --apply the whole request is validated (the decision exists and is an
 inject, the target's session is live and its adapter declares
-session_message_injection) and nothing is called. With --execute the message
+session_message_injection) and nothing is called. With --apply the message
 goes through the host's session path and the executed (or failed) receipt is
 appended with the capabilities the adapter declared. A prior executed receipt
 suppresses a second send. Executing is off unless this clone's operator
@@ -240,7 +240,7 @@ func validateThenRecord[T any](f *cmdutil.Factory, file, flag, what string, exec
 	cmdutil.WriteJSONIndent(f.IO.Out, out)
 	switch {
 	case !execute:
-		fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --execute)")
+		fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --apply)")
 	case !written:
 		fmt.Fprintln(f.IO.ErrOut, "(already recorded with the same content)")
 	}

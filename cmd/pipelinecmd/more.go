@@ -53,7 +53,7 @@ report is attached. Exit 1 when there are findings.`,
 				return err
 			}
 			if asJSON {
-				cmdutil.WriteJSON(f.IO.Out, r)
+				cmdutil.ExportJSON(cmd, f.IO.Out, r)
 			} else {
 				for _, g := range r.Gates {
 					fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
@@ -70,7 +70,7 @@ report is attached. Exit 1 when there are findings.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the review as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the review as JSON")
 	cmd.Flags().StringVar(&adapter, "adapter", "", "also run a reviewer session with this adapter")
 	return cmd
 }
@@ -129,7 +129,7 @@ func newCmdE2E(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				cmdutil.WriteJSON(f.IO.Out, r)
+				cmdutil.ExportJSON(cmd, f.IO.Out, r)
 			} else {
 				for _, c := range r.Commands {
 					fmt.Fprintf(f.IO.Out, "%s: exit %d (%s)\n", c.Gate.Command, c.Gate.ExitCode, c.Gate.Duration)
@@ -141,7 +141,7 @@ func newCmdE2E(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the result as JSON")
 	return cmd
 }
 
@@ -201,12 +201,15 @@ the push and the request and sends nothing.`,
 			if err != nil {
 				return err
 			}
+			if dryRun && asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": args[0], "repo": repo.String(), "dry_run": true, "request": text})
+			}
 			if dryRun {
 				fmt.Fprint(f.IO.Out, text)
 				return nil
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, r)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, r)
 			}
 			verb := "opened"
 			if r.Updated {
@@ -220,7 +223,7 @@ the push and the request and sends nothing.`,
 	open.Flags().StringVar(&base, "base", "", "base branch (default: the plan's base)")
 	open.Flags().StringVar(&title, "title", "", "title (default: agentproto: PROJECT)")
 	open.Flags().BoolVar(&dryRun, "dry-run", false, "print the request; send nothing")
-	open.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmdutil.AddJSONFlags(open, &asJSON, "print the result as JSON")
 	cmd.AddCommand(open)
 	return cmd
 }

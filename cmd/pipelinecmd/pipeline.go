@@ -3,6 +3,7 @@
 package pipelinecmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -58,7 +59,7 @@ func sessionsClient(f *cmdutil.Factory) (*sessions.Client, error) { return f.Ses
 func newCmdDispatch(f *cmdutil.Factory) *cobra.Command {
 	var wps []string
 	var maxParallel int
-	var noWait bool
+	var noWait, asJSON bool
 	var timeout string
 	cmd := &cobra.Command{
 		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--timeout 40m]",
@@ -95,13 +96,31 @@ reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: !noWait,
 				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ(),
 				TTY: f.IO.IsStdoutTTY()}
-			return d.Run(wps)
+			if !asJSON {
+				return d.Run(wps)
+			}
+			// Progress to a watching stderr; stdout gets the latest verifications.
+			d.Out, d.TTY = f.IO.Progress(), false
+			runErr := d.Run(wps)
+			st, err := pipeline.ReadState(e.Ledger, e.Project.Name)
+			if err != nil {
+				return errors.Join(runErr, err)
+			}
+			doc := map[string]any{"project": e.Project.Name, "ok": runErr == nil, "verifications": st.Verifications}
+			if runErr != nil {
+				doc["error"] = runErr.Error()
+			}
+			if err := cmdutil.ExportJSON(cmd, f.IO.Out, doc); err != nil {
+				return err
+			}
+			return runErr
 		},
 	}
 	cmd.Flags().StringArrayVar(&wps, "wp", nil, "only this work package (repeatable)")
 	cmd.Flags().IntVar(&maxParallel, "max-parallel", 0, "sessions at once (default [dispatch] max_parallel)")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "start the sessions and return")
 	cmd.Flags().StringVar(&timeout, "timeout", "", "how long to wait for a wave (default [dispatch] timeout)")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "progress on stderr; print the verifications as JSON")
 	return cmd
 }
 
@@ -135,7 +154,7 @@ func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				cmdutil.WriteJSON(f.IO.Out, v)
+				cmdutil.ExportJSON(cmd, f.IO.Out, v)
 			} else {
 				fmt.Fprintf(f.IO.Out, "%s %s: %s\n", e.Project.Name, v.WP, v.Verdict)
 				fmt.Fprintf(f.IO.Out, "  worktree %s at %.12s\n  changed: %s\n", v.Worktree, v.Head, strings.Join(v.Changed, ", "))
@@ -153,14 +172,15 @@ func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verification as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the verification as JSON")
 	return cmd
 }
 
 func newCmdCheckpoint(f *cmdutil.Factory) *cobra.Command {
 	var message string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "checkpoint PROJECT WPn [-m MSG]",
+		Use:   "checkpoint PROJECT WPn [-m MSG] [--json]",
 		Short: "Commit exactly the in-perimeter changed paths of a verified work package (never pushes)",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -172,11 +192,15 @@ func newCmdCheckpoint(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, cp)
+			}
 			fmt.Fprintf(f.IO.Out, "%s %s: %.12s (%d paths)\n", e.Project.Name, cp.WP, cp.Commit, len(cp.Paths))
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&message, "message", "m", "", "commit message (default: the WP id and title)")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the checkpoint as JSON")
 	return cmd
 }
 
@@ -216,7 +240,7 @@ findings that would stop it, and writes nothing at all.`,
 				c, err = e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
 			}
 			if asJSON && c != nil {
-				cmdutil.WriteJSON(f.IO.Out, c)
+				cmdutil.ExportJSON(cmd, f.IO.Out, c)
 			} else if c != nil {
 				if c.Branch != "" {
 					fmt.Fprintf(f.IO.Out, "integration worktree %s (%s)\n", c.Worktree, c.Branch)
@@ -235,7 +259,7 @@ findings that would stop it, and writes nothing at all.`,
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the result as JSON")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be merged and wired; write nothing")
 	return cmd
 }

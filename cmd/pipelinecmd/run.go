@@ -12,7 +12,7 @@ import (
 )
 
 func newCmdRun(f *cmdutil.Factory) *cobra.Command {
-	var openPR, dryRun bool
+	var openPR, dryRun, asJSON bool
 	var maxParallel int
 	cmd := &cobra.Command{
 		Use:   "run PROJECT [--max-parallel N] [--pr | --dry-run]",
@@ -22,11 +22,23 @@ saying what to do next. Every step is recorded, so running it again continues
 where it stopped. The pull request is opened only with --pr (or printed with
 --dry-run); without either, run stops before it.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			out := f.IO.Out
+			// With --json the progress view goes to a watching stderr and stdout
+			// gets one document: how far the run went and each step's result.
+			doc := map[string]any{"project": args[0], "ok": false}
+			if asJSON {
+				out = f.IO.Progress()
+				defer func() {
+					if werr := cmdutil.ExportJSON(cmd, f.IO.Out, doc); err == nil {
+						err = werr
+					}
+				}()
+			}
 			step := func(name string) { fmt.Fprintf(out, "\n== %s\n", name) }
 			red := func(name string, err error, next string) error {
 				fmt.Fprintf(out, "\nstopped at %s: %v\nnext: %s\n", name, err, next)
+				doc["stopped_at"], doc["error"], doc["next"] = name, err.Error(), next
 				return err
 			}
 			e, cfg, err := env(f, args[0])
@@ -47,21 +59,25 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			}
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: true,
 				Timeout: duration(cfg.Dispatch.Timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: out, CallerEnv: os.Environ(),
-				TTY: f.IO.IsStdoutTTY()}
+				TTY: f.IO.IsStdoutTTY() && !asJSON}
 			if err := d.Run(nil); err != nil {
 				return red("dispatch", err, "fix it, then git agentproto run "+p+" again")
 			}
 			step("checkpoint")
+			var checkpoints []any
+			defer func() { doc["checkpoints"] = checkpoints }()
 			for _, wp := range e.Project.Plan.WPs {
 				cp, err := e.Checkpoint(wp.ID, "")
 				if err != nil {
 					return red("checkpoint "+wp.ID, err, "git agentproto verify "+p+" "+wp.ID)
 				}
 				fmt.Fprintf(out, "%-5s %.12s (%d paths)\n", wp.ID, cp.Commit, len(cp.Paths))
+				checkpoints = append(checkpoints, cp)
 			}
 			step("consolidate")
 			cons, err := e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
 			if cons != nil {
+				doc["consolidation"] = cons
 				for _, w := range cons.Wiring {
 					fmt.Fprintf(out, "wiring %s %s: %s (%s)\n", w.WP, w.File, w.Line, w.Status)
 				}
@@ -79,6 +95,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			if err := e.RecordReview(rev, nil); err != nil {
 				return err
 			}
+			doc["review"] = rev
 			printFindings(f, rev.Findings)
 			fmt.Fprintf(out, "%d findings\n", len(rev.Findings))
 			if !rev.OK {
@@ -90,6 +107,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 				if err != nil {
 					return red("e2e", err, "git agentproto e2e "+p)
 				}
+				doc["e2e"] = r
 				for _, c := range r.Commands {
 					fmt.Fprintf(out, "%s: exit %d\n", c.Gate.Command, c.Gate.ExitCode)
 				}
@@ -99,6 +117,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			}
 			if !openPR && !dryRun {
 				fmt.Fprintf(out, "\nall green. next: git agentproto pr open %s\n", p)
+				doc["ok"], doc["next"] = true, "git agentproto pr open "+p
 				return nil
 			}
 			step("pull request")
@@ -119,14 +138,18 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			}
 			if dryRun {
 				fmt.Fprint(out, text)
+				doc["pr_request"] = text
 			} else {
 				fmt.Fprintf(out, "pull request #%d: %s\n", r.Number, r.URL)
+				doc["pr"] = r
 			}
+			doc["ok"] = true
 			return nil
 		},
 	}
 	cmd.Flags().IntVar(&maxParallel, "max-parallel", 0, "sessions at once")
 	cmd.Flags().BoolVar(&openPR, "pr", false, "open the pull request at the end")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the pull request instead of opening it")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "progress on stderr; print the outcome and each step's result as JSON")
 	return cmd
 }

@@ -108,7 +108,7 @@ Warnings: unowned-change-target, glob-matches-nothing.`,
 				return err
 			}
 			if asJSON {
-				if err := cmdutil.WriteJSONIndent(f.IO.Out, rep); err != nil {
+				if err := cmdutil.ExportJSON(cmd, f.IO.Out, rep); err != nil {
 					return err
 				}
 			} else {
@@ -120,7 +120,7 @@ Warnings: unowned-change-target, glob-matches-nothing.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the findings as JSON")
 	return cmd
 }
 
@@ -164,7 +164,7 @@ func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files})
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files})
 			}
 			if !written {
 				fmt.Fprintf(f.IO.Out, "plan %s is already frozen as %s; nothing written\n", p.Name, fr.RecordID)
@@ -174,7 +174,7 @@ func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the result as JSON")
 	return cmd
 }
 
@@ -198,7 +198,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			}
 			if h.Frozen == nil {
 				if asJSON {
-					return cmdutil.WriteJSON(f.IO.Out, map[string]any{"project": p.Name, "frozen": false})
+					return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "frozen": false})
 				}
 				fmt.Fprintf(f.IO.Out, "plan %s is not frozen\n", p.Name)
 				return nil
@@ -208,7 +208,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"project": p.Name, "frozen": true,
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "frozen": true,
 					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift})
 			}
 			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, h.Frozen.RecordID, h.Frozen.Time, len(h.Amendments))
@@ -218,7 +218,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the drift as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the drift as JSON")
 	return cmd
 }
 
@@ -255,8 +255,9 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmdRender(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "render PROJECT WPn",
+		Use:   "render PROJECT WPn [--json]",
 		Short: "Print the executor's session prompt: a pointer to its frozen brief and the overrides",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -272,10 +273,14 @@ func newCmdRender(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "wp": args[1], "prompt": text})
+			}
 			fmt.Fprint(f.IO.Out, text)
 			return nil
 		},
 	}
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the prompt as JSON")
 	return cmd
 }
 
@@ -291,7 +296,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, p.Plan)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, p.Plan)
 			}
 			out := f.IO.Out
 			fmt.Fprintf(out, "plan %s (base %s, gate %q)\n", p.Name, p.Plan.Base, p.Plan.Gate)
@@ -311,7 +316,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the plan as JSON")
 	return cmd
 }
 
@@ -348,11 +353,11 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 				}
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the owners as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the owners as JSON")
 	return cmd
 }

@@ -76,7 +76,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				rows = append(rows, r)
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, r := range rows {
 				trust := "trusted"
@@ -88,7 +88,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }
 
@@ -119,7 +119,7 @@ func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"name": info.Name, "version": info.Version, "capabilities": info.Capabilities,
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": info.Name, "version": info.Version, "capabilities": info.Capabilities,
 					"models": info.Models, "auth_methods": info.AuthMethods, "path": fd.Path})
 			}
 			fmt.Fprintf(f.IO.Out, "name:         %s\nversion:      %s\npath:         %s\ncapabilities: %s\nmodels:       %s\nauth:         %s\n",
@@ -127,7 +127,7 @@ func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }
 
@@ -231,7 +231,7 @@ your own installation and need no trust. --show prints without trusting.`,
 				fd.Trusted = true
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"name": fd.Name, "path": fd.Path, "source": fd.Source,
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": fd.Name, "path": fd.Path, "source": fd.Source,
 					"sha256": fd.Digest, "trusted": fd.Trusted, "recorded": added})
 			}
 			if fd.Source != host.SourceConfig {
@@ -251,6 +251,6 @@ your own installation and need no trust. --show prints without trusting.`,
 		},
 	}
 	cmd.Flags().BoolVar(&show, "show", false, "only show the binary and whether it is trusted")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }

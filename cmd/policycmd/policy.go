@@ -102,7 +102,7 @@ ledger event with its results.`,
 				if ps == nil {
 					ps = []*sessions.Policy{}
 				}
-				return cmdutil.WriteJSON(f.IO.Out, ps)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, ps)
 			}
 			for _, p := range resp.Policies {
 				state := "active"
@@ -117,7 +117,7 @@ ledger event with its results.`,
 			return nil
 		},
 	}
-	ls.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(ls, &asJSON, "print as JSON")
 	cancel := &cobra.Command{
 		Use: "cancel ID", Short: "Cancel a policy", Args: cmdutil.ExactArgs(1, "one policy id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -133,8 +133,9 @@ ledger event with its results.`,
 		},
 	}
 	var timeout string
+	var waitJSON bool
 	wait := &cobra.Command{
-		Use: "wait ID... [--timeout 40m]", Short: "Block until the policies fired; exit 4 on timeout",
+		Use: "wait ID... [--timeout 40m] [--json]", Short: "Block until the policies fired; exit 4 on timeout",
 		Args: cmdutil.MinArgs(1, "one policy id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := client(f)
@@ -145,14 +146,23 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
+			if waitJSON {
+				pending := append([]string{}, resp.Pending...)
+				if err := cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"ids": args, "fired": len(pending) == 0, "pending": pending}); err != nil {
+					return err
+				}
+			}
 			if len(resp.Pending) > 0 {
 				return fault.Timeoutf("timed out after %s; not fired yet: %s", timeout, strings.Join(resp.Pending, " "))
 			}
-			fmt.Fprintln(f.IO.Out, "fired")
+			if !waitJSON {
+				fmt.Fprintln(f.IO.Out, "fired")
+			}
 			return nil
 		},
 	}
 	wait.Flags().StringVar(&timeout, "timeout", "40m", "how long to wait, with a unit")
+	cmdutil.AddJSONFlags(wait, &waitJSON, "print the outcome as JSON")
 	cmd.AddCommand(attach, ls, cancel, wait)
 	return cmd
 }

@@ -29,12 +29,15 @@ func NewCmdProfile(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if len(cfg.Profiles) == 0 && len(args) == 0 {
+				if asJSON {
+					return cmdutil.ExportJSON(cmd, f.IO.Out, []profiles.Result{})
+				}
 				fmt.Fprintln(f.IO.Out, "no [profiles] configured")
 				return nil
 			}
 			rs := profiles.Check(cfg, repo.WorkTree, args, os.Getenv)
 			if asJSON {
-				cmdutil.WriteJSON(f.IO.Out, rs)
+				cmdutil.ExportJSON(cmd, f.IO.Out, rs)
 			} else {
 				PrintTable(f, rs)
 			}
@@ -46,7 +49,7 @@ func NewCmdProfile(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	check.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(check, &asJSON, "print as JSON")
 	cmd.AddCommand(check)
 	return cmd
 }

@@ -59,6 +59,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	cmd.SetGlobalNormalizationFunc(cmdutil.NormalizeFlagName)
 	cmd.SetVersionTemplate("git-agentproto version {{.Version}}\n")
 	cmd.SetIn(f.IO.In)
 	cmd.SetOut(f.IO.Out)
@@ -82,6 +83,9 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
+	cmd.AddCommand(newCmdCompletion(cmd))
+	refuseUnknownSubcommands(cmd)
+	addDynamicCompletion(cmd, f)
 	return cmd
 }
 

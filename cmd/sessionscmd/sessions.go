@@ -114,8 +114,9 @@ func printRecord(f *cmdutil.Factory, r *sessions.Record) {
 
 func newCmdMonitor(f *cmdutil.Factory) *cobra.Command {
 	var dur string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "monitor ID... [--for 45s]",
+		Use:   "monitor ID... [--for 45s] [--json]",
 		Short: "Return as soon as any named session changes state (or the time passes); one line per session",
 		Long: `For a supervisor with a small context: instead of polling, block until one of the
 named sessions changes state or turn, or --for passes, then print one line per
@@ -130,6 +131,9 @@ session: id, state, turns, last activity, warnings count.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"sessions": append([]*sessions.Record{}, resp.Records...)})
+			}
 			for _, r := range resp.Records {
 				fmt.Fprintf(f.IO.Out, "%s %s turns=%d last=%s warnings=%d\n", r.ID, r.State, r.Turns, r.LastActivity.Local().Format("15:04:05"), len(r.Warnings))
 			}
@@ -137,5 +141,6 @@ session: id, state, turns, last activity, warnings count.`,
 		},
 	}
 	cmd.Flags().StringVar(&dur, "for", "45s", "the longest to wait, with a unit")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the sessions as JSON")
 	return cmd
 }

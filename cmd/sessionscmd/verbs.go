@@ -106,12 +106,12 @@ passed to the adapter from your environment and never stored.`,
 				// gives its record (state, failure, stderr tail), and the
 				// error names it either way.
 				if resp != nil && resp.Session != nil && asJSON {
-					cmdutil.WriteJSON(f.IO.Out, resp.Session)
+					cmdutil.ExportJSON(cmd, f.IO.Out, resp.Session)
 				}
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, resp.Session)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, resp.Session)
 			}
 			fmt.Fprintln(f.IO.Out, resp.Session.ID)
 			return nil
@@ -125,7 +125,7 @@ passed to the adapter from your environment and never stored.`,
 	fl.StringVar(&prompt, "prompt", "", "first prompt")
 	fl.StringVar(&promptFile, "prompt-file", "", "read the first prompt from a file")
 	fl.StringVar(&label, "label", "", "a label for people")
-	fl.BoolVar(&asJSON, "json", false, "print the session as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the session as JSON")
 	fl.StringVar(&profile, "profile", "", "executor profile ([profiles.NAME])")
 	fl.BoolVar(&noPing, "no-ping", false, "skip the liveness ping")
 	return cmd
@@ -181,7 +181,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				}
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, r := range rows {
 				label := r.Label
@@ -200,7 +200,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	cmd.Flags().BoolVar(&all, "all", false, "include cleaned sessions")
 	return cmd
 }
@@ -214,8 +214,9 @@ func orDash(s string) string {
 
 func newCmdWait(f *cmdutil.Factory) *cobra.Command {
 	var until, timeout string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "wait ID... [--until turn-end|exit] [--timeout 40m]",
+		Use:   "wait ID... [--until turn-end|exit] [--timeout 40m] [--json]",
 		Short: "Block until every named session reaches the state; exit 4 on timeout",
 		Args:  cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -236,9 +237,19 @@ func newCmdWait(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			st, _ := store(f)
+			records := []*sessions.Record{}
 			for _, id := range args {
 				if r, err := st.Load(id); err == nil {
-					printRecord(f, r)
+					records = append(records, r)
+					if !asJSON {
+						printRecord(f, r)
+					}
+				}
+			}
+			if asJSON {
+				pending := append([]string{}, resp.Pending...)
+				if err := cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"sessions": records, "pending": pending}); err != nil {
+					return err
 				}
 			}
 			if len(resp.Pending) > 0 {
@@ -249,6 +260,7 @@ func newCmdWait(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&until, "until", "turn-end", "turn-end or exit")
 	cmd.Flags().StringVar(&timeout, "timeout", "40m", "how long to wait, with a unit")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the sessions and what is still pending as JSON")
 	return cmd
 }
 
@@ -257,9 +269,9 @@ var escapes = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b
 
 func newCmdOutput(f *cmdutil.Factory) *cobra.Command {
 	var last int
-	var follow, clean bool
+	var follow, clean, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "output ID [--last N] [--follow] [--clean]",
+		Use:   "output ID [--last N] [--follow] [--clean] [--json]",
 		Short: "Print a session's output (the last N lines; --follow until it ends)",
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -285,9 +297,17 @@ func newCmdOutput(f *cmdutil.Factory) *cobra.Command {
 			}
 			w := bufio.NewWriter(f.IO.Out)
 			defer w.Flush()
+			lines := &lineStream{session: rec.ID, write: func(v any) error { return cmdutil.ExportJSON(cmd, w, v) }}
+			if asJSON {
+				defer lines.flush()
+			}
 			emit := func(p []byte) {
 				if clean {
 					p = escapes.ReplaceAll(p, nil)
+				}
+				if asJSON {
+					lines.add(p)
+					return
 				}
 				w.Write(p)
 			}
@@ -320,6 +340,7 @@ func newCmdOutput(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().IntVar(&last, "last", 0, "only the last N lines")
 	cmd.Flags().BoolVar(&follow, "follow", false, "keep printing until the session ends")
 	cmd.Flags().BoolVar(&clean, "clean", false, "strip terminal escapes and control characters")
+	cmdutil.AddJSONFlags(cmd, &asJSON, `one JSON document per output line: {"session","line"}`)
 	return cmd
 }
 
@@ -405,7 +426,7 @@ func newCmdGC(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, resp.Records)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, resp.Records)
 			}
 			for _, r := range resp.Records {
 				what := "keep"
@@ -426,6 +447,6 @@ func newCmdGC(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&apply, "apply", false, "clean them")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }

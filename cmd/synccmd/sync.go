@@ -19,6 +19,7 @@ type Options struct {
 
 	Remote string
 	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 // NewCmdSync returns `sync`.
@@ -46,7 +47,7 @@ follows the remote again, a warning says so (and --json lists it under
 			return syncRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the report as JSON")
 	return cmd
 }
 
@@ -72,7 +73,7 @@ func syncRun(o *Options) error {
 			q.Ref, rep.Remote, short(q.Old), short(q.New), q.Events, q.KeptAs, rep.Remote)
 	}
 	if o.JSON {
-		return cmdutil.WriteJSON(o.IO.Out, rep)
+		return o.Export.Write(o.IO.Out, rep)
 	}
 	out := o.IO.Out
 	if len(rep.Fetched) == 0 {

@@ -59,7 +59,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 					BaseCommit: a.Base, State: worktree.StateAbandoned}, Head: a.Base})
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, r := range rows {
 				line := fmt.Sprintf("%-20s %-24s %.12s  %s", r.Slug, r.Branch, r.Head, r.Path)
@@ -88,7 +88,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&status, "status", false, "also show tree state and integration into the base")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }
 
@@ -108,7 +108,7 @@ func newCmdChanges(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, changes)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, changes)
 			}
 			for _, c := range changes {
 				fmt.Fprintf(f.IO.Out, "%-9s %s (%s)\n", c.Status, c.Path, strings.Join(c.Where, ", "))
@@ -116,6 +116,6 @@ func newCmdChanges(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }

@@ -18,6 +18,7 @@ type NewOptions struct {
 	Branch  string
 	NoSetup bool
 	JSON    bool
+	Export  *cmdutil.Exporter
 }
 
 func newCmdNew(f *cmdutil.Factory) *cobra.Command {
@@ -34,7 +35,7 @@ func newCmdNew(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&o.Base, "base", "", "base revision (default: [worktree] base, origin/HEAD, HEAD)")
 	cmd.Flags().StringVar(&o.Branch, "branch", "", "branch name (default wt/SLUG)")
 	cmd.Flags().BoolVar(&o.NoSetup, "no-setup", false, "skip the setup hooks and copies")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the worktree as JSON")
+	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the worktree as JSON")
 	return cmd
 }
 
@@ -106,7 +107,7 @@ func newRun(f *cmdutil.Factory, o *NewOptions) error {
 		return fmt.Errorf("%w; the worktree is kept for inspection at %s (marked %s)", setupErr, m.Path, worktree.StateSetupFailed)
 	}
 	if o.JSON {
-		return cmdutil.WriteJSON(f.IO.Out, m)
+		return o.Export.Write(f.IO.Out, m)
 	}
 	fmt.Fprintf(f.IO.Out, "created worktree %s at %s (branch %s from %s %.12s)\n", m.Slug, m.Path, m.Branch, m.Base, m.BaseCommit)
 	if m.Checkout == worktree.CheckoutGit {

@@ -119,13 +119,13 @@ func newCmdArchive(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, s)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, s)
 			}
 			fmt.Fprintf(f.IO.Out, "archived worktree %s as %s and removed it (git agentproto worktree restore %s brings it back)\n", m.Slug, s.Ref, m.Slug)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the salvage as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the salvage as JSON")
 	return cmd
 }
 
@@ -232,7 +232,7 @@ Without --apply this is a dry run.`,
 				rows = append(rows, r)
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, rows)
+				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
 			for _, r := range rows {
 				done := ""
@@ -248,6 +248,6 @@ Without --apply this is a dry run.`,
 		},
 	}
 	cmd.Flags().BoolVar(&apply, "apply", false, "remove reclaimable worktrees and archive salvageable ones")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }

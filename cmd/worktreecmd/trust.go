@@ -54,7 +54,7 @@ without trusting.`,
 				trusted = true
 			}
 			if asJSON {
-				return cmdutil.WriteJSON(f.IO.Out, map[string]any{"base": name, "commit": commit, "hooks": hooks, "digest": hooks.Digest(), "trusted": trusted, "recorded": added})
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"base": name, "commit": commit, "hooks": hooks, "digest": hooks.Digest(), "trusted": trusted, "recorded": added})
 			}
 			if hooks.Empty() {
 				fmt.Fprintf(f.IO.Out, "%s (%.12s) has no worktree hooks; nothing to trust\n", name, commit)
@@ -74,6 +74,6 @@ without trusting.`,
 	}
 	cmd.Flags().StringVar(&base, "base", "", "base revision (default: [worktree] base, origin/HEAD, HEAD)")
 	cmd.Flags().BoolVar(&show, "show", false, "only show the hooks and whether they are trusted")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }

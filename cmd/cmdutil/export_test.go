@@ -1,0 +1,52 @@
+package cmdutil
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestStampKeepsFieldsAndOrder(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"b":1,"a":2}`, `{"schema":"s/v1","b":1,"a":2}`},
+		{`{}`, `{"schema":"s/v1"}`},
+		{`{"schema":"own/v2","x":1}`, `{"schema":"own/v2","x":1}`},
+		{`[{"a":1},{"b":2}]`, `[{"schema":"s/v1","a":1},{"schema":"s/v1","b":2}]`},
+		{`[]`, `[]`},
+		{`"text"`, `"text"`},
+		{`null`, `null`},
+	} {
+		got, err := stamp([]byte(c.in), "s/v1")
+		if err != nil {
+			t.Fatalf("stamp(%s): %v", c.in, err)
+		}
+		if string(got) != c.want {
+			t.Errorf("stamp(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// FuzzStamp: whatever valid JSON comes in, valid JSON comes out, and an
+// object always names a schema.
+func FuzzStamp(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[{"a":[1,{"b":2}]}]`, `{}`, `[]`, `1`, `{"schema":1}`, ` {"a" : "}"} `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if !json.Valid([]byte(in)) {
+			return
+		}
+		out, err := stamp([]byte(in), "s/v1")
+		if err != nil {
+			t.Fatalf("stamp(%q): %v", in, err)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("stamp(%q) = %q, not JSON", in, out)
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(out, &obj) == nil {
+			if _, ok := obj["schema"]; !ok {
+				t.Fatalf("stamp(%q) = %q has no schema", in, out)
+			}
+		}
+	})
+}
