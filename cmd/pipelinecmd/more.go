@@ -1,6 +1,7 @@
 package pipelinecmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,9 +20,10 @@ import (
 
 func newCmdReview(f *cmdutil.Factory) *cobra.Command {
 	var asJSON bool
-	var adapter string
+	var adapter, base, head, gate string
+	var own []string
 	cmd := &cobra.Command{
-		Use:   "review PROJECT [--json] [--adapter NAME]",
+		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
 		Short: "Adversarial review: re-run every gate, check commits against perimeters, scan for fake work",
 		Long: `Review reports and never fixes. It re-runs every gate, diffs each WP's commits
 against its brief's perimeter, and scans the added code for the classic
@@ -30,9 +32,22 @@ swallowed errors and recovered panics, not-implemented stubs and TODO
 placeholders, mocks standing in for the unit under test, production code
 returning the value a test expects, gate scripts that pipe away exit codes.
 With --adapter, a reviewer session also reads the review brief and its
-report is attached. Exit 1 when there are findings.`,
-		Args: cmdutil.ExactArgs(1, "one plan name"),
+report is attached. Exit 1 when there are findings.
+
+With --base (and --head, default HEAD) instead of a plan, review judges one
+change the same way — what a CI job reviewing a pull request runs; --gate
+is the command that must pass on it. Nothing is recorded.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if base != "" || head != "" || gate != "" || len(own) > 0 {
+				if len(args) != 0 || adapter != "" {
+					return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
+				}
+				return reviewChange(f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own}, asJSON)
+			}
+			if len(args) != 1 {
+				return fmt.Errorf("review needs one plan name, or --base REV for one change")
+			}
 			e, cfg, err := env(f, args[0])
 			if err != nil {
 				return err
@@ -72,7 +87,48 @@ report is attached. Exit 1 when there are findings.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the review as JSON")
 	cmd.Flags().StringVar(&adapter, "adapter", "", "also run a reviewer session with this adapter")
+	cmd.Flags().StringVar(&base, "base", "", "review the change from this revision (no plan)")
+	cmd.Flags().StringVar(&head, "head", "", "to this revision (default HEAD)")
+	cmd.Flags().StringVar(&gate, "gate", "", "the command that must pass on the change")
+	cmd.Flags().StringArrayVar(&own, "own", nil, "a glob the change may touch (repeatable; default: any path)")
 	return cmd
+}
+
+// reviewChange reviews one change with no plan and records nothing.
+func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOptions, asJSON bool) error {
+	if base == "" {
+		return fmt.Errorf("--base is needed to review a change")
+	}
+	if head == "" {
+		head = "HEAD"
+	}
+	repo, err := f.Repo()
+	if err != nil {
+		return err
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), duration(cfg.Dispatch.GateTimeout))
+	defer cancel()
+	r, err := pipeline.ReviewChange(ctx, repo, base, head, opt)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		cmdutil.WriteJSON(f.IO.Out, r)
+	} else {
+		for _, g := range r.Gates {
+			fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
+		}
+		printFindings(f, r.Findings)
+		fmt.Fprintf(f.IO.Out, "review of %.12s..%.12s: %d findings\n", r.Base, r.Head, len(r.Findings))
+	}
+	if !r.OK {
+		return cmdutil.Silent(fmt.Errorf("review found %d problems", len(r.Findings)))
+	}
+	return nil
 }
 
 // reviewer runs a review session on a brief written for it and returns its
