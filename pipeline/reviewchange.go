@@ -53,21 +53,29 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		return nil, err
 	}
 	r := &ChangeReview{Base: b, Head: h, Gates: []GateRun{}, Findings: []Finding{}}
-	if gate != "" {
+	runs := map[string]testRun{}
+	for _, side := range []struct{ name, commit string }{{"base", b}, {"head", h}} {
 		dir, err := os.MkdirTemp("", "agentproto-review-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		if err := extractTree(repo, h, dir); err != nil {
+		if err := extractTree(repo, side.commit, dir); err != nil {
 			return nil, err
 		}
-		g, _ := RunGate(ctx, dir, gate)
-		r.Gates = append(r.Gates, GateRun{Where: "head", Gate: g})
-		if g.ExitCode != 0 {
-			r.Findings = append(r.Findings, Finding{Code: "gate-failed", Severity: "error", Message: fmt.Sprintf("the gate exits %d on the head", g.ExitCode)})
+		tr, err := runTests(ctx, dir, gate)
+		if err != nil {
+			return nil, err
+		}
+		runs[side.name] = tr
+		if gate != "" {
+			r.Gates = append(r.Gates, GateRun{Where: side.name, Gate: tr.gate})
 		}
 	}
+	if g := runs["head"].gate; gate != "" && g.ExitCode != 0 {
+		r.Findings = append(r.Findings, Finding{Code: "gate-failed", Severity: "error", Message: fmt.Sprintf("the gate exits %d on the head", g.ExitCode)})
+	}
+	r.Findings = append(r.Findings, compareTests(runs["base"], runs["head"])...)
 	if len(own) > 0 {
 		out, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
 		if err != nil {
@@ -83,9 +91,25 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	if err != nil {
 		return nil, err
 	}
-	r.Findings = append(r.Findings, fs...)
-	r.OK = len(r.Findings) == 0
+	// Text patterns alone are no evidence that behaviour is lost: they
+	// are reported as warnings, for a reader to judge.
+	for _, f := range fs {
+		f.Severity = "warning"
+		r.Findings = append(r.Findings, f)
+	}
+	r.OK = !anyError(r.Findings)
 	return r, nil
+}
+
+// anyError says whether any finding is an error; a finding with no
+// severity is one.
+func anyError(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity != "warning" {
+			return true
+		}
+	}
+	return false
 }
 
 func matchesAny(gs []plans.Glob, p string) bool {
