@@ -54,6 +54,7 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	}
 	r := &ChangeReview{Base: b, Head: h, Gates: []GateRun{}, Findings: []Finding{}}
 	runs := map[string]testRun{}
+	dirs := map[string]string{}
 	for _, side := range []struct{ name, commit string }{{"base", b}, {"head", h}} {
 		dir, err := os.MkdirTemp("", "agentproto-review-")
 		if err != nil {
@@ -67,7 +68,7 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		if err != nil {
 			return nil, err
 		}
-		runs[side.name] = tr
+		runs[side.name], dirs[side.name] = tr, dir
 		if gate != "" {
 			r.Gates = append(r.Gates, GateRun{Where: side.name, Gate: tr.gate})
 		}
@@ -76,6 +77,14 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		r.Findings = append(r.Findings, Finding{Code: "gate-failed", Severity: "error", Message: fmt.Sprintf("the gate exits %d on the head", g.ExitCode)})
 	}
 	r.Findings = append(r.Findings, compareTests(runs["base"], runs["head"])...)
+	out, err := repo.Git("diff", "--name-only", "--no-renames", "--diff-filter=AM", "-z", b, h)
+	if err != nil {
+		return nil, err
+	}
+	changed := strings.FieldsFunc(string(out), func(c rune) bool { return c == 0 })
+	r.Findings = append(r.Findings, goFindings(dirs["base"], dirs["head"], changed)...)
+	r.Findings = append(r.Findings, pyFindings(ctx, dirs["base"], dirs["head"], changed)...)
+	r.Findings = append(r.Findings, jsFindings(dirs["base"], dirs["head"], changed)...)
 	if len(own) > 0 {
 		out, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
 		if err != nil {

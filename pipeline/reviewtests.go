@@ -85,6 +85,7 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 		readTestLog(logFile, tr.results)
 		readTAP(tapFile, tr.results)
 	}
+	goTestBodies(dir, tr.same)
 	if err := goTests(ctx, dir, tr.results); err != nil {
 		return tr, err
 	}
@@ -198,6 +199,39 @@ func goTests(ctx context.Context, dir string, r testResults) error {
 		}
 	}
 	return nil
+}
+
+// goTestBodies maps the hash of each Go test's body to its id, so a
+// test renamed with its body unchanged is still the same test.
+func goTestBodies(dir string, same map[string]string) {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return
+	}
+	module := ""
+	for _, l := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "module" {
+			module = strings.Trim(f[1], `"`)
+		}
+	}
+	var files []string
+	hasFile(dir, func(p string) bool {
+		if strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
+		return false
+	})
+	for _, p := range files {
+		pkg := module
+		if d := filepath.ToSlash(filepath.Dir(p)); d != "." {
+			pkg = module + "/" + d
+		}
+		for name, body := range goBodies(filepath.Join(dir, p)) {
+			if strings.HasPrefix(name, "Test") {
+				same[fmt.Sprintf("%x", sha256.Sum256([]byte(body)))] = "go:" + pkg + "." + name
+			}
+		}
+	}
 }
 
 // shellTests runs each *_test.sh of the tree as a test.
