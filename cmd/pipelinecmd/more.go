@@ -74,13 +74,13 @@ is the command that must pass on it. Nothing is recorded.`,
 					fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
 				}
 				printFindings(f, r.Findings)
-				fmt.Fprintf(f.IO.Out, "review of %s: %d findings\n", e.Project.Name, len(r.Findings))
+				fmt.Fprintf(f.IO.Out, "review of %s: %d findings%s\n", e.Project.Name, errorCount(r.Findings), warnings(r.Findings))
 				if r.Reviewer != "" {
 					fmt.Fprintf(f.IO.Out, "reviewer session %s; its report is attached to the review event\n", r.Reviewer)
 				}
 			}
 			if !r.OK {
-				return cmdutil.Silent(fmt.Errorf("review found %d problems", len(r.Findings)))
+				return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))
 			}
 			return nil
 		},
@@ -92,6 +92,24 @@ is the command that must pass on it. Nothing is recorded.`,
 	cmd.Flags().StringVar(&gate, "gate", "", "the command that must pass on the change")
 	cmd.Flags().StringArrayVar(&own, "own", nil, "a glob the change may touch (repeatable; default: any path)")
 	return cmd
+}
+
+// errorCount counts the findings that fail a review; warnings do not.
+func errorCount(fs []pipeline.Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity != "warning" {
+			n++
+		}
+	}
+	return n
+}
+
+func warnings(fs []pipeline.Finding) string {
+	if n := len(fs) - errorCount(fs); n > 0 {
+		return fmt.Sprintf(" (and %d warnings)", n)
+	}
+	return ""
 }
 
 // reviewChange reviews one change with no plan and records nothing.
@@ -123,10 +141,10 @@ func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOpti
 			fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
 		}
 		printFindings(f, r.Findings)
-		fmt.Fprintf(f.IO.Out, "review of %.12s..%.12s: %d findings\n", r.Base, r.Head, len(r.Findings))
+		fmt.Fprintf(f.IO.Out, "review of %.12s..%.12s: %d findings%s\n", r.Base, r.Head, errorCount(r.Findings), warnings(r.Findings))
 	}
 	if !r.OK {
-		return cmdutil.Silent(fmt.Errorf("review found %d problems", len(r.Findings)))
+		return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))
 	}
 	return nil
 }
