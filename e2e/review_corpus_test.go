@@ -146,7 +146,8 @@ type changeReview struct {
 		Message  string `json:"message"`
 		Severity string `json:"severity"`
 	} `json:"findings"`
-	OK bool `json:"ok"`
+	MutationTime string `json:"mutation_time"`
+	OK           bool   `json:"ok"`
 }
 
 // reviewVariant commits one variant over the base and reviews it through
@@ -166,7 +167,9 @@ func reviewVariant(t *testing.T, c corpusCase, variant string) (bool, time.Durat
 	layOver(t, repo, c.ar, variant)
 	corpusGit(t, repo, env, "add", "-A")
 	corpusGit(t, repo, env, "commit", "-q", "-m", variant)
-	args := []string{"review", "--base", base, "--head", "HEAD", "--gate", c.gate, "--json"}
+	// A smaller mutation budget than the default keeps the corpus within
+	// the CI budget.
+	args := []string{"review", "--base", base, "--head", "HEAD", "--gate", c.gate, "--mutation-budget", "15s", "--json"}
 	for _, o := range c.own {
 		args = append(args, "--own", o)
 	}
@@ -197,7 +200,7 @@ func reviewVariant(t *testing.T, c corpusCase, variant string) (bool, time.Durat
 	for _, f := range r.Findings {
 		fmt.Fprintf(&b, "\n  %s %s %s:%d %s", f.Severity, f.Code, f.File, f.Line, f.Message)
 	}
-	t.Logf("%s/%s: rejected=%v in %s%s", c.name, variant, err != nil, took.Round(time.Millisecond), b.String())
+	t.Logf("%s/%s: rejected=%v in %s (mutation %s)%s", c.name, variant, err != nil, took.Round(time.Millisecond), r.MutationTime, b.String())
 	return err != nil, took
 }
 

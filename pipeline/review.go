@@ -31,7 +31,7 @@ type ReviewResult struct {
 // WP's commits against its perimeter, and judges each change as
 // ReviewChange does: from the tests executed at its base and head and from
 // its parsed code.
-func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
+func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 	// tests at base and head, parsed code, text patterns as warnings.
 	seen := map[string]bool{}
 	for i, head := range heads {
-		cr, err := ReviewChange(ctx, e.Repo, bases[i], head, ChangeOptions{Gate: frozen.Gate})
+		cr, err := ReviewChange(ctx, e.Repo, bases[i], head, ChangeOptions{Gate: frozen.Gate, MutationBudget: mutationBudget})
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeTree(t testing.TB, files map[string]string) string {
@@ -131,4 +132,30 @@ func FuzzGoJudge(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMutationSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test on mutants; skipped in -short mode")
+	}
+	base := writeTree(t, map[string]string{"go.mod": "module m\n\ngo 1.22\n"})
+	head := writeTree(t, map[string]string{
+		"go.mod":    "module m\n\ngo 1.22\n",
+		"m.go":      "package m\n\nfunc Tested(n int) int {\n\tif n < 0 {\n\t\treturn -n\n\t}\n\treturn n\n}\n\nfunc Untested(n int) int {\n\tif n > 10 {\n\t\treturn 10\n\t}\n\treturn n\n}\n",
+		"m_test.go": "package m\n\nimport \"testing\"\n\nfunc TestM(t *testing.T) {\n\tif Tested(-2) != 2 || Tested(3) != 3 {\n\t\tt.Fatal(\"Tested\")\n\t}\n\t_ = Untested(3)\n}\n",
+	})
+	orig, err := os.ReadFile(filepath.Join(head, "m.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, used := mutationSmoke(t.Context(), base, head, []string{"m.go"}, time.Minute)
+	if c := codes(fs); c != "untested" || !strings.Contains(fs[0].Message, "Untested") {
+		t.Fatalf("findings %q %+v", c, fs)
+	}
+	if used <= 0 {
+		t.Fatal("no mutation time reported")
+	}
+	if now, _ := os.ReadFile(filepath.Join(head, "m.go")); string(now) != string(orig) {
+		t.Fatal("the mutated file was not restored")
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plans"
@@ -22,13 +23,17 @@ type ChangeReview struct {
 	Head     string    `json:"head"`
 	Gates    []GateRun `json:"gates"`
 	Findings []Finding `json:"findings"`
-	OK       bool      `json:"ok"`
+	// MutationTime is how much of the mutation budget was used.
+	MutationTime string `json:"mutation_time,omitempty"`
+	OK           bool   `json:"ok"`
 }
 
 // ChangeOptions says what a change must pass and may touch.
 type ChangeOptions struct {
 	Gate string   // the command that must pass; none when empty
 	Own  []string // perimeter globs; any path when empty
+	// MutationBudget bounds the mutation smoke; zero turns it off.
+	MutationBudget time.Duration
 }
 
 // ReviewChange reviews base..head: the gate (if any) is run on a fresh
@@ -85,6 +90,11 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	r.Findings = append(r.Findings, goFindings(dirs["base"], dirs["head"], changed)...)
 	r.Findings = append(r.Findings, pyFindings(ctx, dirs["base"], dirs["head"], changed)...)
 	r.Findings = append(r.Findings, jsFindings(dirs["base"], dirs["head"], changed)...)
+	mfs, used := mutationSmoke(ctx, dirs["base"], dirs["head"], changed, opt.MutationBudget)
+	r.Findings = append(r.Findings, mfs...)
+	if used > 0 {
+		r.MutationTime = used.Round(time.Millisecond).String()
+	}
 	if len(own) > 0 {
 		out, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
 		if err != nil {

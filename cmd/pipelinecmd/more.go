@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,7 @@ func newCmdReview(f *cmdutil.Factory) *cobra.Command {
 	var asJSON bool
 	var adapter, base, head, gate string
 	var own []string
+	var budget time.Duration
 	cmd := &cobra.Command{
 		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
 		Short: "Adversarial review: re-run every gate, check commits against perimeters, scan for fake work",
@@ -43,7 +45,7 @@ is the command that must pass on it. Nothing is recorded.`,
 				if len(args) != 0 || adapter != "" {
 					return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
 				}
-				return reviewChange(f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own}, asJSON)
+				return reviewChange(f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own, MutationBudget: budget}, asJSON)
 			}
 			if len(args) != 1 {
 				return fmt.Errorf("review needs one plan name, or --base REV for one change")
@@ -52,7 +54,7 @@ is the command that must pass on it. Nothing is recorded.`,
 			if err != nil {
 				return err
 			}
-			r, err := e.Review(duration(cfg.Dispatch.GateTimeout))
+			r, err := e.Review(duration(cfg.Dispatch.GateTimeout), duration(cfg.Review.MutationBudget))
 			if err != nil {
 				return err
 			}
@@ -90,6 +92,7 @@ is the command that must pass on it. Nothing is recorded.`,
 	cmd.Flags().StringVar(&base, "base", "", "review the change from this revision (no plan)")
 	cmd.Flags().StringVar(&head, "head", "", "to this revision (default HEAD)")
 	cmd.Flags().StringVar(&gate, "gate", "", "the command that must pass on the change")
+	cmd.Flags().DurationVar(&budget, "mutation-budget", -1, "bound of the mutation smoke (default [review] mutation_budget; 0 turns it off)")
 	cmd.Flags().StringArrayVar(&own, "own", nil, "a glob the change may touch (repeatable; default: any path)")
 	return cmd
 }
@@ -130,6 +133,9 @@ func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOpti
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), duration(cfg.Dispatch.GateTimeout))
 	defer cancel()
+	if opt.MutationBudget < 0 {
+		opt.MutationBudget = duration(cfg.Review.MutationBudget)
+	}
 	r, err := pipeline.ReviewChange(ctx, repo, base, head, opt)
 	if err != nil {
 		return err
