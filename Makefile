@@ -5,7 +5,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 
-.PHONY: all build test test-agents demo bench fuzz man install uninstall completion vet fmt clean proto
+.PHONY: all build test review-corpus test-agents demo bench fuzz man install uninstall completion vet fmt clean proto
 
 all: build
 
@@ -71,3 +71,8 @@ proto:
 	protoc --go_out=. --go_opt=paths=source_relative \
 		--go-grpc_out=. --go-grpc_opt=paths=source_relative \
 		plugins/internal/proto/adapter.proto
+
+# Review against its corpus of planted fake work and clean twins
+# (e2e/testdata/review): prints the catch and false-positive rates.
+review-corpus:
+	go test -count=1 -timeout 15m -run '^TestReviewCorpus$$' -v ./e2e/ 2>&1 | grep -E '^\s+review_corpus_test.go:[0-9]+: (review corpus|missed|false positives|review got worse)|^(ok|FAIL|---)' 

@@ -21,6 +21,8 @@ type Finding struct {
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Message string `json:"message"`
+	// Severity is "error" (behaviour is lost) or "warning".
+	Severity string `json:"severity,omitempty"`
 }
 
 // AppliedWiring is a wiring line and what consolidate did with it.

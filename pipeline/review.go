@@ -28,9 +28,10 @@ type ReviewResult struct {
 }
 
 // Review is adversarial and never fixes: it re-runs every gate, diffs each
-// WP's commits against its perimeter, and scans the added code for the
-// fake-work patterns of light models.
-func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
+// WP's commits against its perimeter, and judges each change as
+// ReviewChange does: from the tests executed at its base and head and from
+// its parsed code.
+func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
 		return nil, err
@@ -86,15 +87,20 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 		}
 		heads, bases = []string{m.Branch}, []string{base}
 	}
+	// The same engine as one change's review judges each head: executed
+	// tests at base and head, parsed code, text patterns as warnings.
 	seen := map[string]bool{}
 	for i, head := range heads {
-		fs, err := ScanRange(e.Repo.Git, bases[i], head)
+		cr, err := ReviewChange(ctx, e.Repo, bases[i], head, ChangeOptions{Gate: frozen.Gate, MutationBudget: mutationBudget})
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range fs {
-			key := f.Code + f.File + fmt.Sprint(f.Line)
-			if !seen[key] {
+		for _, g := range cr.Gates {
+			r.Gates = append(r.Gates, GateRun{Where: strings.TrimPrefix(head, worktree.BranchPrefix) + " " + g.Where, Gate: g.Gate})
+		}
+		for _, f := range cr.Findings {
+			key := f.Code + f.File + fmt.Sprint(f.Line) + f.Message
+			if f.Code != "gate-failed" && !seen[key] {
 				seen[key] = true
 				r.Findings = append(r.Findings, f)
 			}
@@ -106,7 +112,7 @@ func (e *Env) Review(gateTimeout time.Duration) (*ReviewResult, error) {
 		}
 		return r.Findings[i].Line < r.Findings[j].Line
 	})
-	r.OK = len(r.Findings) == 0
+	r.OK = !anyError(r.Findings)
 	return r, nil
 }
 

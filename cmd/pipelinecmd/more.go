@@ -1,10 +1,12 @@
 package pipelinecmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,9 +21,11 @@ import (
 
 func newCmdReview(f *cmdutil.Factory) *cobra.Command {
 	var asJSON bool
-	var adapter string
+	var adapter, base, head, gate string
+	var own []string
+	var budget time.Duration
 	cmd := &cobra.Command{
-		Use:   "review PROJECT [--json] [--adapter NAME]",
+		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
 		Short: "Adversarial review: re-run every gate, check commits against perimeters, scan for fake work",
 		Long: `Review reports and never fixes. It re-runs every gate, diffs each WP's commits
 against its brief's perimeter, and scans the added code for the classic
@@ -30,14 +34,27 @@ swallowed errors and recovered panics, not-implemented stubs and TODO
 placeholders, mocks standing in for the unit under test, production code
 returning the value a test expects, gate scripts that pipe away exit codes.
 With --adapter, a reviewer session also reads the review brief and its
-report is attached. Exit 1 when there are findings.`,
-		Args: cmdutil.ExactArgs(1, "one plan name"),
+report is attached. Exit 1 when there are findings.
+
+With --base (and --head, default HEAD) instead of a plan, review judges one
+change the same way — what a CI job reviewing a pull request runs; --gate
+is the command that must pass on it. Nothing is recorded.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if base != "" || head != "" || gate != "" || len(own) > 0 {
+				if len(args) != 0 || adapter != "" {
+					return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
+				}
+				return reviewChange(f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own, MutationBudget: budget}, asJSON)
+			}
+			if len(args) != 1 {
+				return fmt.Errorf("review needs one plan name, or --base REV for one change")
+			}
 			e, cfg, err := env(f, args[0])
 			if err != nil {
 				return err
 			}
-			r, err := e.Review(duration(cfg.Dispatch.GateTimeout))
+			r, err := e.Review(duration(cfg.Dispatch.GateTimeout), duration(cfg.Review.MutationBudget))
 			if err != nil {
 				return err
 			}
@@ -59,20 +76,83 @@ report is attached. Exit 1 when there are findings.`,
 					fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
 				}
 				printFindings(f, r.Findings)
-				fmt.Fprintf(f.IO.Out, "review of %s: %d findings\n", e.Project.Name, len(r.Findings))
+				fmt.Fprintf(f.IO.Out, "review of %s: %d findings%s\n", e.Project.Name, errorCount(r.Findings), warnings(r.Findings))
 				if r.Reviewer != "" {
 					fmt.Fprintf(f.IO.Out, "reviewer session %s; its report is attached to the review event\n", r.Reviewer)
 				}
 			}
 			if !r.OK {
-				return cmdutil.Silent(fmt.Errorf("review found %d problems", len(r.Findings)))
+				return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))
 			}
 			return nil
 		},
 	}
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the review as JSON")
 	cmd.Flags().StringVar(&adapter, "adapter", "", "also run a reviewer session with this adapter")
+	cmd.Flags().StringVar(&base, "base", "", "review the change from this revision (no plan)")
+	cmd.Flags().StringVar(&head, "head", "", "to this revision (default HEAD)")
+	cmd.Flags().StringVar(&gate, "gate", "", "the command that must pass on the change")
+	cmd.Flags().DurationVar(&budget, "mutation-budget", -1, "bound of the mutation smoke (default [review] mutation_budget; 0 turns it off)")
+	cmd.Flags().StringArrayVar(&own, "own", nil, "a glob the change may touch (repeatable; default: any path)")
 	return cmd
+}
+
+// errorCount counts the findings that fail a review; warnings do not.
+func errorCount(fs []pipeline.Finding) int {
+	n := 0
+	for _, f := range fs {
+		if f.Severity != "warning" {
+			n++
+		}
+	}
+	return n
+}
+
+func warnings(fs []pipeline.Finding) string {
+	if n := len(fs) - errorCount(fs); n > 0 {
+		return fmt.Sprintf(" (and %d warnings)", n)
+	}
+	return ""
+}
+
+// reviewChange reviews one change with no plan and records nothing.
+func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOptions, asJSON bool) error {
+	if base == "" {
+		return fmt.Errorf("--base is needed to review a change")
+	}
+	if head == "" {
+		head = "HEAD"
+	}
+	repo, err := f.Repo()
+	if err != nil {
+		return err
+	}
+	cfg, _, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), duration(cfg.Dispatch.GateTimeout))
+	defer cancel()
+	if opt.MutationBudget < 0 {
+		opt.MutationBudget = duration(cfg.Review.MutationBudget)
+	}
+	r, err := pipeline.ReviewChange(ctx, repo, base, head, opt)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		cmdutil.WriteJSON(f.IO.Out, r)
+	} else {
+		for _, g := range r.Gates {
+			fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
+		}
+		printFindings(f, r.Findings)
+		fmt.Fprintf(f.IO.Out, "review of %.12s..%.12s: %d findings%s\n", r.Base, r.Head, errorCount(r.Findings), warnings(r.Findings))
+	}
+	if !r.OK {
+		return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))
+	}
+	return nil
 }
 
 // reviewer runs a review session on a brief written for it and returns its

@@ -213,7 +213,11 @@ func printFindings(f *cmdutil.Factory, fs []pipeline.Finding) {
 		if fd.WP != "" {
 			where = strings.TrimSpace(fd.WP + " " + where)
 		}
-		fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", fd.Code, where, fd.Message)
+		code := fd.Code
+		if fd.Severity == "warning" {
+			code = "warning " + code
+		}
+		fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", code, where, fd.Message)
 	}
 }
 

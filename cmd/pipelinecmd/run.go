@@ -88,7 +88,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			}
 			fmt.Fprintf(out, "merged %v into %s; gate exit %d\n", cons.Merged, cons.Branch, cons.Gate.ExitCode)
 			step("review")
-			rev, err := e.Review(duration(cfg.Dispatch.GateTimeout))
+			rev, err := e.Review(duration(cfg.Dispatch.GateTimeout), duration(cfg.Review.MutationBudget))
 			if err != nil {
 				return red("review", err, "git agentproto review "+p)
 			}

@@ -38,6 +38,13 @@ type Config struct {
 	PR       PR                 `toml:"pr" json:"pr"`
 	Profiles map[string]Profile `toml:"profiles" json:"profiles"`
 	Policies Policies           `toml:"policies" json:"policies"`
+	Review   Review             `toml:"review" json:"review"`
+}
+
+// Review configures review.
+type Review struct {
+	// MutationBudget bounds the mutation smoke of one change ("0s": off).
+	MutationBudget string `toml:"mutation_budget" json:"mutation_budget"`
 }
 
 // Profile is an executor profile: an adapter, a model and how it
@@ -180,6 +187,7 @@ func Default() Config {
 		Sessions: Sessions{IdleExit: "10m"},
 		Dispatch: Dispatch{MaxParallel: 4, Timeout: "40m", GateTimeout: "30m", RateLimitWait: "30s"},
 		PR:       PR{Remote: "origin"},
+		Review:   Review{MutationBudget: "60s"},
 	}
 }
 
@@ -368,6 +376,9 @@ func (c *Config) validate() error {
 		if d, err := time.ParseDuration(k.v); err != nil || d <= 0 {
 			return BadValue(fmt.Sprintf("%q is not a duration with a unit, such as \"40m\"", k.v), "dispatch", k.key)
 		}
+	}
+	if d, err := time.ParseDuration(c.Review.MutationBudget); err != nil || d < 0 {
+		return BadValue(fmt.Sprintf("%q is not a duration with a unit, such as \"60s\"", c.Review.MutationBudget), "review", "mutation_budget")
 	}
 	if d, err := time.ParseDuration(c.Dispatch.RateLimitWait); err != nil || d < 0 {
 		return BadValue(fmt.Sprintf("%q is not a duration with a unit", c.Dispatch.RateLimitWait), "dispatch", "rate_limit_wait")

@@ -1,0 +1,203 @@
+package pipeline
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/plans"
+)
+
+// ChangeReview is the review of one change, base..head, with no plan: what
+// a CI job reviewing a pull request needs, and what the plan review runs
+// for each WP.
+type ChangeReview struct {
+	Base     string    `json:"base"`
+	Head     string    `json:"head"`
+	Gates    []GateRun `json:"gates"`
+	Findings []Finding `json:"findings"`
+	// MutationTime is how much of the mutation budget was used.
+	MutationTime string `json:"mutation_time,omitempty"`
+	OK           bool   `json:"ok"`
+}
+
+// ChangeOptions says what a change must pass and may touch.
+type ChangeOptions struct {
+	Gate string   // the command that must pass; none when empty
+	Own  []string // perimeter globs; any path when empty
+	// MutationBudget bounds the mutation smoke; zero turns it off.
+	MutationBudget time.Duration
+}
+
+// ReviewChange reviews base..head: the gate (if any) is run on a fresh
+// copy of the head, every changed path is held to the perimeter, and the
+// change is read for fake work.
+func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, opt ChangeOptions) (*ChangeReview, error) {
+	var own []plans.Glob
+	for _, o := range opt.Own {
+		g, err := plans.ParseGlob(o)
+		if err != nil {
+			return nil, fmt.Errorf("--own %s: %v", o, err)
+		}
+		own = append(own, g)
+	}
+	gate := opt.Gate
+	b, err := resolveCommit(repo, base)
+	if err != nil {
+		return nil, err
+	}
+	h, err := resolveCommit(repo, head)
+	if err != nil {
+		return nil, err
+	}
+	r := &ChangeReview{Base: b, Head: h, Gates: []GateRun{}, Findings: []Finding{}}
+	runs := map[string]testRun{}
+	dirs := map[string]string{}
+	for _, side := range []struct{ name, commit string }{{"base", b}, {"head", h}} {
+		dir, err := os.MkdirTemp("", "agentproto-review-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if err := extractTree(repo, side.commit, dir); err != nil {
+			return nil, err
+		}
+		tr, err := runTests(ctx, dir, gate)
+		if err != nil {
+			return nil, err
+		}
+		runs[side.name], dirs[side.name] = tr, dir
+		if gate != "" {
+			r.Gates = append(r.Gates, GateRun{Where: side.name, Gate: tr.gate})
+		}
+	}
+	if g := runs["head"].gate; gate != "" && g.ExitCode != 0 {
+		r.Findings = append(r.Findings, Finding{Code: "gate-failed", Severity: "error", Message: fmt.Sprintf("the gate exits %d on the head", g.ExitCode)})
+	}
+	r.Findings = append(r.Findings, compareTests(runs["base"], runs["head"])...)
+	out, err := repo.Git("diff", "--name-only", "--no-renames", "--diff-filter=AM", "-z", b, h)
+	if err != nil {
+		return nil, err
+	}
+	changed := strings.FieldsFunc(string(out), func(c rune) bool { return c == 0 })
+	r.Findings = append(r.Findings, goFindings(dirs["base"], dirs["head"], changed)...)
+	r.Findings = append(r.Findings, pyFindings(ctx, dirs["base"], dirs["head"], changed)...)
+	r.Findings = append(r.Findings, jsFindings(dirs["base"], dirs["head"], changed)...)
+	mfs, used := mutationSmoke(ctx, dirs["base"], dirs["head"], changed, opt.MutationBudget)
+	r.Findings = append(r.Findings, mfs...)
+	if used > 0 {
+		r.MutationTime = used.Round(time.Millisecond).String()
+	}
+	if len(own) > 0 {
+		out, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" && !matchesAny(own, p) {
+				r.Findings = append(r.Findings, Finding{Code: "commit-out-of-perimeter", Severity: "error", File: p, Message: p + " changed, outside the perimeter (" + strings.Join(opt.Own, " ") + ")"})
+			}
+		}
+	}
+	fs, err := ScanRange(repo.Git, b, h)
+	if err != nil {
+		return nil, err
+	}
+	// Text patterns alone are no evidence that behaviour is lost: they
+	// are reported as warnings, for a reader to judge.
+	for _, f := range fs {
+		f.Severity = "warning"
+		r.Findings = append(r.Findings, f)
+	}
+	r.OK = !anyError(r.Findings)
+	return r, nil
+}
+
+// anyError says whether any finding is an error; a finding with no
+// severity is one.
+func anyError(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity != "warning" {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesAny(gs []plans.Glob, p string) bool {
+	for _, g := range gs {
+		if g.Match(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveCommit turns a revision into a commit id, with one clear error.
+func resolveCommit(repo *gitrepo.Repo, rev string) (string, error) {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("%q is not a revision", rev)
+	}
+	out, err := repo.Git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%q is not a commit in this repository", rev)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// extractTree writes the tree of a commit into dir, never following a
+// symlink while writing: the tree is as untrusted as its author.
+func extractTree(repo *gitrepo.Repo, commit, dir string) error {
+	out, err := repo.Git("archive", "--format=tar", commit)
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	tr := tar.NewReader(bytes.NewReader(out))
+	for {
+		hd, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(hd.Name, "/")
+		if name == "" || name == "pax_global_header" {
+			continue
+		}
+		switch hd.Typeflag {
+		case tar.TypeDir:
+			if err := root.MkdirAll(name, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := root.Symlink(hd.Linkname, name); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, os.FileMode(hd.Mode)&0o755|0o600)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}

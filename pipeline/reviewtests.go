@@ -1,0 +1,337 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/secrets"
+)
+
+// Review judges the tests a change runs from what the test runners report,
+// not from the text of the change: the gate is run on the base and on the
+// head with the runners' machine-readable reporters switched on, Go
+// packages are run with `go test -json`, shell tests (*_test.sh) are run
+// one by one, and the two sets of results are compared.
+//
+// The hooks: Python's unittest records each result through a
+// sitecustomize module put first on PYTHONPATH; node's test runner writes
+// TAP to a file through NODE_OPTIONS. Any other runner can append JSON
+// lines {"id": ..., "outcome": "pass"|"fail"|"skip"} to the file named by
+// AGENTPROTO_TESTLOG.
+
+// testResults maps a test's id to its outcome: pass, fail or skip.
+type testResults map[string]string
+
+// testRun is one tree's gate run and what its tests did.
+type testRun struct {
+	gate    Gate
+	results testResults
+	// same maps a shell test's content hash to its id, so a renamed
+	// test is still the same test.
+	same map[string]string
+}
+
+const pySiteHook = `import json, os, sys, unittest.result as _r
+_log = os.environ.get("AGENTPROTO_TESTLOG")
+def _wrap(name, outcome):
+    orig = getattr(_r.TestResult, name)
+    def rec(self, test, *args):
+        try:
+            with open(_log, "a") as f:
+                f.write(json.dumps({"id": "py:" + ".".join(test.id().split(".")[-2:]), "outcome": outcome}) + "\n")
+        except OSError as e:
+            sys.stderr.write("agentproto: cannot record a test result: %s\n" % e)
+        return orig(self, test, *args)
+    setattr(_r.TestResult, name, rec)
+if _log:
+    for _n, _o in (("addSuccess", "pass"), ("addFailure", "fail"), ("addError", "fail"), ("addSkip", "skip"),
+                   ("addExpectedFailure", "pass"), ("addUnexpectedSuccess", "fail")):
+        _wrap(_n, _o)
+`
+
+// runTests runs the gate in dir with the reporters on, then the Go and
+// shell tests of the tree.
+func runTests(ctx context.Context, dir, gate string) (testRun, error) {
+	tr := testRun{results: testResults{}, same: map[string]string{}}
+	hooks, err := os.MkdirTemp("", "agentproto-hooks-")
+	if err != nil {
+		return tr, err
+	}
+	defer os.RemoveAll(hooks)
+	if err := os.WriteFile(filepath.Join(hooks, "sitecustomize.py"), []byte(pySiteHook), 0o644); err != nil {
+		return tr, err
+	}
+	logFile, tapFile := filepath.Join(hooks, "tests.jsonl"), filepath.Join(hooks, "node.tap")
+	env := []string{
+		"AGENTPROTO_TESTLOG=" + logFile,
+		"PYTHONPATH=" + joinList(hooks, os.Getenv("PYTHONPATH")),
+		"NODE_OPTIONS=" + strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="+tapFile),
+	}
+	if gate != "" {
+		tr.gate, _ = runEnv(ctx, dir, gate, env)
+		readTestLog(logFile, tr.results)
+		readTAP(tapFile, tr.results)
+	}
+	goTestBodies(dir, tr.same)
+	if err := goTests(ctx, dir, tr.results); err != nil {
+		return tr, err
+	}
+	shellTests(ctx, dir, tr)
+	return tr, nil
+}
+
+func joinList(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + string(os.PathListSeparator) + b
+}
+
+// runEnv is RunGate with extra environment.
+func runEnv(ctx context.Context, dir, command string, extra []string) (Gate, []byte) {
+	g := Gate{Command: command}
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(secrets.ChildEnv(), extra...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second // a backgrounded child may hold the pipes
+	err := cmd.Run()
+	g.Duration = time.Since(start).Round(time.Millisecond).String()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		g.ExitCode = ee.ExitCode()
+		if g.ExitCode < 0 {
+			g.ExitCode = 128 + 9
+		}
+	case errors.Is(err, exec.ErrWaitDelay):
+	default:
+		g.ExitCode = 127
+	}
+	return g, out.Bytes()
+}
+
+// record keeps the worst outcome of a test seen more than once.
+func (r testResults) record(id, outcome string) {
+	rank := map[string]int{"pass": 1, "skip": 2, "fail": 3}
+	if rank[outcome] > rank[r[id]] {
+		r[id] = outcome
+	}
+}
+
+func readTestLog(path string, r testResults) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		var e struct{ ID, Outcome string }
+		if json.Unmarshal(l, &e) == nil && e.ID != "" {
+			r.record(e.ID, e.Outcome)
+		}
+	}
+}
+
+var tapLine = lazyre.New(`^\s*(not )?ok \d+ - (.*?)(\s+# (SKIP|TODO)\b.*)?$`)
+
+func readTAP(path string, r testResults) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		m := tapLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		out := "pass"
+		switch {
+		case m[4] != "":
+			out = "skip"
+		case m[1] != "":
+			out = "fail"
+		}
+		r.record("js:"+m[2], out)
+	}
+}
+
+// goTests runs `go test -json` on every package of the module at the top
+// of dir, when there is one with tests.
+func goTests(ctx context.Context, dir string, r testResults) error {
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		return nil
+	}
+	if !hasFile(dir, func(p string) bool { return strings.HasSuffix(p, "_test.go") }) {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, "go", "test", "-json", "-count=1", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(secrets.ChildEnv(), "GOFLAGS=")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.WaitDelay = 5 * time.Second
+	_ = cmd.Run() // failing tests are read from the events, not the exit code
+	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
+		var e struct{ Action, Package, Test string }
+		if json.Unmarshal(l, &e) != nil || e.Test == "" {
+			continue
+		}
+		switch e.Action {
+		case "pass", "fail", "skip":
+			r.record("go:"+e.Package+"."+e.Test, e.Action)
+		}
+	}
+	return nil
+}
+
+// goTestBodies maps the hash of each Go test's body to its id, so a
+// test renamed with its body unchanged is still the same test.
+func goTestBodies(dir string, same map[string]string) {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return
+	}
+	module := ""
+	for _, l := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "module" {
+			module = strings.Trim(f[1], `"`)
+		}
+	}
+	var files []string
+	hasFile(dir, func(p string) bool {
+		if strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
+		return false
+	})
+	for _, p := range files {
+		pkg := module
+		if d := filepath.ToSlash(filepath.Dir(p)); d != "." {
+			pkg = module + "/" + d
+		}
+		for name, body := range goBodies(filepath.Join(dir, p)) {
+			if strings.HasPrefix(name, "Test") {
+				same[fmt.Sprintf("%x", sha256.Sum256([]byte(body)))] = "go:" + pkg + "." + name
+			}
+		}
+	}
+}
+
+// shellTests runs each *_test.sh of the tree as a test.
+func shellTests(ctx context.Context, dir string, tr testRun) {
+	var tests []string
+	hasFile(dir, func(p string) bool {
+		if strings.HasSuffix(p, "_test.sh") {
+			tests = append(tests, p)
+		}
+		return false
+	})
+	for _, p := range tests {
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			continue
+		}
+		id := "sh:" + p
+		g, _ := runEnv(ctx, dir, "sh "+shellQuote(p), nil)
+		out := "pass"
+		if g.ExitCode != 0 {
+			out = "fail"
+		}
+		tr.results.record(id, out)
+		tr.same[fmt.Sprintf("%x", sha256.Sum256(b))] = id
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// hasFile walks dir (not .git, not symlinks) and says whether any
+// relative path satisfies match.
+func hasFile(dir string, match func(string) bool) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			if match(filepath.ToSlash(rel)) {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+// compareTests turns the difference between the base's and the head's
+// test results into findings.
+func compareTests(base, head testRun) []Finding {
+	var fs []Finding
+	ids := make([]string, 0, len(base.results))
+	for id := range base.results {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	renamed := map[string]bool{}
+	for h, id := range base.same {
+		if hid, ok := head.same[h]; ok && hid != id {
+			renamed[id] = true
+		}
+	}
+	for _, id := range ids {
+		if base.results[id] != "pass" || renamed[id] {
+			continue
+		}
+		switch head.results[id] {
+		case "":
+			fs = append(fs, Finding{Code: "test-lost", Severity: "error", File: testFile(id), Message: testName(id) + " passed at the base and no longer runs at the head: deleted, renamed away, excluded, build-tagged off or commented out"})
+		case "skip":
+			fs = append(fs, Finding{Code: "test-skipped", Severity: "error", File: testFile(id), Message: testName(id) + " passed at the base and is skipped at the head"})
+		}
+	}
+	if head.gate.ExitCode == 0 && head.gate.Command != "" {
+		var failed []string
+		for id, out := range head.results {
+			if out == "fail" {
+				failed = append(failed, testName(id))
+			}
+		}
+		sort.Strings(failed)
+		if len(failed) > 0 {
+			fs = append(fs, Finding{Code: "gate-masks-failure", Severity: "error", Message: fmt.Sprintf("the gate exits 0 while %d tests fail at the head: %s", len(failed), strings.Join(failed, ", "))})
+		}
+	}
+	return fs
+}
+
+func testName(id string) string {
+	_, n, _ := strings.Cut(id, ":")
+	return n
+}
+
+func testFile(id string) string {
+	if strings.HasPrefix(id, "sh:") {
+		return testName(id)
+	}
+	return ""
+}
