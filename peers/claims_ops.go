@@ -96,7 +96,7 @@ func (s *Service) ClaimRemote(a *Arbiter, goalID, todo, agent, actor string, lea
 	tookOver := ""
 	if rec != nil && rec.State == ClaimHeld && (rec.Agent != agent || rec.Writer != a.Writer) {
 		if live(rec, now) {
-			return nil, s.lost(a, goalID, todo, agent, rec)
+			return nil, s.lost(a, goalID, todo, agent, rec, false)
 		}
 		tookOver = rec.Agent
 	}
@@ -107,7 +107,7 @@ func (s *Service) ClaimRemote(a *Arbiter, goalID, todo, agent, actor string, lea
 		if rerr != nil {
 			return nil, rerr
 		}
-		return nil, s.lost(a, goalID, todo, agent, rec)
+		return nil, s.lost(a, goalID, todo, agent, rec, true)
 	}
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (s *Service) ClaimRemote(a *Arbiter, goalID, todo, agent, actor string, lea
 
 // lost records a race the arbiter gave to rec's holder and returns the
 // Conflict the loser exits with.
-func (s *Service) lost(a *Arbiter, goalID, todo, agent string, rec *ClaimRecord) error {
+func (s *Service) lost(a *Arbiter, goalID, todo, agent string, rec *ClaimRecord, race bool) error {
 	if rec == nil || rec.State != ClaimHeld {
 		return fault.Conflictf("todo %s changed on %s while claiming it; try again", todo, a.Remote)
 	}
@@ -128,7 +128,11 @@ func (s *Service) lost(a *Arbiter, goalID, todo, agent string, rec *ClaimRecord)
 	if _, err := s.append(KindTodoClaimLost, fmt.Sprintf("goal/%s/todo/%s/lost/%s/%d", goalID, todo, agent, s.now().UnixNano()), l); err != nil {
 		return err
 	}
-	return fault.Conflictf("todo %s is claimed by %s (writer %s) until %s on %s", todo, rec.Agent, rec.Writer, rec.Until, a.Remote)
+	how := ""
+	if race {
+		how = " (it won the push race)"
+	}
+	return fault.Conflictf("todo %s is claimed by %s (writer %s) until %s on %s%s", todo, rec.Agent, rec.Writer, rec.Until, a.Remote, how)
 }
 
 // ReleaseRemote hands a claim back through the arbiter: a compare-and-swap
@@ -166,7 +170,7 @@ func (s *Service) ReleaseRemote(a *Arbiter, goalID, todo, agent, actor string) e
 		if rerr != nil {
 			return rerr
 		}
-		return s.lost(a, goalID, todo, agent, rec)
+		return s.lost(a, goalID, todo, agent, rec, true)
 	}
 	if err != nil {
 		return err
