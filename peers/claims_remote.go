@@ -62,6 +62,9 @@ func ParseClaimRecord(b []byte) (*ClaimRecord, error) {
 			return nil, err
 		}
 	}
+	if err := checkRefNames(r.Goal, r.Todo); err != nil {
+		return nil, err
+	}
 	if r.State != ClaimHeld && r.State != ClaimReleased {
 		return nil, fmt.Errorf("claim record state %q is not %s or %s", r.State, ClaimHeld, ClaimReleased)
 	}
@@ -73,6 +76,17 @@ func ParseClaimRecord(b []byte) (*ClaimRecord, error) {
 
 // ClaimRef names the claim ref of a todo (both names already validated).
 func ClaimRef(goal, todo string) string { return ClaimRefPrefix + goal + "/" + todo }
+
+// checkRefNames refuses goal and todo ids that are valid names but not
+// valid ref components (git check-ref-format): "..", a ".lock" or "." end.
+func checkRefNames(goal, todo string) error {
+	for _, n := range []string{goal, todo} {
+		if strings.Contains(n, "..") || strings.HasSuffix(n, ".lock") || strings.HasSuffix(n, ".") {
+			return fault.Invalidf("%q cannot name a claim ref: no \"..\", no \".\" or \".lock\" at the end; use --local", n)
+		}
+	}
+	return nil
+}
 
 // Arbiter takes claims on a remote by create-only and compare-and-swap
 // pushes through the git CLI, so that the user's credentials apply and
@@ -126,6 +140,9 @@ func (a *Arbiter) unreachable(err error) error {
 // Read returns the remote claim ref's commit and record; "" and nil when
 // the todo was never claimed through this remote.
 func (a *Arbiter) Read(goal, todo string) (string, *ClaimRecord, error) {
+	if err := checkRefNames(goal, todo); err != nil {
+		return "", nil, err
+	}
 	ref := ClaimRef(goal, todo)
 	out, err := a.Repo.Git("ls-remote", "--", a.Remote, ref)
 	if err != nil {
