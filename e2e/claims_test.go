@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -260,4 +261,57 @@ func observe(t *testing.T, dir string) map[string]string {
 		}
 	}
 	return got
+}
+
+// benchRun runs a command of a benchmark in dir.
+func benchRun(b *testing.B, home, dir string, args ...string) {
+	b.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir, cmd.Env = dir, gitEnv(home)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%v: %v\n%s", args, err, out)
+	}
+}
+
+func benchClone(b *testing.B) (home, dir string) {
+	home, root := b.TempDir(), b.TempDir()
+	remote, dir := filepath.Join(root, "remote.git"), filepath.Join(root, "a")
+	benchRun(b, home, root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	benchRun(b, home, root, "git", "clone", "-q", remote, dir)
+	benchRun(b, home, dir, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	benchRun(b, home, dir, "git", "push", "-q", "origin", "main")
+	for _, args := range [][]string{{"init"}, {"peer", "register", "alice", "--adapter", "scripted", "--capability", "session_interrupt"},
+		{"goal", "new", "g", "--title", "Bench"}, {"todo", "add", "--goal", "g", "--id", "t", "--title", "todo"}} {
+		benchRun(b, home, dir, append([]string{"git", "agentproto"}, args...)...)
+	}
+	return home, dir
+}
+
+// One claim and one release per op, each a compare-and-swap push of the
+// claim ref to a local bare remote, plus its ledger record.
+func BenchmarkClaimReleaseRemote(b *testing.B) {
+	home, dir := benchClone(b)
+	b.ResetTimer()
+	for range b.N {
+		benchRun(b, home, dir, "git", "agentproto", "todo", "claim", "--goal", "g", "--todo", "t", "--agent", "alice")
+		benchRun(b, home, dir, "git", "agentproto", "todo", "release", "--goal", "g", "--todo", "t", "--agent", "alice")
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
+}
+
+// The floor under it: the same two ref updates as bare git pushes with a
+// lease (create-only, then a delete), no lookup, no record.
+func BenchmarkClaimReleaseGitPush(b *testing.B) {
+	home, dir := benchClone(b)
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	lease := "--force-with-lease=refs/x/t:" + strings.TrimSpace(string(head))
+	b.ResetTimer()
+	for range b.N {
+		benchRun(b, home, dir, "git", "push", "-q", "--atomic", "--force-with-lease=refs/x/t:", "origin", "HEAD:refs/x/t")
+		benchRun(b, home, dir, "git", "push", "-q", "--atomic", lease, "origin", ":refs/x/t")
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 }
