@@ -315,3 +315,21 @@ func BenchmarkClaimReleaseGitPush(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "claims/s")
 }
+
+// A remote that protects the claim refs refuses the push: exit 5 naming
+// the ref, and nothing recorded.
+func TestClaimRefusedByProtectedRemote(t *testing.T) {
+	remote, a, _ := claimClones(t, 1)
+	hook := "#!/bin/sh\nwhile read old new ref; do case $ref in refs/agentproto/claims/*) echo protected >&2; exit 1;; esac; done\n"
+	if err := os.WriteFile(filepath.Join(remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before := must(t, a, "git", "agentproto", "ledger", "log", "--json")
+	r := claimIn(t, a, "claim", "--goal", "g", "--todo", "t00", "--agent", "alice")
+	if r.code != 5 || !strings.Contains(r.errOut, "refused the claim ref refs/agentproto/claims/g/t00") {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if must(t, a, "git", "agentproto", "ledger", "log", "--json") != before {
+		t.Fatal("a refused claim wrote to the ledger")
+	}
+}
