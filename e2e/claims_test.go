@@ -68,9 +68,8 @@ func TestClaimRaceTwoClonesOneWinner(t *testing.T) {
 	const rounds = 20
 	remote, a, b := claimClones(t, rounds)
 	wins, pushRaces := map[string]int{}, 0
-	start := time.Now()
-	for i := range rounds {
-		todo := fmt.Sprintf("t%02d", i)
+	race := func(i int, todo string) (winner string) {
+		t.Helper()
 		var ra, rb claimRun
 		var wg sync.WaitGroup
 		gate := make(chan struct{})
@@ -105,9 +104,29 @@ func TestClaimRaceTwoClonesOneWinner(t *testing.T) {
 		if strings.Contains(lose.errOut, "won the push race") {
 			pushRaces++
 		}
+		return winner
+	}
+	start := time.Now()
+	for i := range rounds {
+		race(i, fmt.Sprintf("t%02d", i))
 	}
 	t.Logf("%d contended rounds in %v (%.1f rounds/s, wins %v, %d decided by the push CAS, the rest by reading the ref)",
 		rounds, time.Since(start), rounds/time.Since(start).Seconds(), wins, pushRaces)
+
+	// A release hands over to whichever wins the next race: a compare-and-
+	// swap on the released commit, not a create.
+	const again = 5
+	for i := range again {
+		todo := fmt.Sprintf("t%02d", i)
+		dir, holder := a, remoteHolder(t, remote, todo)["agent"]
+		if holder == "bob" {
+			dir = b
+		}
+		if r := claimIn(t, dir, "release", "--goal", "g", "--todo", todo, "--agent", holder); r.code != 0 {
+			t.Fatalf("release %s: exit %d: %s", todo, r.code, r.errOut)
+		}
+		race(rounds+i, todo)
+	}
 
 	// Both ledgers tell the whole story after sync: every win and every loss.
 	must(t, a, "git", "agentproto", "sync")
@@ -115,11 +134,10 @@ func TestClaimRaceTwoClonesOneWinner(t *testing.T) {
 	must(t, a, "git", "agentproto", "sync")
 	for _, d := range []string{a, b} {
 		log := must(t, d, "git", "agentproto", "ledger", "log", "--json")
-		if n := strings.Count(log, `"kind":"todo_claimed"`); n != rounds {
-			t.Fatalf("%s: %d claims in the ledger, want %d", d, n, rounds)
-		}
-		if n := strings.Count(log, `"kind":"todo_claim_lost"`); n != rounds {
-			t.Fatalf("%s: %d lost races in the ledger, want %d", d, n, rounds)
+		for kind, want := range map[string]int{"todo_claimed": rounds + again, "todo_claim_lost": rounds + again, "todo_released": again} {
+			if n := strings.Count(log, `"kind":"`+kind+`"`); n != want {
+				t.Fatalf("%s: %d %s events in the ledger, want %d", d, n, kind, want)
+			}
 		}
 	}
 }
