@@ -163,11 +163,17 @@ func TestClaimReleaseAndExpiryHandOver(t *testing.T) {
 		t.Fatalf("after release the remote holds %v", rec)
 	}
 	want(claim(b, "t00", "bob"), 0, "bob claims t00 until")
+	first := remoteHolder(t, remote, "t00")["lease_until"]
+	time.Sleep(1100 * time.Millisecond)
+	want(claim(b, "t00", "bob"), 0, "bob claims t00 until") // its holder renews
+	if again := remoteHolder(t, remote, "t00")["lease_until"]; again <= first {
+		t.Fatalf("renewal kept the lease end %s (was %s)", again, first)
+	}
 
-	// Expiry: alice's one-second lease runs out and bob takes it over.
-	want(claim(a, "t01", "alice", "--lease", "1s"), 0, "alice claims t01")
+	// Expiry: alice's three-second lease runs out and bob takes it over.
+	want(claim(a, "t01", "alice", "--lease", "3s"), 0, "alice claims t01")
 	want(claim(b, "t01", "bob"), 3, "claimed by alice")
-	time.Sleep(2100 * time.Millisecond)
+	time.Sleep(4100 * time.Millisecond)
 	want(claim(b, "t01", "bob"), 0, "bob claims t01")
 	if rec := remoteHolder(t, remote, "t01"); rec["agent"] != "bob" {
 		t.Fatalf("after take-over the remote holds %v", rec)
@@ -183,7 +189,7 @@ func TestClaimReleaseAndExpiryHandOver(t *testing.T) {
 	logA := must(t, a, "git", "agentproto", "ledger", "log", "--json")
 	logB := must(t, b, "git", "agentproto", "ledger", "log", "--json")
 	for _, log := range []string{logA, logB} {
-		for kind, n := range map[string]int{"todo_claimed": 4, "todo_claim_lost": 2, "todo_released": 1} {
+		for kind, n := range map[string]int{"todo_claimed": 5, "todo_claim_lost": 2, "todo_released": 1} {
 			if got := strings.Count(log, `"kind":"`+kind+`"`); got != n {
 				t.Fatalf("%d %s events, want %d:\n%s", got, kind, n, log)
 			}

@@ -70,6 +70,16 @@ func (st *State) ArbiterState(c Claim, now time.Time) string {
 	return StateLocalOnly
 }
 
+// leaseEnd is now+lease rounded up to the second the record can say: a
+// lease is never shorter than asked.
+func leaseEnd(now time.Time, lease time.Duration) string {
+	end := now.Add(lease)
+	if t := end.Truncate(time.Second); t.Before(end) {
+		end = t.Add(time.Second)
+	}
+	return end.UTC().Format(time.RFC3339)
+}
+
 func live(r *ClaimRecord, now time.Time) bool {
 	until, _ := time.Parse(time.RFC3339, r.Until) // checked by ParseClaimRecord
 	return r.State == ClaimHeld && !now.After(until)
@@ -100,7 +110,7 @@ func (s *Service) ClaimRemote(a *Arbiter, goalID, todo, agent, actor string, lea
 		}
 		tookOver = rec.Agent
 	}
-	next := &ClaimRecord{Goal: goalID, Todo: todo, Agent: agent, Until: now.Add(lease).UTC().Format(time.RFC3339), Writer: a.Writer, State: ClaimHeld}
+	next := &ClaimRecord{Goal: goalID, Todo: todo, Agent: agent, Until: leaseEnd(now, lease), Writer: a.Writer, State: ClaimHeld}
 	commit, err := a.swap(next, old)
 	if errors.Is(err, errLost) {
 		_, rec, rerr := a.Read(goalID, todo)

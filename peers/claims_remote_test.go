@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseClaimRecordRejectsBadRecords(t *testing.T) {
@@ -49,4 +50,14 @@ func FuzzParseClaimRecord(f *testing.F) {
 			t.Fatalf("round trip: %v %v", r2, err)
 		}
 	})
+}
+
+func TestLeaseEndNeverShorterThanAsked(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 500_000_000, time.UTC)
+	if got := leaseEnd(at, time.Second); got != "2026-01-02T03:04:07Z" {
+		t.Fatalf("half a second in: %s", got)
+	}
+	if got := leaseEnd(at.Truncate(time.Second), time.Second); got != "2026-01-02T03:04:06Z" {
+		t.Fatalf("on the second: %s", got)
+	}
 }
