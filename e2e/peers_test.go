@@ -89,15 +89,15 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	ok("goal", "configure", "--goal-id", "g1", "--supervisor-agent", "sup", "--supervised-agent", "alice", "--supervised-agent", "bob", "--execute")
 
 	// Claims and authority: a peer claims only for itself.
-	ok("todo", "claim", "--goal", "g1", "--todo", "lexer", "--agent", "alice", "--lease", "30m")
-	if e := code(5, "todo", "claim", "--goal", "g1", "--todo", "parser", "--agent", "alice", "--as", "sup"); !strings.Contains(e, "a peer claims only for itself") {
+	ok("todo", "claim", "--goal", "g1", "--todo", "lexer", "--agent", "alice", "--local", "--lease", "30m")
+	if e := code(5, "todo", "claim", "--goal", "g1", "--todo", "parser", "--agent", "alice", "--local", "--as", "sup"); !strings.Contains(e, "a peer claims only for itself") {
 		t.Fatal(e)
 	}
-	if e := code(5, "todo", "claim", "--goal", "g1", "--todo", "lexer", "--agent", "bob"); !strings.Contains(e, "claimed by alice") {
+	if e := code(5, "todo", "claim", "--goal", "g1", "--todo", "lexer", "--agent", "bob", "--local"); !strings.Contains(e, "claimed by alice") {
 		t.Fatal(e)
 	}
-	ok("todo", "claim", "--goal", "g1", "--todo", "parser", "--agent", "bob", "--lease", "1ns")
-	ok("todo", "claim", "--goal", "g1", "--todo", "parser", "--agent", "alice") // bob's lease expired
+	ok("todo", "claim", "--goal", "g1", "--todo", "parser", "--agent", "bob", "--local", "--lease", "1ns")
+	ok("todo", "claim", "--goal", "g1", "--todo", "parser", "--agent", "alice", "--local") // bob's lease expired
 
 	// The degraded packet: bob has no status and no evidence.
 	ok("peer", "status", "alice", "--goal", "g1", "--state", "working", "--next-action", "finish the lexer tests")

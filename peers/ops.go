@@ -180,36 +180,48 @@ func (s *Service) AddTodo(goalID, todo, title string) (bool, error) {
 	return s.append(KindTodo, "goal/"+goalID+"/todo/"+todo, map[string]string{"goal": goalID, "todo": todo, "title": title})
 }
 
-// Claim leases a todo to an agent. A peer claims only for itself: acting
+// Claim leases a todo to an agent on this clone only (no arbiter: another
+// clone can claim the same todo). A peer claims only for itself: acting
 // for another peer is refused (exit 5), as is a todo another peer holds.
 func (s *Service) Claim(goalID, todo, agent, actor string, lease time.Duration) (*Claim, error) {
 	st, err := s.state()
 	if err != nil {
 		return nil, err
 	}
-	g, err := s.goal(st, goalID)
-	if err != nil {
+	if err := checkClaim(st, goalID, todo, agent, actor, lease); err != nil {
 		return nil, err
-	}
-	if _, ok := g.Todos[todo]; !ok {
-		return nil, fault.Invalidf("goal %s has no todo %q", goalID, todo)
-	}
-	if st.Peers[agent] == nil {
-		return nil, fault.Invalidf("no peer %q", agent)
-	}
-	if actor != "" && actor != agent {
-		return nil, fault.Refusedf("%s cannot claim a todo for %s: a peer claims only for itself", actor, agent)
 	}
 	now := s.now()
 	if c, ok := st.Claimed(goalID, todo, now); ok && c.Agent != agent {
 		return nil, fault.Refusedf("todo %s is claimed by %s until %s", todo, c.Agent, c.Until)
 	}
-	if lease <= 0 || lease > 24*time.Hour {
-		return nil, fault.Invalidf("--lease must be a duration with a unit, up to 24h")
-	}
-	c := &Claim{Goal: goalID, Todo: todo, Agent: agent, Until: now.Add(lease).UTC().Format(time.RFC3339)}
+	c := &Claim{Goal: goalID, Todo: todo, Agent: agent, Until: now.Add(lease).UTC().Format(time.RFC3339), Arbiter: ArbiterLocal}
 	_, err = s.append(KindTodoClaimed, fmt.Sprintf("goal/%s/todo/%s/claim/%d", goalID, todo, now.UnixNano()), c)
 	return c, err
+}
+
+// checkClaim validates a claim before any arbiter is asked.
+func checkClaim(st *State, goalID, todo, agent, actor string, lease time.Duration) error {
+	if err := ValidateName("goal id", goalID); err != nil {
+		return err
+	}
+	g := st.Goals[goalID]
+	if g == nil {
+		return fault.Invalidf("no goal %q (git agentproto goal new)", goalID)
+	}
+	if _, ok := g.Todos[todo]; !ok {
+		return fault.Invalidf("goal %s has no todo %q", goalID, todo)
+	}
+	if st.Peers[agent] == nil {
+		return fault.Invalidf("no peer %q", agent)
+	}
+	if actor != "" && actor != agent {
+		return fault.Refusedf("%s cannot claim a todo for %s: a peer claims only for itself", actor, agent)
+	}
+	if lease <= 0 || lease > 24*time.Hour {
+		return fault.Invalidf("--lease must be a duration with a unit, up to 24h")
+	}
+	return nil
 }
 
 // Release gives a todo back; only its holder can.

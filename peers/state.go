@@ -25,6 +25,7 @@ const (
 	KindTodo           = "todo_added"
 	KindTodoClaimed    = "todo_claimed"
 	KindTodoReleased   = "todo_released"
+	KindTodoClaimLost  = "todo_claim_lost"
 	KindEvidence       = "evidence_added"
 	KindProposed       = "supervisor_proposed"
 	KindReceipt        = "supervisor_receipt"
@@ -66,6 +67,14 @@ type Claim struct {
 	Todo  string `json:"todo"`
 	Agent string `json:"agent"`
 	Until string `json:"lease_until"`
+	// Arbiter is "remote" (taken by a push of the claim ref) or "local"
+	// (this clone only); events recorded before arbiters were local.
+	Arbiter string `json:"arbiter,omitempty"`
+	Remote  string `json:"remote,omitempty"`
+	Writer  string `json:"writer,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+	// TookOverFrom is the holder whose expired lease this claim replaced.
+	TookOverFrom string `json:"took_over_from,omitempty"`
 }
 
 // Evidence is a compact reference a peer recorded.
@@ -95,25 +104,30 @@ type Goal struct {
 
 // State is the projection of every peer event.
 type State struct {
-	Peers     map[string]*Peer
-	Goals     map[string]*Goal
-	Status    map[string]map[string]Status // goal -> agent -> latest
-	Claims    map[string]map[string]Claim  // goal -> todo -> claim (released ones removed)
-	Evidence  map[string][]Evidence        // goal -> oldest first
-	Proposals map[string][]Proposal        // goal -> oldest first
-	Receipts  map[string][]Receipt         // goal -> oldest first
-	LastSeen  map[string]string            // agent -> time of its last event
+	Peers  map[string]*Peer
+	Goals  map[string]*Goal
+	Status map[string]map[string]Status // goal -> agent -> latest
+	Claims map[string]map[string]Claim  // goal -> todo -> claim (released ones removed)
+	// Holders are every unreleased claim of a todo by agent: more than
+	// one live holder is a contested todo (only local claims can overlap).
+	Holders   map[string]map[string]map[string]Claim
+	Lost      map[string]map[string][]ClaimLost // goal -> todo -> lost races, oldest first
+	Evidence  map[string][]Evidence             // goal -> oldest first
+	Proposals map[string][]Proposal             // goal -> oldest first
+	Receipts  map[string][]Receipt              // goal -> oldest first
+	LastSeen  map[string]string                 // agent -> time of its last event
 }
 
 // stateKinds are the event kinds Read projects.
 var stateKinds = []string{KindPeerRegistered, KindPeerSession, KindGoal, KindGoalConfigured, KindTodo,
-	KindTodoClaimed, KindTodoReleased, KindPeerStatus, KindEvidence, KindProposed, KindReceipt}
+	KindTodoClaimed, KindTodoReleased, KindTodoClaimLost, KindPeerStatus, KindEvidence, KindProposed, KindReceipt}
 
 // Read projects the ledger.
 func Read(l *gitstore.Ledger) (*State, error) {
 	st := &State{Peers: map[string]*Peer{}, Goals: map[string]*Goal{}, Status: map[string]map[string]Status{},
 		Claims: map[string]map[string]Claim{}, Evidence: map[string][]Evidence{}, Proposals: map[string][]Proposal{},
-		Receipts: map[string][]Receipt{}, LastSeen: map[string]string{}}
+		Receipts: map[string][]Receipt{}, LastSeen: map[string]string{},
+		Holders: map[string]map[string]map[string]Claim{}, Lost: map[string]map[string][]ClaimLost{}}
 	err := l.Events(gitstore.Query{Kinds: stateKinds, Reverse: true}, func(e *gitstore.Event) error {
 		switch e.Kind {
 		case KindPeerRegistered:
@@ -153,6 +167,7 @@ func Read(l *gitstore.Ledger) (*State, error) {
 					st.Claims[c.Goal] = map[string]Claim{}
 				}
 				st.Claims[c.Goal][c.Todo] = c
+				st.hold(c)
 				st.LastSeen[c.Agent] = e.Time
 			}
 		case KindTodoReleased:
@@ -161,7 +176,18 @@ func Read(l *gitstore.Ledger) (*State, error) {
 				if cur, ok := st.Claims[c.Goal][c.Todo]; ok && cur.Agent == c.Agent {
 					delete(st.Claims[c.Goal], c.Todo)
 				}
+				delete(st.Holders[c.Goal][c.Todo], c.Agent)
 				st.LastSeen[c.Agent] = e.Time
+			}
+		case KindTodoClaimLost:
+			var l ClaimLost
+			if json.Unmarshal(e.Data, &l) == nil {
+				if st.Lost[l.Goal] == nil {
+					st.Lost[l.Goal] = map[string][]ClaimLost{}
+				}
+				l.Time = e.Time
+				st.Lost[l.Goal][l.Todo] = append(st.Lost[l.Goal][l.Todo], l)
+				st.LastSeen[l.Agent] = e.Time
 			}
 		case KindPeerStatus:
 			var s Status

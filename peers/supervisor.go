@@ -188,6 +188,8 @@ type ClaimView struct {
 	Todo  string `json:"todo"`
 	Title string `json:"title"`
 	Until string `json:"lease_until"`
+	// Arbiter is remote-held, local-only, expired or contested.
+	Arbiter string `json:"arbiter"`
 }
 
 // EvidenceRow is a thin evidence reference.
@@ -241,19 +243,30 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 			v.Sessions = []string{}
 		}
 		v.Claims = []ClaimView{}
-		todos := make([]string, 0, len(st.Claims[goalID]))
-		for todo := range st.Claims[goalID] {
+		todos := make([]string, 0, len(st.Holders[goalID]))
+		for todo := range st.Holders[goalID] {
 			todos = append(todos, todo)
 		}
 		sort.Strings(todos)
 		for _, todo := range todos {
-			if c := st.Claims[goalID][todo]; c.Agent == a {
-				if _, live := st.Claimed(goalID, todo, now); live {
-					v.Claims = append(v.Claims, ClaimView{Todo: todo, Title: g.Todos[todo], Until: c.Until})
-				} else {
-					o.Warnings = append(o.Warnings, fmt.Sprintf("%s's claim on %s expired at %s", a, todo, c.Until))
-					o.Health["expired_claims"]++
+			c, ok := st.Holders[goalID][todo][a]
+			if !ok {
+				continue
+			}
+			switch state := st.ArbiterState(c, now); state {
+			case StateExpired:
+				if st.Claims[goalID][todo].Agent != a {
+					continue // someone claimed it since
 				}
+				v.Claims = append(v.Claims, ClaimView{Todo: todo, Title: g.Todos[todo], Until: c.Until, Arbiter: state})
+				o.Warnings = append(o.Warnings, fmt.Sprintf("%s's claim on %s expired at %s", a, todo, c.Until))
+				o.Health["expired_claims"]++
+			case StateContested:
+				v.Claims = append(v.Claims, ClaimView{Todo: todo, Title: g.Todos[todo], Until: c.Until, Arbiter: state})
+				o.Warnings = append(o.Warnings, fmt.Sprintf("%s's claim on %s is contested: another peer holds a live claim on it (a local-only claim)", a, todo))
+				o.Health["contested_claims"]++
+			default:
+				v.Claims = append(v.Claims, ClaimView{Todo: todo, Title: g.Todos[todo], Until: c.Until, Arbiter: state})
 			}
 		}
 		if stt, ok := st.Status[goalID][a]; ok {

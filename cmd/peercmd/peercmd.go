@@ -287,6 +287,7 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "todo <command>", Short: "Add, claim and release a goal's todos"}
 	var goal, id, title, agent, as string
 	var lease time.Duration
+	var local bool
 	add := &cobra.Command{
 		Use: "add --goal G --id T --title TITLE", Short: "Add a todo to a goal", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -306,17 +307,29 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	add.Flags().StringVar(&id, "id", "", "todo id")
 	add.Flags().StringVar(&title, "title", "", "title")
 	claim := &cobra.Command{
-		Use: "claim --goal G --todo T --agent A [--lease 30m] [--as A]", Short: "Claim a todo for a lease (a peer claims only for itself)", Args: cmdutil.NoArgs,
+		Use: "claim --goal G --todo T --agent A [--lease 30m] [--as A] [--local]", Short: "Claim a todo for a lease through the claims remote (a peer claims only for itself)", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
 				return err
 			}
-			c, err := s.Claim(goal, id, agent, as, lease)
+			var c *peers.Claim
+			if local {
+				c, err = s.Claim(goal, id, agent, as, lease)
+			} else {
+				var a *peers.Arbiter
+				if a, err = arbiter(f, s); err == nil {
+					c, err = s.ClaimRemote(a, goal, id, agent, as, lease)
+				}
+			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "%s claims %s until %s\n", c.Agent, c.Todo, c.Until)
+			where := "on this clone only"
+			if c.Arbiter == peers.ArbiterRemote {
+				where = "on " + c.Remote
+			}
+			fmt.Fprintf(f.IO.Out, "%s claims %s until %s %s\n", c.Agent, c.Todo, c.Until, where)
 			return nil
 		},
 	}
@@ -325,14 +338,23 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	claim.Flags().StringVar(&agent, "agent", "", "the claiming peer")
 	claim.Flags().DurationVar(&lease, "lease", 30*time.Minute, "lease length")
 	claim.Flags().StringVar(&as, "as", "", "the peer acting (default: --agent)")
+	claim.Flags().BoolVar(&local, "local", false, "claim on this clone only, without the remote arbiter")
 	release := &cobra.Command{
-		Use: "release --goal G --todo T --agent A [--as A]", Short: "Release a claimed todo", Args: cmdutil.NoArgs,
+		Use: "release --goal G --todo T --agent A [--as A] [--local]", Short: "Release a claimed todo", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
 				return err
 			}
-			if err := s.Release(goal, id, agent, as); err != nil {
+			if local {
+				err = s.Release(goal, id, agent, as)
+			} else {
+				var a *peers.Arbiter
+				if a, err = arbiter(f, s); err == nil {
+					err = s.ReleaseRemote(a, goal, id, agent, as)
+				}
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "%s released %s\n", agent, id)
@@ -343,6 +365,7 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	release.Flags().StringVar(&id, "todo", "", "todo id")
 	release.Flags().StringVar(&agent, "agent", "", "the peer holding it")
 	release.Flags().StringVar(&as, "as", "", "the peer acting (default: --agent)")
+	release.Flags().BoolVar(&local, "local", false, "release a claim taken with --local")
 	cmd.AddCommand(add, claim, release)
 	return cmd
 }

@@ -28,6 +28,7 @@ const FileName = "agentproto.toml"
 type Config struct {
 	Ledger   Ledger             `toml:"ledger" json:"ledger"`
 	Sync     Sync               `toml:"sync" json:"sync"`
+	Claims   Claims             `toml:"claims" json:"claims"`
 	Plans    Plans              `toml:"plans" json:"plans"`
 	Worktree Worktree           `toml:"worktree" json:"worktree"`
 	Plugins  map[string]Plugin  `toml:"plugins" json:"plugins"`
@@ -176,6 +177,13 @@ type Sync struct {
 	// PushOnPrePush pushes the ledger refs along with every `git push`
 	// when the pre-push hook is installed.
 	PushOnPrePush bool `toml:"push_on_pre_push" json:"push_on_pre_push"`
+}
+
+// Claims says which remote arbitrates todo claims across clones.
+type Claims struct {
+	// Remote takes claims by create-only or compare-and-swap pushes of
+	// claim refs; empty: the remote `init` gave the ledger fetch refspec.
+	Remote string `toml:"remote" json:"remote,omitempty"`
 }
 
 // Default returns the configuration used when a key is absent.
@@ -345,6 +353,9 @@ func (c *Config) validate() error {
 	}
 	if c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t\n:") {
 		return BadValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
+	}
+	if c.Claims.Remote != "" && (strings.ContainsAny(c.Claims.Remote, " \t\n:") || strings.HasPrefix(c.Claims.Remote, "-")) {
+		return BadValue(fmt.Sprintf("%q is not a remote name", c.Claims.Remote), "claims", "remote")
 	}
 	for _, p := range []struct{ key, v string }{{"contract_block", c.Plans.ContractBlock}, {"agent_instructions", c.Plans.AgentInstructions}} {
 		if _, err := repopath.Clean(p.v); p.v != "" && err != nil {

@@ -19,6 +19,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"top-level key", "a = 1\n", `x.toml:1: unknown key "a"`},
 		{"wrong type", "[sync]\nremote = 3\n", `x.toml:2: sync.remote: incompatible types`},
 		{"bad value", "[ledger]\n\npack_threshold = 0\n", `x.toml:3: ledger.pack_threshold: must be at least 1`},
+		{"claims remote an option", "[claims]\nremote = \"--upload-pack=x\"\n", `x.toml:2: claims.remote: "--upload-pack=x" is not a remote name`},
 		{"negative", "[ledger]\nauto_maintenance = -1\n", `x.toml:2: ledger.auto_maintenance`},
 		{"syntax", "[ledger]\npack_threshold = \n", `x.toml:2:`},
 		{"dotted key", "ledger.pack_thresh = 2\n", `x.toml:1: unknown key "ledger.pack_thresh"`},

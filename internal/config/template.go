@@ -19,6 +19,11 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # Push the ledger refs along with every 'git push' (needs the pre-push hook).
 # push_on_pre_push = false
 
+[claims]
+# Remote that arbitrates 'git agentproto todo claim' across clones; empty:
+# the remote 'git agentproto init' gave the ledger fetch refspec.
+# remote = ""
+
 [plans]
 # Default gate of new plans: a command whose exit code says "done".
 # gate = "make test"
