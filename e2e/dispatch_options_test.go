@@ -81,3 +81,23 @@ func TestDispatchNoPingSkipsTheLivenessPing(t *testing.T) {
 		t.Fatalf("--no-ping: the agent was pinged (%v)", err)
 	}
 }
+
+func TestReviewerSessionNeedsTrustedOptions(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	defer sh(t, dir, nil, "git", "agentproto", "sessions", "gc", "--apply")
+	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); err != nil {
+		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
+	}
+	marker := filepath.Join(t.TempDir(), "reviewer-ran")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "agentproto.toml"))
+	cfg = append(cfg, []byte("[plugins.exec]\noptions = { command = \"sh -c 'touch "+marker+"; echo READY' {prompt}\" }\n")...)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), cfg, 0o644)
+	must(t, dir, "git", "commit", "-qam", "a reviewer command")
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--adapter", "exec")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "the options of [plugins.exec] come from agentproto.toml and are not trusted") {
+		t.Fatalf("review --adapter exec, untrusted: exit %d\n%s\n%s", exitCode(err), out, errOut)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Fatalf("the untrusted reviewer command ran (%v)", err)
+	}
+}
