@@ -47,6 +47,9 @@ auth = "none"
 	// The exec profiles run agent.sh from each WP's worktree.
 	must(t, dir, "git", "add", "agent.sh")
 	must(t, dir, "git", "commit", "-q", "-m", "stub agent")
+	// Their committed commands run only once trusted.
+	must(t, dir, "git", "agentproto", "profile", "trust", "broke")
+	must(t, dir, "git", "agentproto", "profile", "trust", "limited")
 	// The plan's base moved: freeze again against it.
 	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
 

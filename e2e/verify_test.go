@@ -257,6 +257,7 @@ auth = "none"
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
 	must(t, dir, "git", "add", "agent.sh", "agentproto.toml")
 	must(t, dir, "git", "commit", "-q", "-m", "stub agent")
+	must(t, dir, "git", "agentproto", "profile", "trust", "broke")
 	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
 	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
 	if exitCode(err) != 1 || !strings.Contains(out, "moving from broke to profile good") || !strings.Contains(out, "WP0   verify     fail") ||

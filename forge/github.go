@@ -15,9 +15,9 @@ import (
 
 	"github.com/cli/go-gh/v2/pkg/api"
 	"github.com/cli/go-gh/v2/pkg/auth"
+	"github.com/cli/go-gh/v2/pkg/repository"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Repo names a repository on a GitHub host.
@@ -29,21 +29,20 @@ type Repo struct {
 
 func (r Repo) String() string { return r.Host + "/" + r.Owner + "/" + r.Name }
 
-var (
-	scpURL   = lazyre.New(`^[\w.-]+@([\w.-]+):([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
-	otherURL = lazyre.New(`^(?:https?|ssh|git)://(?:[^@/]+@)?([\w.-]+)(?::\d+)?/([\w.-]+)/([\w.-]+?)(\.git)?/?$`)
-)
-
 // ParseRemote reads host, owner and repository from a remote URL
-// (https://HOST/OWNER/REPO, git@HOST:OWNER/REPO, ssh://git@HOST/OWNER/REPO).
+// (https://HOST/OWNER/REPO, git@HOST:OWNER/REPO, ssh://git@HOST/OWNER/REPO)
+// as gh does. A local path is no remote URL, even one that reads as
+// OWNER/REPO.
 func ParseRemote(u string) (Repo, error) {
-	if m := scpURL.FindStringSubmatch(u); m != nil {
-		return Repo{Host: m[1], Owner: m[2], Name: m[3]}, nil
+	bad := fault.Invalidf("remote URL %q does not name a GitHub repository (set [pr] repo = \"OWNER/NAME\" and [pr] host)", u)
+	if !strings.Contains(u, ":") || strings.HasPrefix(u, "file:") {
+		return Repo{}, bad
 	}
-	if m := otherURL.FindStringSubmatch(u); m != nil {
-		return Repo{Host: m[1], Owner: m[2], Name: m[3]}, nil
+	r, err := repository.Parse(u)
+	if err != nil || r.Owner == "" || r.Name == "" || r.Host == "" {
+		return Repo{}, bad
 	}
-	return Repo{}, fault.Invalidf("remote URL %q does not name a GitHub repository (set [pr] repo = \"OWNER/NAME\" and [pr] host)", u)
+	return Repo{Host: r.Host, Owner: r.Owner, Name: r.Name}, nil
 }
 
 // PullRequest is what is opened.

@@ -19,6 +19,9 @@ func TestParseRemote(t *testing.T) {
 		"git@github.com:acme/app.git":              {"github.com", "acme", "app"},
 		"ssh://git@ghe.example.com:2222/acme/app":  {"ghe.example.com", "acme", "app"},
 		"https://user@ghe.example.com/acme/my.app": {"ghe.example.com", "acme", "my.app"},
+		"git@github.com:acme/app":                  {"github.com", "acme", "app"},
+		"ssh://git@github.com/acme/app.git":        {"github.com", "acme", "app"},
+		"git+ssh://git@github.com/acme/app.git":    {"github.com", "acme", "app"},
 	}
 	for u, want := range cases {
 		got, err := ParseRemote(u)
@@ -26,7 +29,7 @@ func TestParseRemote(t *testing.T) {
 			t.Errorf("ParseRemote(%q) = %+v, %v", u, got, err)
 		}
 	}
-	for _, bad := range []string{"/srv/git/app.git", "../remote.git", "https://github.com/onlyowner"} {
+	for _, bad := range []string{"/srv/git/app.git", "../remote.git", "acme/app", "file:///srv/acme/app.git", "https://github.com/onlyowner"} {
 		if _, err := ParseRemote(bad); err == nil {
 			t.Errorf("ParseRemote(%q) accepted", bad)
 		}
@@ -81,4 +84,19 @@ func TestRequestForDryRun(t *testing.T) {
 	if !strings.HasPrefix(got, "POST https://ghe.example.com/api/v3/repos/acme/app/pulls") {
 		t.Fatalf("%s", got)
 	}
+}
+
+func FuzzParseRemote(f *testing.F) {
+	for _, s := range []string{"git@github.com:acme/app.git", "https://github.com/acme/app", "ssh://git@h:22/a/b", "../x/y", "a/b", "file:///a/b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		r, err := ParseRemote(u)
+		if err != nil {
+			return
+		}
+		if r.Host == "" || r.Owner == "" || r.Name == "" || strings.Contains(r.Owner, "/") || strings.Contains(r.Name, "/") {
+			t.Fatalf("ParseRemote(%q) = %+v", u, r)
+		}
+	})
 }

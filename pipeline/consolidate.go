@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -197,9 +198,14 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	if !c.OK {
 		c.Findings = append(c.Findings, Finding{Code: "gate-failed", File: "", Message: fmt.Sprintf("the gate %q exited %d in the integration worktree", gate.Command, gate.ExitCode)})
 	}
-	id := fmt.Sprintf("pipeline/%s/consolidate/%s", e.Project.Name, c.Head)
-	if err := e.record(KindConsolidated, id, c, []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}); err != nil {
-		return c, err
+	// A re-run that reaches the same head with the same verdict is the
+	// recorded outcome again (only the gate's duration differs): nothing
+	// new to record.
+	if !sameOutcome(st.Consolidated, c) {
+		id := fmt.Sprintf("pipeline/%s/consolidate/%s", e.Project.Name, c.Head)
+		if err := e.record(KindConsolidated, id, c, []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}); err != nil {
+			return c, err
+		}
 	}
 	if !c.OK {
 		return c, fmt.Errorf("the gate failed in the integration worktree (exit %d)", gate.ExitCode)
@@ -207,7 +213,19 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	return c, nil
 }
 
-// readiness lists the work packages consolidate cannot merge yet.
+// sameOutcome reports whether a consolidation repeats the recorded one:
+// the same head, merges, gate command, exit code and findings. Durations
+// and whether wiring was applied now or found present are not the outcome.
+func sameOutcome(prev, c *Consolidation) bool {
+	if prev == nil || prev.Gate == nil || c.Gate == nil || prev.Head != c.Head || prev.OK != c.OK ||
+		prev.Gate.Command != c.Gate.Command || prev.Gate.ExitCode != c.Gate.ExitCode || prev.Gate.Piped != c.Gate.Piped {
+		return false
+	}
+	a, _ := json.Marshal([]any{prev.Merged, prev.Findings})
+	b, _ := json.Marshal([]any{c.Merged, c.Findings})
+	return string(a) == string(b)
+}
+
 // readiness finds the WPs not ready to merge: not verified, not
 // checkpointed, or whose branch is not at a state a passing verification
 // saw. It returns the verified tip of each ready WP.

@@ -35,6 +35,9 @@ type Dispatcher struct {
 	// printed, one line each.
 	TTY       bool
 	CallerEnv []string
+	// NoPing skips the liveness ping ("Reply with exactly READY") a
+	// session answers before it is given its brief.
+	NoPing bool
 	// Sleep waits out a rate limit; tests shorten it.
 	Sleep func(time.Duration)
 
@@ -242,21 +245,10 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	profile := d.profileFor(st, wp)
 	adapter, model := wp.Adapter, wp.Model
-	options := map[string]string{}
-	for k, v := range d.Config.Plugins[adapter].Options {
-		options[k] = v
-	}
 	var allow []string
 	if profile != "" {
 		p := d.Config.Profiles[profile]
 		adapter, model = p.Adapter, p.Model
-		options = map[string]string{}
-		for k, v := range d.Config.Plugins[adapter].Options {
-			options[k] = v
-		}
-		for k, v := range p.Options {
-			options[k] = v
-		}
 		if p.KeyEnv != "" {
 			allow = append(allow, p.KeyEnv)
 		}
@@ -267,8 +259,15 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if adapter == "" {
 		return "", fault.Invalidf("no adapter for %s: set profile or adapter in its [[wp]] entry, or [dispatch] fallback or adapter in agentproto.toml", wp.ID)
 	}
+	// The options are resolved once the adapter is known, wherever it was
+	// named: [plugins.ADAPTER] options, then the profile's.
+	launch := profiles.Launch{Adapter: adapter, Profile: profile}
+	options := launch.Options(d.Config)
 	found, err := host.Discover(adapter, d.Config.Plugins, d.Env.Repo.WorkTree)
 	if err != nil {
+		return "", err
+	}
+	if err := launch.RequireTrust(d.Config, d.Env.Repo.WorkTree, d.Env.Repo.CommonDir, m.Path, ""); err != nil {
 		return "", err
 	}
 	ls, err := lessons.List(d.Env.Ledger, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
@@ -295,7 +294,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,
 		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: withPerimeter(d.CallerEnv, p, wp), Options: options,
-		Ping: true, AllowEnv: allow, Profile: profile}})
+		Ping: !d.NoPing, AllowEnv: allow, Profile: profile}})
 	if err != nil && (resp == nil || resp.Session == nil) {
 		return "", err
 	}

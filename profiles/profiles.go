@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
@@ -113,7 +114,11 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 			}
 		}
 		if infos[p.Adapter] != nil {
-			if err := checkOptions(found.Spec, p, cfg.Plugins[p.Adapter].Options); err != nil {
+			// The check starts the adapter with the options: untrusted
+			// committed ones are named, not run.
+			if err := (Launch{Adapter: p.Adapter, Profile: name}).RequireTrust(cfg, root, commonDir(root), root, ""); err != nil {
+				r.Problems = append(r.Problems, "options: "+err.Error())
+			} else if err := checkOptions(found.Spec, p, cfg.Plugins[p.Adapter].Options); err != nil {
 				r.Problems = append(r.Problems, "options: "+err.Error())
 			}
 		}
@@ -165,6 +170,13 @@ func checkOptions(spec host.Spec, p config.Profile, base map[string]string) erro
 	}
 	c.Terminate(ctx)
 	return nil
+}
+
+func commonDir(root string) string {
+	if repo, err := gitrepo.Discover(root); err == nil {
+		return repo.CommonDir
+	}
+	return ""
 }
 
 func contains(list []string, s string) bool {

@@ -440,7 +440,7 @@ func (d *Daemon) ping(l *live) error {
 	if len(tail) > 200 {
 		tail = tail[len(tail)-200:]
 	}
-	return fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q)", tail)
+	return fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail, sdk.PingPrompt)
 }
 
 func (d *Daemon) snapshot(r *Record) *Record {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -162,6 +163,10 @@ func reviewer(f *cmdutil.Factory, e *pipeline.Env, cfg config.Config, adapter st
 	if err != nil {
 		return "", nil, err
 	}
+	launch := profiles.Launch{Adapter: adapter}
+	if err := launch.RequireTrust(cfg, e.Repo.WorkTree, e.Repo.CommonDir, e.Repo.WorkTree, ""); err != nil {
+		return "", nil, err
+	}
 	brief := filepath.Join(e.Project.Dir, "REVIEW-brief.md")
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review brief: plan %s\n\nYou review; you never fix. Read SPEC.md, CONTRACT.md and the WP briefs beside this file,\nthen the integration branch %s. Report every place where the code does not do\nwhat the briefs say, with file, line and why. The mechanical findings so far:\n\n", e.Project.Name, pipeline.IntegrationSlug(e.Project.Name))
@@ -177,7 +182,7 @@ func reviewer(f *cmdutil.Factory, e *pipeline.Env, cfg config.Config, adapter st
 	}
 	prompt := fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
 	resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{Adapter: adapter, Path: found.Path, SHA256: found.SHA256,
-		Dir: e.Repo.WorkTree, Prompt: prompt, Label: e.Project.Name + "/review", Env: os.Environ(), Options: cfg.Plugins[adapter].Options}})
+		Dir: e.Repo.WorkTree, Prompt: prompt, Label: e.Project.Name + "/review", Env: os.Environ(), Options: launch.Options(cfg)}})
 	if err != nil {
 		return "", nil, err
 	}

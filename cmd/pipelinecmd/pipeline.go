@@ -59,10 +59,10 @@ func sessionsClient(f *cmdutil.Factory) (*sessions.Client, error) { return f.Ses
 func newCmdDispatch(f *cmdutil.Factory) *cobra.Command {
 	var wps []string
 	var maxParallel int
-	var noWait, asJSON bool
+	var noWait, noPing, asJSON bool
 	var timeout string
 	cmd := &cobra.Command{
-		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--timeout 40m]",
+		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--no-ping] [--timeout 40m] [--json]",
 		Short: "Run work packages: WP0 first and alone, then the others in parallel, each verified on disk",
 		Long: `Start one session per work package in its own worktree (wt/PROJECT-wpN, setup
 hooks run), prompted with plan render. WP0 runs first and alone; once it is
@@ -70,7 +70,10 @@ verified the WPs it unblocks run in parallel (at most --max-parallel). After
 each wave the sessions are waited for and verified on disk; a failed
 verification stops with what to do next. Running dispatch again continues
 where it stopped: worktrees, live sessions and passing verifications are
-reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
+reused, not redone. Refuses an unfrozen plan or one whose files drifted.
+Each session first answers a liveness ping ("Reply with exactly READY") and
+only then gets its brief; an agent that cannot answer it (a script that
+ignores its prompt) fails to start: --no-ping skips the ping.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, cfg, err := env(f, args[0])
@@ -95,7 +98,7 @@ reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
 			}
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: !noWait,
 				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ(),
-				TTY: f.IO.IsStdoutTTY()}
+				TTY: f.IO.IsStdoutTTY(), NoPing: noPing}
 			if !asJSON {
 				return d.Run(wps)
 			}
@@ -116,6 +119,7 @@ reused, not redone. Refuses an unfrozen plan or one whose files drifted.`,
 			return runErr
 		},
 	}
+	cmd.Flags().BoolVar(&noPing, "no-ping", false, `skip the liveness ping ("Reply with exactly READY") before the brief`)
 	cmd.Flags().StringArrayVar(&wps, "wp", nil, "only this work package (repeatable)")
 	cmd.Flags().IntVar(&maxParallel, "max-parallel", 0, "sessions at once (default [dispatch] max_parallel)")
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "start the sessions and return")

@@ -205,14 +205,19 @@ func setPin(text, name, sum string) string {
 
 func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
 	var show, asJSON bool
+	var dir string
 	cmd := &cobra.Command{
-		Use:   "trust NAME [--show] [--json]",
-		Short: "Trust on this machine the adapter binary agentproto.toml names ([plugins.NAME] path)",
+		Use:   "trust NAME [--dir D] [--show] [--json]",
+		Short: "Trust on this machine what agentproto.toml makes adapter NAME run: its binary ([plugins.NAME] path) and options",
 		Long: `A [plugins.NAME] path in agentproto.toml names a binary that came with the
-repository. trust shows its path and sha256 and records those bytes as trusted
-on this machine; sessions start, dispatch and plugin describe run it only
-then. Any change to the binary needs trust again. Adapters found on PATH are
-your own installation and need no trust. --show prints without trusting.`,
+repository, and [plugins.NAME] options name what the adapter runs (the exec
+adapter's command, claude-code's binary and extra...). trust shows the binary
+with its sha256, the options and the files of the repository their words
+name, and records them as trusted on this machine; sessions start, dispatch
+and plugin describe run them only then. Any change to the binary, an option
+or a file they name needs trust again. Adapters found on PATH, and options
+of an untracked agentproto.toml, are your own and need no trust. --show
+prints without trusting.`,
 		Args: cmdutil.ExactArgs(1, "one adapter name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, top, err := root(f)
@@ -223,34 +228,69 @@ your own installation and need no trust. --show prints without trusting.`,
 			if err != nil {
 				return err
 			}
-			added := false
+			opts := host.OptionsCheck{Trusted: true}
+			if host.ConfigCommitted(top) {
+				layer := host.OptionLayer{Section: "plugins." + fd.Name, Adapter: fd.Name, Options: cfg.Plugins[fd.Name].Options}
+				if opts, err = host.InspectOptions(top, filesDir(dir, top), layer); err != nil {
+					return err
+				}
+			}
+			added, optsAdded := false, false
 			if !show && !fd.Trusted {
 				if added, err = host.Trust(fd, top); err != nil {
 					return err
 				}
 				fd.Trusted = true
 			}
+			if !show && !opts.Trusted {
+				if optsAdded, err = host.TrustOptions(top, opts); err != nil {
+					return err
+				}
+				opts.Trusted = true
+			}
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": fd.Name, "path": fd.Path, "source": fd.Source,
-					"sha256": fd.Digest, "trusted": fd.Trusted, "recorded": added})
+					"sha256": fd.Digest, "trusted": fd.Trusted, "recorded": added,
+					"options": opts.Covered, "scripts": opts.Scripts, "options_digest": opts.Digest,
+					"options_trusted": opts.Trusted, "options_recorded": optsAdded})
 			}
 			if fd.Source != host.SourceConfig {
 				fmt.Fprintf(f.IO.Out, "%s is %s, found on PATH: your own installation needs no trust\n", fd.Name, fd.Path)
-				return nil
+			} else {
+				fmt.Fprintf(f.IO.Out, "adapter %s: %s (from %s)\nsha256 %s\n", fd.Name, fd.Path, config.FileName, fd.Digest)
+				fmt.Fprintln(f.IO.Out, trustWord(added, fd.Trusted))
 			}
-			fmt.Fprintf(f.IO.Out, "adapter %s: %s (from %s)\nsha256 %s\n", fd.Name, fd.Path, config.FileName, fd.Digest)
-			switch {
-			case added:
-				fmt.Fprintln(f.IO.Out, "trusted on this machine")
-			case fd.Trusted:
-				fmt.Fprintln(f.IO.Out, "already trusted on this machine")
-			default:
-				fmt.Fprintln(f.IO.Out, "not trusted (run without --show to trust)")
+			if !opts.Empty() {
+				fmt.Fprintf(f.IO.Out, "[plugins.%s] options (from %s):\n%s", fd.Name, config.FileName, opts.Describe())
+				fmt.Fprintln(f.IO.Out, trustWord(optsAdded, opts.Trusted))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&show, "show", false, "only show the binary and whether it is trusted")
+	cmd.Flags().BoolVar(&show, "show", false, "only show what would be trusted and whether it is")
+	cmd.Flags().StringVar(&dir, "dir", "", "hash the files the options name in this directory, where sessions will run (default: the repository)")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
+}
+
+func trustWord(added, trusted bool) string {
+	switch {
+	case added:
+		return "trusted on this machine"
+	case trusted:
+		return "already trusted on this machine"
+	}
+	return "not trusted (run without --show to trust)"
+}
+
+// filesDir is where the files the options name are hashed: dir when given,
+// else the repository's top.
+func filesDir(dir, top string) string {
+	if dir == "" {
+		return top
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

@@ -1,14 +1,16 @@
-// Package profilecmd wires `profile check`.
+// Package profilecmd wires `profile check` and `profile trust`.
 package profilecmd
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/profiles"
 )
 
@@ -50,7 +52,86 @@ func NewCmdProfile(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmdutil.AddJSONFlags(check, &asJSON, "print as JSON")
-	cmd.AddCommand(check)
+	cmd.AddCommand(check, newCmdTrust(f))
+	return cmd
+}
+
+func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
+	var show, asJSON bool
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "trust NAME [--dir D] [--show] [--json]",
+		Short: "Trust on this machine the options of [profiles.NAME] in agentproto.toml, and the files they name",
+		Long: `Profile options name what the adapter runs (a binary, extra arguments, a
+command line). From a tracked agentproto.toml they run only once trusted on
+this machine: trust shows them with the files of the repository their words
+name and records their digest. Any change needs trust again. A profile of
+this clone's own profiles file is yours and needs none. --show prints
+without trusting. The adapter's [plugins.NAME] options are trusted with
+plugin trust.`,
+		Args: cmdutil.ExactArgs(1, "one profile name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			p, err := profiles.Resolve(cfg, args[0])
+			if err != nil {
+				return err
+			}
+			launch := profiles.Launch{Adapter: p.Adapter, Profile: args[0]}
+			layers, err := launch.CommittedLayers(cfg, repo.WorkTree, repo.CommonDir)
+			if err != nil {
+				return err
+			}
+			c := host.OptionsCheck{Trusted: true}
+			for _, l := range layers {
+				if l.Section == "profiles."+args[0] {
+					files := repo.WorkTree
+					if dir != "" {
+						if files, err = filepath.Abs(dir); err != nil {
+							return err
+						}
+					}
+					if c, err = host.InspectOptions(repo.WorkTree, files, l); err != nil {
+						return err
+					}
+				}
+			}
+			added := false
+			if !show && !c.Trusted {
+				if added, err = host.TrustOptions(repo.WorkTree, c); err != nil {
+					return err
+				}
+				c.Trusted = true
+			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": args[0], "adapter": p.Adapter, "options": c.Covered,
+					"scripts": c.Scripts, "digest": c.Digest, "trusted": c.Trusted, "recorded": added})
+			}
+			if c.Empty() {
+				fmt.Fprintf(f.IO.Out, "profile %s: no committed options to trust\n", args[0])
+				return nil
+			}
+			fmt.Fprintf(f.IO.Out, "[profiles.%s] options (adapter %s):\n%s", args[0], p.Adapter, c.Describe())
+			switch {
+			case added:
+				fmt.Fprintln(f.IO.Out, "trusted on this machine")
+			case c.Trusted:
+				fmt.Fprintln(f.IO.Out, "already trusted on this machine")
+			default:
+				fmt.Fprintln(f.IO.Out, "not trusted (run without --show to trust)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&show, "show", false, "only show what would be trusted and whether it is")
+	cmd.Flags().StringVar(&dir, "dir", "", "hash the files the options name in this directory, where sessions will run (default: the repository)")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
 }
 

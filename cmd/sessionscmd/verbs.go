@@ -23,14 +23,18 @@ import (
 func newCmdStart(f *cmdutil.Factory) *cobra.Command {
 	var adapter, model, slug, dir, prompt, promptFile, label, profile string
 	var asJSON, noPing bool
+	var userOptions map[string]string
 	cmd := &cobra.Command{
-		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--label L] [--no-ping] [--json]",
+		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
 		Short: "Start a session and print its id",
 		Long: `Start a session and print its id. The spawn protocol: the session starts idle,
 answers a liveness ping ("Reply with exactly READY"), and only then receives
 the prompt; a session that fails the ping never sees it (--no-ping skips the
 check). A profile names adapter, model and auth; the key variable it names is
-passed to the adapter from your environment and never stored.`,
+passed to the adapter from your environment and never stored. Adapter options
+from a committed agentproto.toml run only once trusted on this machine
+(plugin trust NAME, profile trust NAME); --option K=V options are yours and
+win over them.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, _, err := f.Config()
@@ -38,7 +42,6 @@ passed to the adapter from your environment and never stored.`,
 				return err
 			}
 			var allow []string
-			options := map[string]string{}
 			if profile != "" {
 				if adapter != "" {
 					return fault.Invalidf("--profile names the adapter; do not give --adapter too")
@@ -56,9 +59,6 @@ passed to the adapter from your environment and never stored.`,
 						return fault.Refusedf("profile %s needs $%s, which is not set", profile, p.KeyEnv)
 					}
 					allow = append(allow, p.KeyEnv)
-				}
-				for k, v := range p.Options {
-					options[k] = v
 				}
 			}
 			if adapter == "" {
@@ -93,13 +93,21 @@ passed to the adapter from your environment and never stored.`,
 			if err != nil {
 				return err
 			}
+			launch := profiles.Launch{Adapter: adapter, Profile: profile, User: userOptions}
+			trustDir := "" // a worktree holds the repository's files
+			if slug == "" && abs != repo.WorkTree {
+				trustDir = dir
+			}
+			if err := launch.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, abs, trustDir); err != nil {
+				return err
+			}
 			c, err := client(f)
 			if err != nil {
 				return err
 			}
 			resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
 				Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: abs, Worktree: slug,
-				Prompt: text, Label: label, Env: os.Environ(), Options: mergeOptions(cfg.Plugins[adapter].Options, options),
+				Prompt: text, Label: label, Env: os.Environ(), Options: launch.Options(cfg),
 				Ping: !noPing, AllowEnv: allow, Profile: profile}})
 			if err != nil {
 				// A session that failed while starting still exists: --json
@@ -128,19 +136,8 @@ passed to the adapter from your environment and never stored.`,
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the session as JSON")
 	fl.StringVar(&profile, "profile", "", "executor profile ([profiles.NAME])")
 	fl.BoolVar(&noPing, "no-ping", false, "skip the liveness ping")
+	fl.StringToStringVar(&userOptions, "option", nil, "an adapter option K=V of your own, over the configured ones (repeatable)")
 	return cmd
-}
-
-// mergeOptions lays profile options over the adapter's configured ones.
-func mergeOptions(base, over map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
 }
 
 func newCmdLs(f *cmdutil.Factory) *cobra.Command {

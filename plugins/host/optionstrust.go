@@ -1,0 +1,293 @@
+package host
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/shlex"
+
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/repopath"
+)
+
+// Adapter options are command lines as much as data: the exec adapter runs
+// options.command, claude-code and codex run options.binary with
+// options.extra. Options committed in agentproto.toml ([plugins.NAME]
+// options, [profiles.NAME] options) are therefore code the repository asks
+// us to run, and like hooks they run only once trusted on this machine: by
+// a digest of the options and of the files of the session directory their
+// words name, so a changed script needs trust again as a changed command
+// does. Options the user gives on the command line or keeps in this
+// clone's own profiles file are the user's and need none.
+
+// OptionsTrustFile is where option trust is kept, under the common git dir.
+const OptionsTrustFile = "agentproto/trusted-options"
+
+// dataOptions are options every adapter reads as a value, never as a word
+// of a command: they stay out of the digest. Every other option counts.
+var dataOptions = map[string]bool{"ping": true, "prompt": true}
+
+// OptionLayer is one committed section of adapter options.
+type OptionLayer struct {
+	Section string // "plugins.exec" or "profiles.cheap"
+	Adapter string
+	Options map[string]string
+}
+
+// TrustCommand is the command that trusts the layer; dir, when not empty,
+// is the directory whose files it hashes (by default the repository's).
+func (l OptionLayer) TrustCommand(dir string) string {
+	kind, name, _ := strings.Cut(l.Section, ".")
+	cmd := "git agentproto plugin trust " + name
+	if kind == "profiles" {
+		cmd = "git agentproto profile trust " + name
+	}
+	if dir != "" {
+		cmd += " --dir " + shellQuote(dir)
+	}
+	return cmd
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// OptionsCheck is what trusting a layer covers, and whether it is trusted.
+type OptionsCheck struct {
+	Layer   OptionLayer
+	Covered map[string]string // the options that count
+	Scripts map[string]string // file -> sha256, as in the session directory
+	Digest  string
+	Trusted bool
+}
+
+// Empty reports whether nothing in the layer needs trust.
+func (c OptionsCheck) Empty() bool { return len(c.Covered) == 0 }
+
+// InspectOptions computes the digest of a layer's options and of the files
+// of dir their words name, and whether it is trusted in the repository of
+// root.
+func InspectOptions(root, dir string, l OptionLayer) (OptionsCheck, error) {
+	c := OptionsCheck{Layer: l, Covered: map[string]string{}}
+	for k, v := range l.Options {
+		if !dataOptions[k] {
+			c.Covered[k] = v
+		}
+	}
+	if c.Empty() {
+		c.Trusted = true
+		return c, nil
+	}
+	var err error
+	if c.Scripts, err = optionScripts(dir, c.Covered); err != nil {
+		return c, fault.Refusedf("[%s] options: %v", l.Section, err)
+	}
+	b, _ := json.Marshal(struct {
+		Section, Adapter string
+		Options, Scripts map[string]string
+	}{l.Section, l.Adapter, c.Covered, c.Scripts})
+	s := sha256.Sum256(b)
+	c.Digest = hex.EncodeToString(s[:])
+	c.Trusted, err = optionsTrusted(root, c.Digest)
+	return c, err
+}
+
+// optionScripts hashes each regular file of dir that a word of the options
+// names. The files are read through a root at dir: a word that leads
+// outside it by a symlink cannot be trusted by content and is refused.
+func optionScripts(dir string, opts map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	if dir == "" {
+		return out, nil
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	for _, v := range opts {
+		for _, w := range optionWords(v) {
+			if filepath.IsAbs(w) {
+				rel, err := filepath.Rel(dir, w)
+				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					continue // a program of this machine: the option text names it
+				}
+				w = filepath.ToSlash(rel)
+			}
+			rel, err := repopath.Clean(w)
+			if err != nil {
+				continue
+			}
+			if _, ok := out[rel]; ok {
+				continue
+			}
+			fi, err := r.Lstat(filepath.FromSlash(rel))
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, fmt.Errorf("%s cannot be trusted by content: %v", rel, err)
+			}
+			if fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular() {
+				continue
+			}
+			f, err := r.Open(filepath.FromSlash(rel))
+			if err != nil {
+				return nil, fmt.Errorf("%s cannot be trusted by content: %v", rel, err)
+			}
+			h := sha256.New()
+			st, serr := f.Stat()
+			if serr == nil && st.Mode().IsRegular() {
+				_, serr = io.Copy(h, f)
+			}
+			f.Close()
+			if serr != nil {
+				return nil, fmt.Errorf("%s: %v", rel, serr)
+			}
+			if st.Mode().IsRegular() {
+				out[rel] = hex.EncodeToString(h.Sum(nil))
+			}
+		}
+	}
+	return out, nil
+}
+
+// optionWords splits an option as the adapters do, and each word again at
+// shell punctuation and '=' (a KEY=FILE word names FILE).
+func optionWords(v string) []string {
+	words, err := shlex.Split(v)
+	if err != nil {
+		words = strings.Fields(v)
+	}
+	var out []string
+	for _, w := range words {
+		out = append(out, strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune(";&|<>()`$= \t\n", r) })...)
+	}
+	return out
+}
+
+func optionsTrustPath(root string) (string, error) {
+	if root == "" {
+		return "", fmt.Errorf("no repository to keep option trust in")
+	}
+	repo, err := gitrepo.Discover(root)
+	if err != nil {
+		return "", err
+	}
+	return repo.Path(OptionsTrustFile), nil
+}
+
+func optionsTrusted(root, digest string) (bool, error) {
+	path, err := optionsTrustPath(root)
+	if err != nil {
+		return false, err
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if w := strings.Fields(sc.Text()); len(w) > 0 && w[0] == digest {
+			return true, nil
+		}
+	}
+	return false, sc.Err()
+}
+
+// TrustOptions records a layer's digest as trusted on this machine and
+// reports whether it was new.
+func TrustOptions(root string, c OptionsCheck) (bool, error) {
+	if c.Empty() || c.Trusted {
+		return false, nil
+	}
+	path, err := optionsTrustPath(root)
+	if err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = fmt.Fprintf(f, "%s %s %s\n", c.Digest, time.Now().UTC().Format(time.RFC3339), c.Layer.Section)
+	return err == nil, err
+}
+
+// Describe lists what trusting the layer covers, for a person to read.
+func (c OptionsCheck) Describe() string {
+	var b strings.Builder
+	for _, k := range sortedKeys(c.Covered) {
+		fmt.Fprintf(&b, "  option   %s = %q\n", k, c.Covered[k])
+	}
+	for _, p := range sortedKeys(c.Scripts) {
+		fmt.Fprintf(&b, "  runs     %s (sha256 %.12s; read it before trusting)\n", p, c.Scripts[p])
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// RequireOptionsTrust fails with exit 5, naming the section, its options
+// and the command that trusts them, unless every layer is trusted. dir is
+// the directory the session will run in, whose files the words of the
+// options name; trustDir is what the trust command is told to hash instead
+// of the repository ("" when dir holds the repository's files, as a
+// worktree does).
+func RequireOptionsTrust(root, dir, trustDir string, layers []OptionLayer) error {
+	for _, l := range layers {
+		c, err := InspectOptions(root, dir, l)
+		if err != nil {
+			return err
+		}
+		if c.Trusted {
+			continue
+		}
+		return fault.Refusedf("adapter %s: the options of [%s] come from %s and are not trusted on this machine (they name what the adapter runs):\n%sreview them, then run: %s",
+			l.Adapter, l.Section, config.FileName, c.Describe(), l.TrustCommand(trustDir))
+	}
+	return nil
+}
+
+// ConfigCommitted reports whether the agentproto.toml of the working tree
+// root is tracked by git: then any commit, an agent's included, may have
+// written it, and the options it gives need trust. An untracked one is the
+// user's own.
+func ConfigCommitted(root string) bool {
+	repo, err := gitrepo.Discover(root)
+	if err != nil {
+		return true
+	}
+	out, err := repo.Git("ls-files", "--", config.FileName)
+	return err != nil || strings.TrimSpace(string(out)) != "" // unsure: committed
+}

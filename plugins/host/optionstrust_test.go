@@ -1,0 +1,74 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentproto/agentproto/internal/repopath"
+)
+
+func TestOptionScriptsNamesFilesOfTheDirOnly(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "agent.sh"), []byte("echo hi\n"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "tools"), 0o755)
+	os.WriteFile(filepath.Join(dir, "tools", "wrap"), []byte("exec \"$@\"\n"), 0o755)
+	os.WriteFile(filepath.Join(outside, "evil.sh"), []byte("rm -rf /\n"), 0o755)
+	got, err := optionScripts(dir, map[string]string{
+		"command": "env X=tools/wrap sh agent.sh {prompt}",
+		"extra":   "--config /etc/passwd ../" + filepath.Base(outside) + "/evil.sh",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["agent.sh"] == "" || got["tools/wrap"] == "" {
+		t.Fatalf("scripts = %v, want agent.sh and tools/wrap", got)
+	}
+
+	// A name leading out by a symlink cannot be trusted by its content.
+	os.Symlink(outside, filepath.Join(dir, "out"))
+	if _, err := optionScripts(dir, map[string]string{"command": "sh out/evil.sh"}); err == nil || !strings.Contains(err.Error(), "cannot be trusted by content") {
+		t.Fatalf("symlink out: err = %v", err)
+	}
+}
+
+func TestOptionsDigestCoversScriptsAndCommand(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "agent.sh"), []byte("v1\n"), 0o755)
+	layer := OptionLayer{Section: "plugins.exec", Adapter: "exec", Options: map[string]string{"command": "sh agent.sh", "ping": "silent"}}
+	digest := func() string {
+		c, _ := InspectOptions("", dir, layer)
+		return c.Digest
+	}
+	d1 := digest()
+	os.WriteFile(filepath.Join(dir, "agent.sh"), []byte("v2\n"), 0o755)
+	d2 := digest()
+	layer.Options = map[string]string{"command": "sh agent.sh -x", "ping": "silent"}
+	d3 := digest()
+	layer.Options = map[string]string{"command": "sh agent.sh -x", "ping": "loud"}
+	d4 := digest()
+	if d1 == "" || d1 == d2 || d2 == d3 || d3 != d4 {
+		t.Fatalf("digests %q %q %q %q: a script or command change must change it, a data option must not", d1, d2, d3, d4)
+	}
+}
+
+func FuzzOptionScripts(f *testing.F) {
+	dir := f.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.sh"), []byte("x"), 0o644)
+	os.Symlink("/etc", filepath.Join(dir, "etc"))
+	f.Add("sh a.sh {prompt}")
+	f.Add("env A=../a.sh sh 'a b' \"$(cat etc/passwd)\"")
+	f.Add("/" + dir + "/a.sh ./a.sh a.sh/../a.sh")
+	f.Fuzz(func(t *testing.T, v string) {
+		got, err := optionScripts(dir, map[string]string{"command": v})
+		if err != nil {
+			return
+		}
+		for p := range got {
+			if c, cerr := repopath.Clean(p); cerr != nil || c != p {
+				t.Fatalf("%q named %q, not a clean path inside the directory", v, p)
+			}
+		}
+	})
+}
