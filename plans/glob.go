@@ -265,11 +265,16 @@ func sample(s segment) string {
 	if s.any {
 		return "x"
 	}
-	w, _ := segIntersect(s.tokens, []token{{kind: tokStar}})
-	if w == "" {
-		return "x"
+	// The witness must be a name a path can hold: a star matching nothing
+	// made "*." give ".", which names no file. A leading letter is tried
+	// first for that reason.
+	probes := [][]token{{{kind: tokLiteral, r: 'x'}, {kind: tokStar}}, {{kind: tokStar}}}
+	for _, probe := range probes {
+		if w, ok := segIntersect(s.tokens, probe); ok && w != "" && w != "." && w != ".." {
+			return w
+		}
 	}
-	return w
+	return "x"
 }
 
 // segIntersect decides whether two single-segment patterns match a common
