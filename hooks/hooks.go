@@ -98,7 +98,7 @@ func Install(repo *gitrepo.Repo, hook string) (path string, changed bool, err er
 		out = shebang + block(hook)
 	default:
 		first, rest, _ := strings.Cut(text, "\n")
-		if !isShellShebang(first) {
+		if !IsShellShebang(first) {
 			return path, false, fault.Refusedf("%s is not a shell script (%q); add this line to it yourself: git agentproto hooks run %s \"$@\"", path, first, hook)
 		}
 		out = first + "\n" + block(hook) + rest
@@ -116,7 +116,9 @@ func Install(repo *gitrepo.Repo, hook string) (path string, changed bool, err er
 	return path, true, nil
 }
 
-func isShellShebang(line string) bool {
+// IsShellShebang reports whether line is a #! line naming a POSIX-like
+// shell, directly or through env.
+func IsShellShebang(line string) bool {
 	if !strings.HasPrefix(line, "#!") {
 		return false
 	}

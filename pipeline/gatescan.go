@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
@@ -124,23 +125,7 @@ func isScript(name string, b []byte) bool {
 		return true
 	}
 	first, _, _ := bytes.Cut(b, []byte("\n"))
-	return bytes.HasPrefix(first, []byte("#!")) && isShellShebang(string(first))
-}
-
-func isShellShebang(line string) bool {
-	f := strings.Fields(strings.TrimPrefix(line, "#!"))
-	if len(f) == 0 {
-		return false
-	}
-	prog := path.Base(f[0])
-	if prog == "env" && len(f) > 1 {
-		prog = f[1]
-	}
-	switch prog {
-	case "sh", "bash", "dash", "zsh", "ksh":
-		return true
-	}
-	return false
+	return bytes.HasPrefix(first, []byte("#!")) && hooks.IsShellShebang(string(first))
 }
 
 // scriptMask is one mask in a script: the line's code, which tells an
