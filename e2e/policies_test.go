@@ -193,3 +193,37 @@ func TestDaemonReadsIdleExitFromConfig(t *testing.T) {
 		return strings.Contains(string(b), "idle for 1s; stopping")
 	})
 }
+
+// [policies] notify from a tracked agentproto.toml is a command the daemon
+// runs: like a hook, it runs only once trusted, and again after a change.
+func TestCommittedNotifyNeedsTrust(t *testing.T) {
+	dir := newRepo(t)
+	os.WriteFile(filepath.Join(dir, "notify.sh"), []byte("echo notified >> notified.txt\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[policies]\nnotify = \"sh notify.sh\"\n"), 0o644)
+	must(t, dir, "git", "add", "agentproto.toml", "notify.sh")
+	must(t, dir, "git", "commit", "-q", "-m", "notify")
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":300}`, `{"op":"say","text":"done"}`))
+	if err != nil {
+		t.Fatal(errOut)
+	}
+	_, errOut, err = sh(t, dir, nil, "git", "agentproto", "policy", "attach", id, "--on", "turn-end", "--do", "notify")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "not trusted") || !strings.Contains(errOut, "git agentproto policy trust") {
+		t.Fatalf("untrusted notify: exit %d\n%s", exitCode(err), errOut)
+	}
+	if out := must(t, dir, "git", "agentproto", "policy", "ls"); strings.Contains(out, "notify") {
+		t.Fatalf("a refused policy was attached: %s", out)
+	}
+	must(t, dir, "git", "agentproto", "policy", "trust")
+	pol := strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", id, "--on", "turn-end", "--do", "notify"))
+	must(t, dir, "git", "agentproto", "policy", "wait", pol, "--timeout", "20s")
+	if b, _ := os.ReadFile(filepath.Join(dir, "notified.txt")); strings.TrimSpace(string(b)) != "notified" {
+		t.Fatalf("trusted notify did not run: %q", b)
+	}
+	must(t, dir, "git", "agentproto", "policy", "cancel", pol)
+	// The script it names changes: refused again.
+	os.WriteFile(filepath.Join(dir, "notify.sh"), []byte("echo changed >> notified.txt\n"), 0o755)
+	_, errOut, err = sh(t, dir, nil, "git", "agentproto", "policy", "attach", id, "--on", "turn-end", "--do", "notify")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "notify.sh") {
+		t.Fatalf("changed script: exit %d\n%s", exitCode(err), errOut)
+	}
+}

@@ -62,6 +62,13 @@ ledger event with its results.`,
 					wp[id] = w
 				}
 			}
+			for _, a := range acts {
+				if a == sessions.ActNotify {
+					if err := requireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
+						return err
+					}
+				}
+			}
 			c, err := client(f)
 			if err != nil {
 				return err
@@ -163,6 +170,6 @@ ledger event with its results.`,
 	}
 	wait.Flags().StringVar(&timeout, "timeout", "40m", "how long to wait, with a unit")
 	cmdutil.AddJSONFlags(wait, &waitJSON, "print the outcome as JSON")
-	cmd.AddCommand(attach, ls, cancel, wait)
+	cmd.AddCommand(attach, ls, cancel, wait, newCmdTrust(f))
 	return cmd
 }

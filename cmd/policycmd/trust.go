@@ -1,0 +1,81 @@
+package policycmd
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
+)
+
+// notifyLayer is [policies] notify as a command to trust: the daemon runs
+// it with sh -c, so from a tracked agentproto.toml (which any commit, an
+// agent's included, may have written) it is code like a hook.
+func notifyLayer(command string) host.OptionLayer {
+	return host.OptionLayer{Section: "policies", Adapter: "notify", Options: map[string]string{"notify": command}}
+}
+
+// requireNotifyTrust refuses a committed notify command not trusted on
+// this machine, naming it and the command that trusts it.
+func requireNotifyTrust(worktree, command string) error {
+	if command == "" || !host.ConfigCommitted(worktree) {
+		return nil
+	}
+	c, err := host.InspectOptions(worktree, worktree, notifyLayer(command))
+	if err != nil || c.Trusted {
+		return err
+	}
+	return fault.Refusedf("[policies] notify comes from agentproto.toml and is not trusted on this machine (the daemon runs it):\n%sreview it, then run: git agentproto policy trust", c.Describe())
+}
+
+func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
+	var show bool
+	cmd := &cobra.Command{
+		Use:   "trust [--show]",
+		Short: "Trust on this machine the [policies] notify command of agentproto.toml, and the files it names",
+		Long: `A notify policy runs [policies] notify with sh -c. From a tracked
+agentproto.toml it runs only once trusted on this machine: trust shows the
+command with the files of the repository its words name and records their
+digest. Any change needs trust again. --show prints without trusting.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if cfg.Policies.Notify == "" {
+				fmt.Fprintln(f.IO.Out, "no [policies] notify command to trust")
+				return nil
+			}
+			c, err := host.InspectOptions(repo.WorkTree, repo.WorkTree, notifyLayer(cfg.Policies.Notify))
+			if err != nil {
+				return err
+			}
+			added := false
+			if !show && !c.Trusted {
+				if added, err = host.TrustOptions(repo.WorkTree, c); err != nil {
+					return err
+				}
+				c.Trusted = true
+			}
+			fmt.Fprintf(f.IO.Out, "[policies] notify:\n%s", c.Describe())
+			switch {
+			case added:
+				fmt.Fprintln(f.IO.Out, "trusted on this machine")
+			case c.Trusted:
+				fmt.Fprintln(f.IO.Out, "already trusted on this machine")
+			default:
+				fmt.Fprintln(f.IO.Out, "not trusted (run without --show to trust)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&show, "show", false, "only show the command and whether it is trusted")
+	return cmd
+}
