@@ -35,6 +35,7 @@ var jsonCommands = []jsonCase{
 	{path: "plugin ls"},
 	{path: "plugin describe", args: []string{"scripted"}},
 	{path: "plugin trust", args: []string{"scripted", "--show"}},
+	{path: "profile trust", args: []string{"cheap", "--show"}},
 	{path: "trust", args: []string{"--show"}},
 	{path: "plan check", args: []string{"demo"}},
 	{path: "plan status", args: []string{"demo"}},
@@ -113,7 +114,7 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 	must(t, dir, "git", "init", "-q", "--bare", remote)
 	must(t, dir, "git", "remote", "add", "origin", remote)
 	cfg, _ := os.ReadFile(filepath.Join(dir, "agentproto.toml"))
-	os.WriteFile(filepath.Join(dir, "agentproto.toml"), append(cfg, "[pr]\nrepo = \"acme/app\"\n"...), 0o644)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), append(cfg, "[pr]\nrepo = \"acme/app\"\n[profiles.cheap]\nadapter = \"scripted\"\nauth = \"none\"\n"...), 0o644)
 	must(t, dir, "git", "agentproto", "goal", "new", "g1", "--title", "json")
 	must(t, dir, "git", "agentproto", "peer", "register", "a1", "--adapter", "scripted", "--quota-turns", "5")
 	must(t, dir, "git", "agentproto", "goal", "configure", "--goal-id", "g1", "--supervisor-agent", "a1", "--execute")

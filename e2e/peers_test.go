@@ -104,6 +104,10 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	ok("evidence", "add", "--goal", "g1", "--agent", "alice", "--ref", "commit:abc123", "--summary", "lexer handles strings")
 	packet := ok("supervisor", "observe", "--goal-id", "g1", "--agent-id", "sup")
 	golden(t, "observe-degraded.json", packet)
+	if got := ok("supervisor", "observe", "--goal", "g1", "--agent", "sup", "--jq", ".schema + \" \" + .goal.id"); got != "supervisor_observation_v0 g1\n" {
+		t.Fatalf("observe --jq: %q", got)
+	}
+	code(2, "supervisor", "observe", "--goal", "g1", "--agent", "sup", "--jq", ".[") // a filter that does not parse
 	if strings.Contains(packet, "quota") {
 		t.Fatal("the packet exposes another peer's quota")
 	}

@@ -175,3 +175,39 @@ func stampObject(b []byte, schema string) ([]byte, error) {
 	}
 	return append(append(head, ','), b[1:]...), nil
 }
+
+// AddJQFlag gives --jq to a command that always prints one JSON document
+// (the peer protocol's packets and records, whose shapes are their own
+// and carry no --json flag); a filter that does not parse is refused
+// before the command runs.
+func AddJQFlag(cmd *cobra.Command) {
+	cmd.Flags().String("jq", "", "filter the JSON output with a jq `EXPR`")
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if expr, _ := c.Flags().GetString("jq"); expr != "" {
+			if _, err := gojq.Parse(expr); err != nil {
+				return fault.Invalidf("--jq %q: %v", expr, err)
+			}
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
+}
+
+// WriteDocument prints v, indented, or what the command's --jq makes of it.
+func WriteDocument(cmd *cobra.Command, w io.Writer, v any) error {
+	expr, _ := cmd.Flags().GetString("jq")
+	if expr == "" {
+		return WriteJSONIndent(w, v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := jq.Evaluate(bytes.NewReader(b), w, expr); err != nil {
+		return fault.Invalidf("--jq %q: %v", expr, err)
+	}
+	return nil
+}

@@ -265,7 +265,7 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			out := map[string]any{"goal": goal, "coordination": map[string]any{"supervisor": cfg}, "recorded": written}
-			if err := cmdutil.WriteJSONIndent(f.IO.Out, out); err != nil {
+			if err := cmdutil.WriteDocument(cmd, f.IO.Out, out); err != nil {
 				return err
 			}
 			if !execute {
@@ -279,6 +279,7 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 	configure.Flags().StringArrayVar(&supervised, "supervised-agent", nil, "a peer it observes (repeatable; default: every other peer)")
 	configure.Flags().BoolVar(&clear, "clear-supervisor", false, "disable the supervisor")
 	configure.Flags().BoolVar(&execute, "execute", false, "record it")
+	cmdutil.AddJQFlag(configure)
 	cmd.AddCommand(create, configure)
 	return cmd
 }

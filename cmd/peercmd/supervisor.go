@@ -66,10 +66,11 @@ receipt, and only for inject, when this clone's operator enabled it
 			if err != nil {
 				return err
 			}
-			return cmdutil.WriteJSONIndent(f.IO.Out, o)
+			return cmdutil.WriteDocument(cmd, f.IO.Out, o)
 		},
 	}
 	flags(observe)
+	cmdutil.AddJQFlag(observe)
 	cmd.AddCommand(prompt, observe, newCmdEvent(f), newCmdInject(f))
 	return cmd
 }
@@ -101,12 +102,13 @@ func newCmdEvent(f *cmdutil.Factory) *cobra.Command {
 		Short: "Validate a supervisor_decision_v0 and, with --apply, record it (supervisor_proposed)",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return validateThenRecord(f, file, "decision-json", "the decision", execute, func(s *peers.Service, d *peers.Decision) (any, bool, error) {
+			return validateThenRecord(cmd, f, file, "decision-json", "the decision", execute, func(s *peers.Service, d *peers.Decision) (any, bool, error) {
 				return s.Propose(goal, agent, d, execute)
 			})
 		},
 	}
 	flags(propose)
+	cmdutil.AddJQFlag(propose)
 	propose.Flags().StringVar(&file, "decision-json", "", "file holding the decision")
 	propose.Flags().BoolVar(&execute, "execute", false, "record it")
 	receipt := &cobra.Command{
@@ -117,12 +119,13 @@ here (exit 5): only the host adapter path can write one, with capabilities it
 verified itself, an authority reference, evidence and a rollback boundary.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return validateThenRecord(f, file, "receipt-json", "the receipt", execute, func(s *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
+			return validateThenRecord(cmd, f, file, "receipt-json", "the receipt", execute, func(s *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
 				return s.RecordReceipt(goal, agent, r, execute)
 			})
 		},
 	}
 	flags(receipt)
+	cmdutil.AddJQFlag(receipt)
 	receipt.Flags().StringVar(&file, "receipt-json", "", "file holding the receipt")
 	receipt.Flags().BoolVar(&execute, "execute", false, "record it")
 	list := &cobra.Command{
@@ -200,11 +203,12 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 			}
 			rec, err := s.ExecuteInject(r, plan, send)
 			if rec != nil {
-				cmdutil.WriteJSONIndent(f.IO.Out, rec)
+				cmdutil.WriteDocument(cmd, f.IO.Out, rec)
 			}
 			return err
 		},
 	}
+	cmdutil.AddJQFlag(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&r.Goal, "goal-id", "", "goal id")
 	fl.StringVar(&r.Agent, "agent-id", "", "the supervisor's agent id")
@@ -219,7 +223,7 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 // validateThenRecord reads a JSON input with the hygiene checks, hands it
 // to act, prints the normalized result and says whether anything was
 // recorded. The input's path is never recorded.
-func validateThenRecord[T any](f *cmdutil.Factory, file, flag, what string, execute bool,
+func validateThenRecord[T any](cmd *cobra.Command, f *cmdutil.Factory, file, flag, what string, execute bool,
 	act func(*peers.Service, *T) (any, bool, error)) error {
 	s, err := service(f)
 	if err != nil {
@@ -237,7 +241,9 @@ func validateThenRecord[T any](f *cmdutil.Factory, file, flag, what string, exec
 	if err != nil {
 		return err
 	}
-	cmdutil.WriteJSONIndent(f.IO.Out, out)
+	if err := cmdutil.WriteDocument(cmd, f.IO.Out, out); err != nil {
+		return err
+	}
 	switch {
 	case !execute:
 		fmt.Fprintln(f.IO.ErrOut, "(valid; nothing recorded: add --apply)")
