@@ -48,8 +48,11 @@ type driver struct {
 func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter) (sdk.Session, error) {
 	d := &driver{modelID: req.Model}
 	var err error
-	if d.command, err = cliturn.Split(req.Options["command"]); err != nil || len(d.command) == 0 {
-		return nil, sdk.Problemf("the exec adapter needs options.command, e.g. \"aider --message-file {prompt}\" (%v)", err)
+	if d.command, err = cliturn.Split(req.Options["command"]); err != nil {
+		return nil, sdk.Problemf("options.command: %v", err)
+	}
+	if len(d.command) == 0 {
+		return nil, sdk.Problemf("the exec adapter needs options.command, e.g. \"aider --message-file {prompt}\"")
 	}
 	if d.resume, err = cliturn.Split(req.Options["resume"]); err != nil {
 		return nil, sdk.Problemf("options.resume: %v", err)
