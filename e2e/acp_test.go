@@ -171,6 +171,10 @@ profile = "acp"
 	if out, err := run("plan", "freeze", "demo"); err != nil {
 		t.Fatalf("freeze: %v\n%s", err, out)
 	}
+	// The profile's command comes from a committed agentproto.toml.
+	if out, err := run("profile", "trust", "acp"); err != nil {
+		t.Fatalf("profile trust: %v\n%s", err, out)
+	}
 	// Paths relative to the worktree, which dispatch makes: the adapter
 	// takes them from there.
 	api.Script(fakemodel.Text("READY"),
