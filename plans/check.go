@@ -175,7 +175,7 @@ func (c *checker) checkPerimeters() {
 			}
 			for _, s := range c.shared {
 				if ex, ok := Overlap(g, s); ok {
-					c.add(SevError, "shared-owned", wp.ID, PlanFile, "owns %q covers shared file %q (e.g. %s): shared files belong to nobody", g, s, ex)
+					c.add(SevError, "shared-owned", wp.ID, PlanFile, "owns %q covers shared file %q (e.g. %s): shared files belong to nobody", g, s, Example(ex))
 				}
 			}
 		}
@@ -185,7 +185,7 @@ func (c *checker) checkPerimeters() {
 			for _, a := range c.owns[ids[i]] {
 				for _, b := range c.owns[ids[j]] {
 					if ex, ok := Overlap(a, b); ok {
-						c.add(SevError, "perimeter-overlap", ids[i], PlanFile, "%s owns %q and %s owns %q: both would own %s", ids[i], a, ids[j], b, ex)
+						c.add(SevError, "perimeter-overlap", ids[i], PlanFile, "%s owns %q and %s owns %q: both would own %s", ids[i], a, ids[j], b, Example(ex))
 					}
 				}
 			}

@@ -30,7 +30,7 @@ func (c *checker) checkContainment() {
 				}
 				if ok {
 					c.add(SevError, "perimeter-through-symlink", wp, PlanFile,
-						"%s %q reaches %s through %s, a symlink of the base tree that leads outside the repository (%s)", what, g, ex, l.path, l.why)
+						"%s %q reaches %s through %s, a symlink of the base tree that leads outside the repository (%s)", what, g, Example(ex), l.path, l.why)
 					break
 				}
 			}

@@ -207,7 +207,21 @@ func Overlap(a, b Glob) (string, bool) {
 	if w == "" {
 		w = "x"
 	}
+	if !a.Match(w) || !b.Match(w) {
+		// The sample went through a segment that matches only "." or "..",
+		// which no clean path holds: say they overlap (refusing is the
+		// safe side) without a wrong example.
+		return "", true
+	}
 	return w, true
+}
+
+// Example names an overlap's example path for a message.
+func Example(w string) string {
+	if w == "" {
+		return "a path of both"
+	}
+	return w
 }
 
 // intersect decides whether two segment sequences share a path, by a
@@ -266,9 +280,10 @@ func sample(s segment) string {
 		return "x"
 	}
 	// The witness must be a name a path can hold: a star matching nothing
-	// made "*." give ".", which names no file. A leading letter is tried
-	// first for that reason.
-	probes := [][]token{{{kind: tokLiteral, r: 'x'}, {kind: tokStar}}, {{kind: tokStar}}}
+	// made "*." and ".*" give ".", which names no file. A letter at the
+	// start, then at the end, is tried first for that reason.
+	x := token{kind: tokLiteral, r: 'x'}
+	probes := [][]token{{x, {kind: tokStar}}, {{kind: tokStar}, x}, {{kind: tokStar}}}
 	for _, probe := range probes {
 		if w, ok := segIntersect(s.tokens, probe); ok && w != "" && w != "." && w != ".." {
 			return w
