@@ -258,11 +258,11 @@ prints without trusting.`,
 				fmt.Fprintf(f.IO.Out, "%s is %s, found on PATH: your own installation needs no trust\n", fd.Name, fd.Path)
 			} else {
 				fmt.Fprintf(f.IO.Out, "adapter %s: %s (from %s)\nsha256 %s\n", fd.Name, fd.Path, config.FileName, fd.Digest)
-				fmt.Fprintln(f.IO.Out, trustWord(added, fd.Trusted))
+				fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(added, fd.Trusted))
 			}
 			if !opts.Empty() {
 				fmt.Fprintf(f.IO.Out, "[plugins.%s] options (from %s):\n%s", fd.Name, config.FileName, opts.Describe())
-				fmt.Fprintln(f.IO.Out, trustWord(optsAdded, opts.Trusted))
+				fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(optsAdded, opts.Trusted))
 			}
 			return nil
 		},
@@ -271,16 +271,6 @@ prints without trusting.`,
 	cmd.Flags().StringVar(&dir, "dir", "", "hash the files the options name in this directory, where sessions will run (default: the repository)")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
-}
-
-func trustWord(added, trusted bool) string {
-	switch {
-	case added:
-		return "trusted on this machine"
-	case trusted:
-		return "already trusted on this machine"
-	}
-	return "not trusted (run without --show to trust)"
 }
 
 // filesDir is where the files the options name are hashed: dir when given,

@@ -65,14 +65,7 @@ digest. Any change needs trust again. --show prints without trusting.`,
 				c.Trusted = true
 			}
 			fmt.Fprintf(f.IO.Out, "[policies] notify:\n%s", c.Describe())
-			switch {
-			case added:
-				fmt.Fprintln(f.IO.Out, "trusted on this machine")
-			case c.Trusted:
-				fmt.Fprintln(f.IO.Out, "already trusted on this machine")
-			default:
-				fmt.Fprintln(f.IO.Out, "not trusted (run without --show to trust)")
-			}
+			fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(added, c.Trusted))
 			return nil
 		},
 	}

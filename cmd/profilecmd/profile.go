@@ -118,14 +118,7 @@ plugin trust.`,
 				return nil
 			}
 			fmt.Fprintf(f.IO.Out, "[profiles.%s] options (adapter %s):\n%s", args[0], p.Adapter, c.Describe())
-			switch {
-			case added:
-				fmt.Fprintln(f.IO.Out, "trusted on this machine")
-			case c.Trusted:
-				fmt.Fprintln(f.IO.Out, "already trusted on this machine")
-			default:
-				fmt.Fprintln(f.IO.Out, "not trusted (run without --show to trust)")
-			}
+			fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(added, c.Trusted))
 			return nil
 		},
 	}
