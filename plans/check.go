@@ -48,6 +48,8 @@ type CheckInput struct {
 	// WorkTree, when set, is the checkout whose disk is checked too: a
 	// perimeter must not lead through a symlink out of it.
 	WorkTree string
+	// Recon is the plan's checked RECON.md (CheckRecon); nil when none.
+	Recon *ReconCheck
 }
 
 // WithBase fills the base-tree fields of a CheckInput from bt (nil when
@@ -73,6 +75,7 @@ func Check(p *Project, in CheckInput) *Report {
 	c.checkDependencies()
 	c.checkBriefs()
 	c.checkChangeTargets()
+	c.checkRecon()
 	r := &Report{Project: p.Name, Findings: c.findings}
 	if r.Findings == nil {
 		r.Findings = []Finding{}

@@ -117,6 +117,10 @@ func (e *env) check(p *plans.Project) (*plans.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree}
+	rc, err := plans.CheckRecon(e.repo, p, e.resolve(p.Plan.Base))
+	if err != nil {
+		return nil, err
+	}
+	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree, Recon: rc}
 	return plans.Check(p, in.WithBase(e.baseTree(p.Plan.Base))), nil
 }
