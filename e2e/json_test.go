@@ -39,6 +39,7 @@ var jsonCommands = []jsonCase{
 	{path: "trust", args: []string{"--show"}},
 	{path: "plan check", args: []string{"demo"}},
 	{path: "plan status", args: []string{"demo"}},
+	{path: "watch", args: []string{"demo"}},
 	{path: "plan show", args: []string{"demo"}},
 	{path: "plan owner", args: []string{"demo", "lib/upper.sh"}},
 	{path: "plan render", args: []string{"demo", "WP1"}},

@@ -24,6 +24,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/profilecmd"
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
+	"github.com/agentproto/agentproto/cmd/watchcmd"
 	"github.com/agentproto/agentproto/cmd/worktreecmd"
 	"github.com/agentproto/agentproto/internal/fault"
 )
@@ -83,6 +84,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
+	cmd.AddCommand(watchcmd.NewCmdWatch(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)
 	addDynamicCompletion(cmd, f)
