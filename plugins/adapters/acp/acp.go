@@ -63,7 +63,7 @@ func (Adapter) Info() sdk.Info {
 		AuthMethods:  []string{"api-key", "subscription"}}
 }
 
-var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute", "mode"}
+var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute", "mode", "fs_read"}
 
 // Start checks the options, launches the agent and begins opening the
 // session (initialize, session/new or resume/load/fork), which the first
@@ -85,6 +85,16 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if execute != "" && execute != "allow" && execute != "deny" {
 		return nil, sdk.Problemf("options.execute is %q; use \"allow\" or \"deny\"", execute)
 	}
+	// fs_read = "agent" leaves reads to the agent's own file system:
+	// Gemini CLI 0.61.0 cannot tell our "Resource not found" from other
+	// errors (it reaches its ENOENT check as a plain object), so over
+	// fs/read_text_file it can never create a file. Writes still come to
+	// us and are held to the perimeter.
+	switch req.Options["fs_read"] {
+	case "", "client", "agent":
+	default:
+		return nil, sdk.Problemf("options.fs_read is %q; use \"client\" (reads answered by agentproto, the default) or \"agent\"", req.Options["fs_read"])
+	}
 	if req.Options["resume"] != "" && req.Options["fork"] != "" {
 		return nil, sdk.Problemf("options.resume and options.fork exclude each other")
 	}
@@ -100,7 +110,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{out: out, dir: req.Dir, env: env}
+	s := &Session{out: out, dir: req.Dir, env: env, agentReads: req.Options["fs_read"] == "agent"}
 	s.client = newClient(out, per, f, execute == "deny")
 	if err := s.launch(argv); err != nil {
 		f.close()

@@ -82,12 +82,13 @@ var realAgents = []realAgent{
 	},
 }
 
-// gemini is Gemini CLI in ACP mode. It is not in realAgents: over ACP it
-// cannot create a file (measured with 0.61.0: write_file reads the path
-// first, and the "Resource not found" error of fs/read_text_file reaches
-// it as a plain object its ENOENT check never matches, so the tool fails
-// "Error checking existing file"). It edits existing files, which is what
-// TestRealGeminiEditsOnlyInsidePerimeter shows.
+// gemini is Gemini CLI in ACP mode. It is not in realAgents: with reads
+// answered over ACP it cannot create a file (measured with 0.61.0:
+// write_file reads the path first, and the "Resource not found" error of
+// fs/read_text_file reaches it as a plain object its ENOENT check never
+// matches, so the tool fails "Error checking existing file"). It edits
+// existing files (TestRealGeminiEditsOnlyInsidePerimeter) and, with
+// fs_read = "agent", creates them (TestRealGeminiCreatesFilesOnlyInsidePerimeter).
 var gemini = realAgent{
 	name:    "gemini",
 	command: []string{"gemini", "--experimental-acp"},
@@ -391,5 +392,33 @@ func TestRealGeminiEditsOnlyInsidePerimeter(t *testing.T) {
 	}
 	if !saw {
 		t.Error("the dash prompt did not arrive whole")
+	}
+}
+
+// With fs_read = "agent", Gemini CLI reads its own disk and so can create
+// files; every write still comes to the client: a new file inside the
+// perimeter appears, one outside is refused at the write and never exists.
+func TestRealGeminiCreatesFilesOnlyInsidePerimeter(t *testing.T) {
+	g := gemini
+	g.options = map[string]string{"fs_read": "agent"}
+	st := newSetup(t, g, fakemodel.Key)
+	mine, theirs := filepath.Join(st.dir, "src/new.txt"), filepath.Join(st.dir, "docs/new.txt")
+	os.MkdirAll(filepath.Dir(theirs), 0o755)
+	st.fake.Script(g.write(mine, "created"), fakemodel.Text("created it"))
+	st.turn(t, "create src/new.txt")
+	if b, err := os.ReadFile(mine); err != nil || strings.TrimSpace(string(b)) != "created" {
+		t.Fatalf("src/new.txt: %q %v\n%s", b, err, st.rec.output())
+	}
+	st.fake.Script(g.write(theirs, "taken"))
+	st.turn(t, "create docs/new.txt")
+	if _, err := os.Lstat(theirs); err == nil {
+		t.Fatalf("docs/new.txt outside the perimeter was created")
+	}
+	found := false
+	for _, d := range st.rec.warnings(acp.WarnPermissionDenied) {
+		found = found || strings.Contains(d, theirs+": outside the work package's perimeter")
+	}
+	if !found {
+		t.Fatalf("no permission_denied for docs/new.txt\n%s", st.rec.output())
 	}
 }

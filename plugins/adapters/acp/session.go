@@ -23,6 +23,8 @@ type Session struct {
 	dir    string
 	env    []string
 	client *client
+	// agentReads: the client does not offer fs/read_text_file.
+	agentReads bool
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -92,7 +94,7 @@ func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
 		ProtocolVersion: acpsdk.ProtocolVersionNumber,
 		ClientInfo:      &acpsdk.Implementation{Name: "agentproto", Version: Version},
 		ClientCapabilities: acpsdk.ClientCapabilities{
-			Fs:       acpsdk.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
+			Fs:       acpsdk.FileSystemCapabilities{ReadTextFile: !s.agentReads, WriteTextFile: true},
 			Terminal: false,
 		},
 	})
