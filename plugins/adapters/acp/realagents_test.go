@@ -1,11 +1,14 @@
 package acp_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,6 +136,9 @@ type setup struct {
 	outside string
 	s       sdk.Session
 	rec     *recorder
+	// env and opts started s, for a second session of the same agent.
+	env  map[string]string
+	opts map[string]string
 }
 
 func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
@@ -155,7 +161,7 @@ func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
 	for k, v := range perimeterEnv([]string{"src"}, nil) {
 		env[k] = v
 	}
-	st.rec = newRecorder()
+	st.rec, st.env, st.opts = newRecorder(), env, opts
 	s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: st.dir, Env: env, Options: opts, Model: a.model}, st.rec)
 	if err != nil {
 		t.Fatalf("%v (errors %q)", err, st.rec.errors)
@@ -421,4 +427,78 @@ func TestRealGeminiCreatesFilesOnlyInsidePerimeter(t *testing.T) {
 	if !found {
 		t.Fatalf("no permission_denied for docs/new.txt\n%s", st.rec.output())
 	}
+}
+
+// A session the agent offers to resume (session/resume or session/load) or
+// fork continues the conversation in a new adapter session: the provider
+// is sent the earlier turn again. The session id is the one the adapter
+// names on its stderr when the session opens, as docs/adapters.md says.
+func TestRealACPResumeAndForkContinueTheConversation(t *testing.T) {
+	for _, a := range realAgents {
+		t.Run(a.name, func(t *testing.T) {
+			stderr := &syncWriter{}
+			saved := sdk.Stderr
+			sdk.Stderr = stderr
+			t.Cleanup(func() { sdk.Stderr = saved })
+			st := newSetup(t, a, fakemodel.Key)
+			st.fake.Script(fakemodel.Text("noted"))
+			st.turn(t, "remember the word PELICAN")
+			m := regexp.MustCompile(`session (\S+), offers: (.*)`).FindStringSubmatch(stderr.String())
+			if m == nil {
+				t.Fatalf("no session line on stderr:\n%s", stderr.String())
+			}
+			id, offers := m[1], m[2]
+			st.s.Terminate(context.Background())
+			for _, mode := range []string{"resume", "fork"} {
+				if mode == "resume" && !strings.Contains(offers, "resume") && !strings.Contains(offers, "load") ||
+					mode == "fork" && !strings.Contains(offers, "fork") {
+					t.Logf("%s offers %q: no %s", a.name, offers, mode)
+					continue
+				}
+				opts := map[string]string{mode: id}
+				for k, v := range st.opts {
+					opts[k] = v
+				}
+				rec := newRecorder()
+				s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: st.dir, Env: st.env, Options: opts, Model: a.model}, rec)
+				if err != nil {
+					t.Fatalf("%s: %v", mode, err)
+				}
+				before := len(st.fake.Requests())
+				st.fake.Script(fakemodel.Text("PELICAN"))
+				if err := s.Prompt(context.Background(), "which word did I ask you to remember?", false); err != nil {
+					t.Fatal(err)
+				}
+				rec.waitReal(t)
+				s.Terminate(context.Background())
+				reqs := st.fake.Requests()[before:]
+				carried := false
+				for _, r := range reqs {
+					carried = carried || strings.Contains(r.Prompt, "which word") && bytes.Contains(r.Body, []byte("remember the word PELICAN"))
+				}
+				if !carried {
+					errs, faults := rec.snapshot()
+					t.Fatalf("%s %s: the provider was not sent the earlier turn (%d requests; errors %q, faults %q)\n%s\nstderr:\n%s", a.name, mode, len(reqs), errs, faults, rec.output(), stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// syncWriter lets the adapter's goroutines write stderr while the test reads it.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -170,6 +171,17 @@ func (s *Session) openSession(ctx context.Context, req sdk.StartRequest) (sessio
 		}
 		r, err := s.conn.UnstableForkSession(ctx, acpsdk.UnstableForkSessionRequest{SessionId: id, Cwd: s.dir, McpServers: []acpsdk.UnstableMcpServer{}})
 		s.id = r.SessionId
+		// The fork answers with the unstable twins of the model types: the
+		// model is chosen the same way (claude-code-acp 0.16.2 lists its
+		// models here, and a fork without a model choice failed as
+		// invalid_model).
+		if r.Models != nil {
+			m.models = &acpsdk.SessionModelState{}
+		}
+		var opts []acpsdk.SessionConfigOption
+		if b, jerr := json.Marshal(r.ConfigOptions); jerr == nil && json.Unmarshal(b, &opts) == nil {
+			m.configID = modelConfig(opts)
+		}
 		return m, err
 	}
 	r, err := s.conn.NewSession(ctx, acpsdk.NewSessionRequest{Cwd: s.dir, McpServers: []acpsdk.McpServer{}})
