@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -28,13 +27,10 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// append records one event; written is false when the same record existed.
+// append records one event of a peer kind, with data of the type the kind
+// declares (events.go); written is false when the same record existed.
 func (s *Service) append(kind, id string, data any) (bool, error) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		return false, err
-	}
-	res, err := s.Ledger.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b}})
+	res, err := owner.Record(s.Ledger, kind, id, data)
 	if err != nil {
 		return false, err
 	}
@@ -91,7 +87,7 @@ func (s *Service) AttachSession(agent, session string) error {
 	if _, err := sessions.NewStore(s.Repo.CommonDir).Load(session); err != nil {
 		return err
 	}
-	_, err = s.append(KindPeerSession, "peer/"+agent+"/session/"+session, map[string]string{"agent": agent, "session": session})
+	_, err = s.append(KindPeerSession, "peer/"+agent+"/session/"+session, SessionAttached{Agent: agent, Session: session})
 	return err
 }
 
@@ -106,7 +102,7 @@ func (s *Service) NewGoal(id, title string) (bool, error) {
 	if err := texts(map[string]string{"--title": title}); err != nil {
 		return false, err
 	}
-	return s.append(KindGoal, "goal/"+id, map[string]string{"id": id, "title": title})
+	return s.append(KindGoal, "goal/"+id, GoalCreated{ID: id, Title: title})
 }
 
 func (s *Service) goal(st *State, id string) (*Goal, error) {
@@ -158,7 +154,7 @@ func (s *Service) Configure(goalID, supervisor string, supervised []string, clea
 		return cfg, false, nil
 	}
 	id := fmt.Sprintf("goal/%s/configured/%d", goalID, s.now().UnixNano())
-	written, err := s.append(KindGoalConfigured, id, map[string]any{"goal": goalID, "supervisor": cfg})
+	written, err := s.append(KindGoalConfigured, id, GoalConfigured{Goal: goalID, Supervisor: cfg})
 	return cfg, written, err
 }
 
@@ -177,7 +173,7 @@ func (s *Service) AddTodo(goalID, todo, title string) (bool, error) {
 	if err := texts(map[string]string{"--title": title}); err != nil {
 		return false, err
 	}
-	return s.append(KindTodo, "goal/"+goalID+"/todo/"+todo, map[string]string{"goal": goalID, "todo": todo, "title": title})
+	return s.append(KindTodo, "goal/"+goalID+"/todo/"+todo, TodoAdded{Goal: goalID, Todo: todo, Title: title})
 }
 
 // Claim leases a todo to an agent on this clone only (no arbiter: another

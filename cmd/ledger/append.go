@@ -112,8 +112,10 @@ func appendRun(o *AppendOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := l.Append(drafts)
-	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	res, err := l.AppendUser(drafts)
+	if res != nil {
+		cmdutil.Warn(o.IO.ErrOut, res.Warnings)
+	}
 	if err != nil {
 		return err
 	}
