@@ -16,7 +16,7 @@ import (
 // Service carries out peer commands on one repository.
 type Service struct {
 	Repo   *gitrepo.Repo
-	Ledger *gitstore.Ledger
+	Ledger gitstore.Store
 	Now    func() time.Time
 }
 

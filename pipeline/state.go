@@ -122,7 +122,7 @@ func IntegrationSlug(project string) string { return project + "-integration" }
 // Env is what every pipeline step needs.
 type Env struct {
 	Repo    *gitrepo.Repo
-	Ledger  *gitstore.Ledger
+	Ledger  gitstore.Store
 	Project *plans.Project
 	History *plans.History
 }
