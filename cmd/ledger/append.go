@@ -105,7 +105,11 @@ func appendRun(o *AppendOptions) error {
 			return lineErr(o.Batch, i, err)
 		}
 		if !gitstore.IsUserKind(d.Kind) {
-			return lineErr(o.Batch, i, fault.Refusedf("kind %q belongs to its own command; ledger append accepts only note and x.NAME kinds", d.Kind))
+			owner := ""
+			if name := gitstore.KindOwner(d.Kind); name != "" {
+				owner = " (" + name + ")"
+			}
+			return lineErr(o.Batch, i, fault.Refusedf("kind %q belongs to its own command%s; ledger append accepts only note and x.NAME kinds", d.Kind, owner))
 		}
 	}
 	l, err := o.Ledger()
