@@ -55,14 +55,14 @@ func (l *Ledger) guard(fn func() error) (err error) {
 // setAsideIndex moves a damaged index out of the way, keeping it for a
 // look (it holds what the ledger holds, so only its owner may read it), and
 // says so. The next open builds a new one from git.
-func (l *Ledger) setAsideIndex(cause error) error {
+func (l *Ledger) setAsideIndex(warn *Warnings, cause error) error {
 	path := indexPath(l.repo.CommonDir)
 	aside := path + ".damaged"
 	if err := os.Rename(path, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%v; moving it aside failed: %w (delete %s to rebuild it)", cause, err, path)
 	}
 	os.Chmod(aside, 0o600)
-	l.Warnings = append(l.Warnings, fmt.Sprintf("%v; moved it to %s and rebuilt it from git", cause, aside))
+	warn.add(fmt.Sprintf("%v; moved it to %s and rebuilt it from git", cause, aside))
 	return nil
 }
 
@@ -70,17 +70,20 @@ func (l *Ledger) setAsideIndex(cause error) error {
 // the first run found the index damaged before anything was handed to a
 // caller. Damage found after that is an error: what was handed on is
 // incomplete, and running again reads the rebuilt index.
-func (l *Ledger) withIndex(op func() error) error {
+func (l *Ledger) withIndex(warn *Warnings, op func() error) error {
 	l.delivered = false
 	err := l.guard(op)
 	if !errors.Is(err, errIndexDamaged) {
 		return err
 	}
-	if serr := l.setAsideIndex(err); serr != nil {
+	if serr := l.setAsideIndex(warn, err); serr != nil {
 		return serr
 	}
 	if l.delivered {
-		l.Warnings[len(l.Warnings)-1] = strings.Replace(l.Warnings[len(l.Warnings)-1], "and rebuilt it from git", "; the next command rebuilds it from git", 1)
+		if warn != nil && len(*warn) > 0 {
+			w := *warn
+			w[len(w)-1] = strings.Replace(w[len(w)-1], "and rebuilt it from git", "; the next command rebuilds it from git", 1)
+		}
 		return fmt.Errorf("the ledger index was damaged while it was being read; the events read are incomplete: run the command again")
 	}
 	l.delivered = false

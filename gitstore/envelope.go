@@ -61,6 +61,8 @@ type Draft struct {
 	Agent       string
 	Data        json.RawMessage
 	Attachments []AttachmentInput
+
+	owner *Owner // set by Owner.Draft: the feature that may write Kind
 }
 
 // AttachmentInput is attachment content supplied by the caller.

@@ -2,6 +2,8 @@ package gitstore
 
 import (
 	"bytes"
+	"errors"
+	"iter"
 	"slices"
 	"sort"
 
@@ -15,13 +17,35 @@ type Query struct {
 	Kinds   []string
 	Limit   int  // 0 = all
 	Reverse bool // oldest first instead of newest first
+	// Warnings, when set, collects the warnings the read met.
+	Warnings *Warnings
 }
 
-// Events calls fn with each selected event, decoded, newest first unless
-// q.Reverse. Kinds are matched against the decoded envelope, never against
-// its bytes: what an event's data says cannot make it read as another kind.
-// fn may keep the event.
-func (l *Ledger) Events(q Query, fn func(e *Event) error) error {
+// errBreak ends a scan whose reader stopped asking for events.
+var errBreak = errors.New("the reader stopped")
+
+// Events yields each selected event, decoded, newest first unless
+// q.Reverse, then at most one error. Kinds are matched against the decoded
+// envelope, never against its bytes: what an event's data says cannot make
+// it read as another kind. The reader may keep the events; breaking out of
+// the loop ends the read.
+func (l *Ledger) Events(q Query) iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		err := l.scan(q, true, func(e *Event, _ []byte) error {
+			if !yield(e, nil) {
+				return errBreak
+			}
+			return nil
+		})
+		if err != nil && err != errBreak {
+			yield(nil, err)
+		}
+	}
+}
+
+// Each calls fn with each event Events would yield and returns fn's first
+// error, which ends the read: the callback form of Events.
+func (l *Ledger) Each(q Query, fn func(e *Event) error) error {
 	return l.scan(q, true, func(e *Event, _ []byte) error { return fn(e) })
 }
 
@@ -42,7 +66,12 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 			return err
 		}
 	}
-	return l.view(func(tx *bolt.Tx) error {
+	var warn Warnings
+	defer func() {
+		l.keepWarnings(warn)
+		q.Warnings.add(warn...)
+	}()
+	return l.view(&warn, func(tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)
 		n := 0
 		intern := map[string]string{}

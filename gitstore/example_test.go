@@ -45,18 +45,18 @@ func Example() {
 	// Alice records that a plan exists. The record id makes the append
 	// idempotent: replaying it writes nothing.
 	plan := gitstore.Draft{Kind: "note", ID: "plan-1", Data: json.RawMessage(`{"wps":3}`)}
-	alice.Append([]gitstore.Draft{plan})
-	res, _ := alice.Append([]gitstore.Draft{plan})
+	alice.AppendUser([]gitstore.Draft{plan})
+	res, _ := alice.AppendUser([]gitstore.Draft{plan})
 	fmt.Println("replayed, written:", len(res.Written))
 
 	// Reusing the id with other content is a conflict, and nothing is written.
-	_, err := alice.Append([]gitstore.Draft{{Kind: "note", ID: "plan-1", Data: json.RawMessage(`{"wps":4}`)}})
+	_, err := alice.AppendUser([]gitstore.Draft{{Kind: "note", ID: "plan-1", Data: json.RawMessage(`{"wps":4}`)}})
 	fmt.Println("conflict:", err != nil)
 
 	// Alice syncs; Bob syncs, sees her event, answers, and syncs back.
 	alice.Sync("origin")
 	bob.Sync("origin")
-	bob.Append([]gitstore.Draft{{Kind: "note", ID: "review-1", Data: json.RawMessage(`{"ok":true}`)}})
+	bob.AppendUser([]gitstore.Draft{{Kind: "note", ID: "review-1", Data: json.RawMessage(`{"ok":true}`)}})
 	bob.Sync("origin")
 	alice.Sync("origin")
 
@@ -64,7 +64,7 @@ func Example() {
 	// after the plan because his clock moved past the plan's when he read it.
 	for _, l := range []*gitstore.Ledger{alice, bob} {
 		var ids []string
-		l.Events(gitstore.Query{Reverse: true}, func(e *gitstore.Event) error {
+		l.Each(gitstore.Query{Reverse: true}, func(e *gitstore.Event) error {
 			ids = append(ids, fmt.Sprintf("%s@%d", e.ID, e.Lamport))
 			return nil
 		})

@@ -19,7 +19,7 @@ func TestUnreadableLedgerRefIsAnErrorNotAbsent(t *testing.T) {
 	for name, content := range map[string]string{"empty": "", "garbage": "zz not a commit\n", "short": "0123456789\n"} {
 		t.Run(name, func(t *testing.T) {
 			l, dir := newLedger(t)
-			if _, err := l.Append([]Draft{note("a", `{}`)}); err != nil {
+			if _, err := l.AppendUser([]Draft{note("a", `{}`)}); err != nil {
 				t.Fatal(err)
 			}
 			ref := LedgerRefPrefix + mustWriter(t, dir)
@@ -28,7 +28,7 @@ func TestUnreadableLedgerRefIsAnErrorNotAbsent(t *testing.T) {
 			if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := l.Append([]Draft{note("b", `{}`)})
+			_, err := l.AppendUser([]Draft{note("b", `{}`)})
 			if err == nil || !strings.Contains(err.Error(), ref) {
 				t.Fatalf("append over an unreadable ref: %v", err)
 			}
@@ -38,7 +38,7 @@ func TestUnreadableLedgerRefIsAnErrorNotAbsent(t *testing.T) {
 			if now := testgit.Run(t, dir, "cat-file", "--batch-all-objects", "--batch-check"); now != objects {
 				t.Fatalf("objects were written:\n%s\nwant\n%s", now, objects)
 			}
-			if err := l.Events(Query{}, func(*Event) error { return nil }); err == nil || !strings.Contains(err.Error(), ref) {
+			if err := l.Each(Query{}, func(*Event) error { return nil }); err == nil || !strings.Contains(err.Error(), ref) {
 				t.Fatalf("read over an unreadable ref: %v", err)
 			}
 			rep, err := l.Verify()
@@ -65,7 +65,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		}
 		drafts = append(drafts, Draft{Kind: kind, ID: fmt.Sprintf("e%04d", i), Data: json.RawMessage(fmt.Sprintf(`{"i":%d,"text":"%s"}`, i, strings.Repeat("x", i%97)))})
 	}
-	if _, err := l.Append(drafts); err != nil {
+	if _, err := l.AppendUser(drafts); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Join(logIDs(t, l, Query{}), ",")
@@ -119,7 +119,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		var readErr error
 		for try := 0; try < 2; try++ {
 			got = got[:0]
-			readErr = fresh.Events(Query{}, func(e *Event) error { got = append(got, e.ID); return nil })
+			readErr = fresh.Each(Query{}, func(e *Event) error { got = append(got, e.ID); return nil })
 			if readErr == nil {
 				break
 			}
@@ -128,7 +128,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 			t.Errorf("%s: read %d events, err %v; warnings %q", c.name, len(got), readErr, fresh.Warnings)
 			continue
 		}
-		if res, err := fresh.Append([]Draft{note("after-"+strings.ReplaceAll(c.name, " ", "-"), `{}`)}); err != nil || len(res.Written) != 1 {
+		if res, err := fresh.AppendUser([]Draft{note("after-"+strings.ReplaceAll(c.name, " ", "-"), `{}`)}); err != nil || len(res.Written) != 1 {
 			t.Errorf("%s: append after the damage: %v", c.name, err)
 		}
 		want = strings.Join(logIDs(t, fresh, Query{}), ",")
@@ -154,7 +154,7 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 // when an older version made it readable by all.
 func TestIndexIsPrivate(t *testing.T) {
 	l, dir := newLedger(t)
-	if _, err := l.Append([]Draft{note("a", `{"text":"private"}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("a", `{"text":"private"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, ".git", "agentproto", "index.db")

@@ -42,8 +42,11 @@ type Ledger struct {
 	refs gitref.Store
 	objs objectWriter
 	opts Options
-	// Warnings collects problems met while reading (commits that are not
-	// valid events, a damaged index rebuilt); commands print them on stderr.
+	// Warnings collects every warning any call returned, for callers that
+	// still read them here.
+	//
+	// Deprecated: read the warnings a call returns (AppendResult.Warnings,
+	// Query.Warnings, Fold); this field goes once no caller reads it.
 	Warnings []string
 
 	// delivered is set once an operation handed an event to its caller,
@@ -80,11 +83,16 @@ func (l *Ledger) tips() (map[string]string, error) {
 // view runs fn on an index that is current with the refs. It takes the
 // shared read lock when the index is already fresh and upgrades to a write
 // transaction only when something must be ingested.
-func (l *Ledger) view(fn func(tx *bolt.Tx) error) error {
-	return l.withIndex(func() error { return l.viewOnce(fn) })
+func (l *Ledger) view(w *Warnings, fn func(tx *bolt.Tx) error) error {
+	return l.withIndex(w, func() error { return l.viewOnce(w, fn) })
 }
 
-func (l *Ledger) viewOnce(fn func(tx *bolt.Tx) error) error {
+// keepWarnings hands a call's warnings on to the deprecated Warnings field.
+func (l *Ledger) keepWarnings(w Warnings) {
+	l.Warnings = append(l.Warnings, w...)
+}
+
+func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
 	tips, err := l.tips()
 	if err != nil {
 		return err
@@ -118,7 +126,7 @@ func (l *Ledger) viewOnce(fn func(tx *bolt.Tx) error) error {
 			return err
 		}
 		w, err := l.refresh(tx, tips)
-		l.Warnings = append(l.Warnings, w...)
+		warn.add(w...)
 		if err != nil {
 			return err
 		}
@@ -135,8 +143,10 @@ func (l *Ledger) Get(id string) (*Event, string, error) {
 	var (
 		ev     *Event
 		commit string
+		warn   Warnings
 	)
-	err := l.view(func(tx *bolt.Tx) error {
+	defer func() { l.keepWarnings(warn) }()
+	err := l.view(&warn, func(tx *bolt.Tx) error {
 		got, ok := lookupID(tx, id)
 		if !ok {
 			return fault.Wrap(fault.Invalid, fmt.Errorf("%w: %s", ErrNotFound, id))
@@ -165,35 +175,42 @@ type AppendResult struct {
 	Written  []string // record ids written now
 	Existing []string // record ids that were already recorded with the same content
 	Tip      string   // the writer ref after the append
+	// Warnings are the problems met that lost nothing: commits on a peer's
+	// ref that are not events, an index rebuilt or left behind.
+	Warnings Warnings
 
 	moved bool // the ref took the events: the append happened
 }
 
-// Append records drafts as events on this clone's writer ref, in order. The
-// whole batch is validated first; a record id already recorded with the same
-// content is skipped, with other content the batch fails as a Conflict and
-// nothing is written. A draft holding a secret (secrets.Find) is refused,
-// naming the field. The events become visible at once, by one
-// compare-and-swap of the writer ref.
+// Append records drafts of feature kinds as events on this clone's writer
+// ref, in order. The whole batch is checked first (Validate): a user kind
+// (note, x.NAME) goes through AppendUser instead, and a declared kind only
+// through its Owner. A record id already recorded with the same content is
+// skipped; with other content the batch fails as a Conflict and nothing is
+// written. The events become visible at once, by one compare-and-swap of
+// the writer ref. When the error is not nil the result may still carry
+// the warnings met.
 func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
-	for i := range drafts {
-		err := drafts[i].normalize()
-		if err == nil {
-			err = refuseSecrets(&drafts[i])
-		}
-		if err != nil {
-			if len(drafts) > 1 {
-				return nil, fmt.Errorf("event %d of the batch: %w", i+1, err)
-			}
-			return nil, err
-		}
+	return l.appendChecked(drafts, false)
+}
+
+// AppendUser is Append for the user path (ledger append): it takes only
+// user kinds, note and x.NAME, and refuses every kind a command owns.
+func (l *Ledger) AppendUser(drafts []Draft) (*AppendResult, error) {
+	return l.appendChecked(drafts, true)
+}
+
+func (l *Ledger) appendChecked(drafts []Draft, user bool) (*AppendResult, error) {
+	if err := Validate(drafts, user); err != nil {
+		return nil, err
 	}
 	writer, _, err := EnsureWriterID(l.repo.CommonDir)
 	if err != nil {
 		return nil, err
 	}
 	res := &AppendResult{Writer: writer}
-	err = l.withIndex(func() error {
+	defer func() { l.keepWarnings(res.Warnings) }()
+	err = l.withIndex(&res.Warnings, func() error {
 		if res.moved {
 			return nil // a retry on a rebuilt index: the events are recorded
 		}
@@ -202,11 +219,11 @@ func (l *Ledger) Append(drafts []Draft) (*AppendResult, error) {
 	if err != nil && res.moved {
 		// The events are on the ref, which is the truth; the index catches
 		// up from git on the next read.
-		l.Warnings = append(l.Warnings, fmt.Sprintf("the events are recorded on %s, but the ledger index was not updated: %v", LedgerRefPrefix+writer, err))
+		res.Warnings.add(fmt.Sprintf("the events are recorded on %s, but the ledger index was not updated: %v", LedgerRefPrefix+writer, err))
 		err = nil
 	}
 	if err != nil {
-		return nil, err
+		return &AppendResult{Writer: writer, Warnings: res.Warnings}, err
 	}
 	return res, nil
 }
@@ -230,7 +247,7 @@ func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
 				return err
 			}
 			w, err := l.refresh(tx, tips)
-			l.Warnings = append(l.Warnings, w...)
+			res.Warnings.add(w...)
 			if err != nil {
 				return err
 			}
@@ -249,7 +266,7 @@ func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
 		return err
 	}
 	if loose > 0 {
-		l.maintain(ix, loose)
+		l.maintain(ix, &res.Warnings)
 	}
 	return nil
 }
@@ -377,7 +394,7 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		if now, rerr := l.refs.Read(ref); rerr != nil || now != tip {
 			return err
 		}
-		l.Warnings = append(l.Warnings, fmt.Sprintf("updating %s: %v", ref, err))
+		res.Warnings.add(fmt.Sprintf("updating %s: %v", ref, err))
 	}
 	res.Tip, res.moved, *loose = tip, true, looseCount
 	// New events sort after everything this writer wrote; full pages fit that.
@@ -399,7 +416,7 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 // maintain packs loose ledger objects once enough have accumulated. It runs
 // after the append is committed; a failure here loses nothing and is retried
 // by a later append.
-func (l *Ledger) maintain(ix *index, _ int) {
+func (l *Ledger) maintain(ix *index, warn *Warnings) {
 	if l.opts.AutoMaintenance < 0 {
 		return
 	}
@@ -412,7 +429,7 @@ func (l *Ledger) maintain(ix *index, _ int) {
 		return
 	}
 	if err := l.Maintain(); err != nil {
-		l.Warnings = append(l.Warnings, "ledger maintenance: "+err.Error())
+		warn.add("ledger maintenance: " + err.Error())
 		return
 	}
 	ix.db.Update(func(tx *bolt.Tx) error {
@@ -433,7 +450,9 @@ func (l *Ledger) Maintain() error {
 // Count returns the number of events in the ledger.
 func (l *Ledger) Count() (int, error) {
 	n := 0
-	err := l.view(func(tx *bolt.Tx) error {
+	var warn Warnings
+	defer func() { l.keepWarnings(warn) }()
+	err := l.view(&warn, func(tx *bolt.Tx) error {
 		// Stats() would miss pages of a write transaction not yet committed.
 		c := tx.Bucket(bucketEvents).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {

@@ -33,7 +33,7 @@ func note(id, data string) Draft {
 func logIDs(t *testing.T, l *Ledger, q Query) []string {
 	t.Helper()
 	var ids []string
-	err := l.Events(q, func(e *Event) error {
+	err := l.Each(q, func(e *Event) error {
 		ids = append(ids, e.ID)
 		return nil
 	})
@@ -45,7 +45,7 @@ func logIDs(t *testing.T, l *Ledger, q Query) []string {
 
 func TestAppendThenReadBack(t *testing.T) {
 	l, dir := newLedger(t)
-	res, err := l.Append([]Draft{note("a", `{"b":2,"a":1}`), note("b", `{}`)})
+	res, err := l.AppendUser([]Draft{note("a", `{"b":2,"a":1}`), note("b", `{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestAppendThenReadBack(t *testing.T) {
 
 func TestAppendIsIdempotentAndRefusesConflicts(t *testing.T) {
 	l, dir := newLedger(t)
-	if _, err := l.Append([]Draft{note("n1", `{"x":1,"y":[1,2]}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("n1", `{"x":1,"y":[1,2]}`)}); err != nil {
 		t.Fatal(err)
 	}
 	tip := testgit.Run(t, dir, "rev-parse", "refs/agentproto/ledger/"+mustWriter(t, dir))
 	// Same content, other key order and spacing: a no-op success.
-	res, err := l.Append([]Draft{note("n1", ` { "y":[1, 2], "x":1 }`)})
+	res, err := l.AppendUser([]Draft{note("n1", ` { "y":[1, 2], "x":1 }`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestAppendIsIdempotentAndRefusesConflicts(t *testing.T) {
 		t.Fatalf("replay wrote %v", res.Written)
 	}
 	// Other content: a conflict, and nothing of the batch is written.
-	_, err = l.Append([]Draft{note("fresh", `{}`), note("n1", `{"x":2}`)})
+	_, err = l.AppendUser([]Draft{note("fresh", `{}`), note("n1", `{"x":2}`)})
 	if fault.KindOf(err) != fault.Conflict {
 		t.Fatalf("err = %v (kind %d), want conflict", err, fault.KindOf(err))
 	}
@@ -102,7 +102,7 @@ func TestAppendIsIdempotentAndRefusesConflicts(t *testing.T) {
 		t.Fatalf("fresh was written: %v", err)
 	}
 	// Within one batch, a repeated id must carry the same content.
-	_, err = l.Append([]Draft{note("d", `{"a":1}`), note("d", `{"a":2}`)})
+	_, err = l.AppendUser([]Draft{note("d", `{"a":1}`), note("d", `{"a":2}`)})
 	if fault.KindOf(err) != fault.Conflict {
 		t.Fatalf("in-batch duplicate: %v", err)
 	}
@@ -138,7 +138,7 @@ func TestDraftValidation(t *testing.T) {
 	l, dir := newLedger(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := l.Append([]Draft{c.draft})
+			_, err := l.AppendUser([]Draft{c.draft})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
@@ -156,7 +156,7 @@ func TestAttachmentsAreBlobsInTheEventTree(t *testing.T) {
 	l, dir := newLedger(t)
 	d := Draft{Kind: "x.gate", ID: "g1", Data: json.RawMessage(`{}`),
 		Attachments: []AttachmentInput{{Name: "gate.log", Content: []byte("ok\n")}, {Name: "brief.md", Content: []byte("# b\n")}}}
-	if _, err := l.Append([]Draft{d}); err != nil {
+	if _, err := l.AppendUser([]Draft{d}); err != nil {
 		t.Fatal(err)
 	}
 	_, commit, err := l.Get("g1")
@@ -178,7 +178,7 @@ func TestPackedBatchIsReadableByGit(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		drafts = append(drafts, note(fmt.Sprintf("e%03d", i), fmt.Sprintf(`{"i":%d}`, i)))
 	}
-	if _, err := l.Append(drafts); err != nil {
+	if _, err := l.AppendUser(drafts); err != nil {
 		t.Fatal(err)
 	}
 	packs, _ := filepath.Glob(filepath.Join(dir, ".git/objects/pack/*.idx"))
@@ -196,7 +196,7 @@ func TestPackedBatchIsReadableByGit(t *testing.T) {
 // are noticed by their tips.
 func TestIndexFollowsRefsMovedBehindItsBack(t *testing.T) {
 	l, dir := newLedger(t)
-	if _, err := l.Append([]Draft{note("a", `{}`), note("b", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("a", `{}`), note("b", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	ref := LedgerRefPrefix + mustWriter(t, dir)
@@ -207,7 +207,7 @@ func TestIndexFollowsRefsMovedBehindItsBack(t *testing.T) {
 		t.Fatalf("after rewind: %v", got)
 	}
 	// Appending continues from the rewound tip.
-	if _, err := l.Append([]Draft{note("c", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("c", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := logIDs(t, l, Query{}); strings.Join(got, ",") != "c,a" {
@@ -222,7 +222,7 @@ func TestIndexFollowsRefsMovedBehindItsBack(t *testing.T) {
 
 func TestPackedRefsAndLockProtocol(t *testing.T) {
 	l, dir := newLedger(t)
-	if _, err := l.Append([]Draft{note("a", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("a", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	ref := LedgerRefPrefix + mustWriter(t, dir)
@@ -231,7 +231,7 @@ func TestPackedRefsAndLockProtocol(t *testing.T) {
 		t.Fatalf("ref still loose after pack-refs: %v", err)
 	}
 	// The current value is found in packed-refs, so the append extends it.
-	if _, err := l.Append([]Draft{note("b", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("b", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := testgit.Run(t, dir, "rev-list", "--count", ref); n != "2" {
@@ -244,7 +244,7 @@ func TestPackedRefsAndLockProtocol(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := l.Append([]Draft{note("c", `{}`)})
+		_, err := l.AppendUser([]Draft{note("c", `{}`)})
 		done <- err
 	}()
 	select {
@@ -263,7 +263,7 @@ func TestPackedRefsAndLockProtocol(t *testing.T) {
 
 func TestStaleLockFromKilledProcessIsRecovered(t *testing.T) {
 	l, dir := newLedger(t)
-	if _, err := l.Append([]Draft{note("a", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("a", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	ref := LedgerRefPrefix + mustWriter(t, dir)
@@ -271,14 +271,14 @@ func TestStaleLockFromKilledProcessIsRecovered(t *testing.T) {
 	os.WriteFile(lock, nil, 0o644)
 	old := time.Now().Add(-time.Minute)
 	os.Chtimes(lock, old, old)
-	if _, err := l.Append([]Draft{note("b", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("b", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestVerifyFindsTamperedEvents(t *testing.T) {
 	l, dir := newLedger(t)
-	if _, err := l.Append([]Draft{note("a", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("a", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	ref := LedgerRefPrefix + mustWriter(t, dir)
@@ -326,7 +326,7 @@ func TestAutoMaintenancePacksLooseObjects(t *testing.T) {
 	}
 	before := loose()
 	for i := 0; i < 4; i++ {
-		if _, err := l.Append([]Draft{note(fmt.Sprintf("n%d", i), `{}`)}); err != nil {
+		if _, err := l.AppendUser([]Draft{note(fmt.Sprintf("n%d", i), `{}`)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -335,7 +335,7 @@ func TestAutoMaintenancePacksLooseObjects(t *testing.T) {
 	}
 	// 4 appends wrote 8 loose objects (commit + empty tree each); the fifth
 	// crosses 10 and packs them.
-	if _, err := l.Append([]Draft{note("n4", `{}`)}); err != nil {
+	if _, err := l.AppendUser([]Draft{note("n4", `{}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := loose(); got != "0" {

@@ -36,7 +36,12 @@ func TestAppendRefusesSecretsAnywhereInARecord(t *testing.T) {
 		{Draft{Kind: "note", ID: "n1", Data: []byte(`{"` + b64 + `":1}`)}, "record n1: data $ key holds the value of $PROVIDER_CRED (base64"},
 		{Draft{Kind: "note", ID: "n2", Attachments: []AttachmentInput{{Name: "report.md", Content: []byte("ok\n" + key)}}}, `record n2: attachment "report.md" holds the value of $PROVIDER_CRED`},
 	} {
-		_, err := l.Append([]Draft{note("fine", `{}`), c.d})
+		// A secret is refused on either path, user kinds or feature kinds.
+		appendBatch, fine := l.Append, Draft{Kind: "fine_kind", ID: "fine"}
+		if IsUserKind(c.d.Kind) {
+			appendBatch, fine = l.AppendUser, note("fine", `{}`)
+		}
+		_, err := appendBatch([]Draft{fine, c.d})
 		if fault.KindOf(err) != fault.Refused || !strings.Contains(err.Error(), "event 2 of the batch: "+c.want) || strings.Contains(err.Error(), key) {
 			t.Errorf("%s: %v", c.d.ID, err)
 		}

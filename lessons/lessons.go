@@ -5,33 +5,22 @@ package lessons
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"strings"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/secrets"
-	"github.com/agentproto/agentproto/peers"
+	"github.com/agentproto/agentproto/internal/texthygiene"
 )
-
-// Kind is the ledger kind of a lesson.
-const Kind = "lesson_added"
 
 // Recent is how many lessons a prompt includes.
 const Recent = 10
-
-// Lesson is one gotcha.
-type Lesson struct {
-	Text string   `json:"text"`
-	Tags []string `json:"tags"`
-	Time string   `json:"time,omitempty"`
-}
 
 // maxText bounds a lesson: it goes into every executor's prompt.
 const maxText = 2000
 
 // Add records a lesson; the same text twice is recorded once.
-func Add(l *gitstore.Ledger, text string, tags []string) (bool, error) {
+func Add(l gitstore.Store, text string, tags []string) (bool, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return false, fault.Invalidf("a lesson needs text")
@@ -43,7 +32,7 @@ func Add(l *gitstore.Ledger, text string, tags []string) (bool, error) {
 		return false, err
 	}
 	for _, t := range tags {
-		if err := peers.ValidateName("tag", t); err != nil {
+		if err := texthygiene.ValidateName("tag", t); err != nil {
 			return false, err
 		}
 	}
@@ -51,8 +40,7 @@ func Add(l *gitstore.Ledger, text string, tags []string) (bool, error) {
 		tags = []string{}
 	}
 	sum := sha256.Sum256([]byte(text))
-	b, _ := json.Marshal(Lesson{Text: text, Tags: tags})
-	res, err := l.Append([]gitstore.Draft{{Kind: Kind, ID: "lesson/" + hex.EncodeToString(sum[:8]), Data: b}})
+	res, err := lessonKind.Record(l, "lesson/"+hex.EncodeToString(sum[:8]), Lesson{Text: text, Tags: tags})
 	if err != nil {
 		return false, err
 	}
@@ -61,18 +49,22 @@ func Add(l *gitstore.Ledger, text string, tags []string) (bool, error) {
 
 // List returns lessons newest first; with tags, only those sharing one.
 // untagged also keeps lessons with no tag at all.
-func List(l *gitstore.Ledger, tags []string, untagged bool, limit int) ([]Lesson, error) {
+func List(l gitstore.Store, tags []string, untagged bool, limit int) ([]Lesson, error) {
 	want := map[string]bool{}
 	for _, t := range tags {
 		want[t] = true
 	}
-	var out []Lesson
-	err := l.Events(gitstore.Query{Kinds: []string{Kind}}, func(e *gitstore.Event) error {
-		var ls Lesson
-		if json.Unmarshal(e.Data, &ls) != nil {
-			return nil
-		}
+	var all []Lesson
+	_, err := gitstore.Fold(l, &all, gitstore.On(lessonKind, func(all *[]Lesson, e *gitstore.Event, ls Lesson) {
 		ls.Time = e.Time
+		*all = append(*all, ls)
+	}))
+	if err != nil {
+		return nil, err
+	}
+	var out []Lesson
+	for i := len(all) - 1; i >= 0 && (limit == 0 || len(out) < limit); i-- {
+		ls := all[i]
 		keep := len(want) == 0 && !untagged
 		if untagged && len(ls.Tags) == 0 {
 			keep = true
@@ -82,12 +74,11 @@ func List(l *gitstore.Ledger, tags []string, untagged bool, limit int) ([]Lesson
 				keep = true
 			}
 		}
-		if keep && (limit == 0 || len(out) < limit) {
+		if keep {
 			out = append(out, ls)
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // Texts returns the texts of lessons, for prompts.

@@ -124,7 +124,7 @@ func (s *Service) ClaimRemote(a *Arbiter, goalID, todo, agent, actor string, lea
 	}
 	c := &Claim{Goal: goalID, Todo: todo, Agent: agent, Until: next.Until, Arbiter: ArbiterRemote,
 		Remote: a.Remote, Writer: a.Writer, Commit: commit, TookOverFrom: tookOver}
-	_, err = s.append(KindTodoClaimed, fmt.Sprintf("goal/%s/todo/%s/claim/%d", goalID, todo, now.UnixNano()), c)
+	_, err = record(s, todoClaimedKind, fmt.Sprintf("goal/%s/todo/%s/claim/%d", goalID, todo, now.UnixNano()), *c)
 	return c, err
 }
 
@@ -135,7 +135,7 @@ func (s *Service) lost(a *Arbiter, goalID, todo, agent string, rec *ClaimRecord,
 		return fault.Conflictf("todo %s changed on %s while claiming it; try again", todo, a.Remote)
 	}
 	l := ClaimLost{Goal: goalID, Todo: todo, Agent: agent, Remote: a.Remote, Holder: rec.Agent, HolderWriter: rec.Writer, HolderUntil: rec.Until}
-	if _, err := s.append(KindTodoClaimLost, fmt.Sprintf("goal/%s/todo/%s/lost/%s/%d", goalID, todo, agent, s.now().UnixNano()), l); err != nil {
+	if _, err := record(s, todoClaimLostKind, fmt.Sprintf("goal/%s/todo/%s/lost/%s/%d", goalID, todo, agent, s.now().UnixNano()), l); err != nil {
 		return err
 	}
 	how := ""
@@ -185,7 +185,7 @@ func (s *Service) ReleaseRemote(a *Arbiter, goalID, todo, agent, actor string) e
 	if err != nil {
 		return err
 	}
-	_, err = s.append(KindTodoReleased, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, now.UnixNano()),
+	_, err = record(s, todoReleasedKind, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, now.UnixNano()),
 		Claim{Goal: goalID, Todo: todo, Agent: agent, Arbiter: ArbiterRemote, Remote: a.Remote, Writer: a.Writer, Commit: commit})
 	return err
 }

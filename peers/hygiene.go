@@ -1,90 +1,25 @@
 package peers
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"sort"
-	"strings"
+import "github.com/agentproto/agentproto/internal/texthygiene"
 
-	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/secrets"
-)
-
-// Limits on what peers and supervisors send.
+// Limits on what peers and supervisors send (see texthygiene).
 const (
-	MaxInput   = 64 << 10 // one JSON input
-	MaxMessage = 4000     // an inject message
-	MaxText    = 1000     // any other string
+	MaxInput   = texthygiene.MaxInput
+	MaxMessage = texthygiene.MaxMessage
+	MaxText    = texthygiene.MaxText
 )
 
-// CheckText refuses an overlong value, or one holding a secret (a value
-// the process knows, encoded or not, or a credential shape), naming where
-// it was found (never the value).
-func CheckText(where, s string, max int) error {
-	if len(s) > max {
-		return fault.Invalidf("%s is %d bytes; the limit is %d", where, len(s), max)
-	}
-	return secrets.Refuse(where, s)
-}
+// ValidateName reports why s cannot name an agent, goal or todo.
+func ValidateName(what, s string) error { return texthygiene.ValidateName(what, s) }
 
-// CheckJSON walks a decoded JSON document and applies CheckText to every
-// string, reporting the JSON path of a problem ($.message, $.refs[2]).
+// CheckText refuses an overlong value or one holding a secret, naming
+// where it was found (never the value).
+func CheckText(where, s string, max int) error { return texthygiene.CheckText(where, s, max) }
+
+// CheckJSON applies CheckText to every string of a decoded JSON document.
 func CheckJSON(v any, path string, maxFor func(path string) int) error {
-	switch t := v.(type) {
-	case string:
-		return CheckText(path, t, maxFor(path))
-	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if err := CheckText(path+" key", k, MaxText); err != nil {
-				return err
-			}
-			if err := CheckJSON(t[k], path+"."+k, maxFor); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, e := range t {
-			if err := CheckJSON(e, fmt.Sprintf("%s[%d]", path, i), maxFor); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return texthygiene.CheckJSON(v, path, maxFor)
 }
 
-// DecodeStrict decodes a JSON input into v after the hygiene checks:
-// size, credential shapes anywhere, then unknown fields.
-func DecodeStrict(b []byte, what string, v any) error {
-	if len(b) > MaxInput {
-		return fault.Invalidf("%s is %d bytes; the limit is %d", what, len(b), MaxInput)
-	}
-	var generic any
-	if err := json.Unmarshal(b, &generic); err != nil {
-		return fault.Invalidf("%s is not valid JSON: %v", what, err)
-	}
-	maxFor := func(p string) int {
-		if p == "$.message" {
-			return MaxMessage
-		}
-		return MaxText
-	}
-	if err := CheckJSON(generic, "$", maxFor); err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		msg := err.Error()
-		if strings.HasPrefix(msg, "json: unknown field") {
-			return fault.Invalidf("%s: %s", what, strings.TrimPrefix(msg, "json: "))
-		}
-		return fault.Invalidf("%s: %v", what, err)
-	}
-	return nil
-}
+// DecodeStrict decodes a JSON input into v after the hygiene checks.
+func DecodeStrict(b []byte, what string, v any) error { return texthygiene.DecodeStrict(b, what, v) }

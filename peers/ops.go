@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,7 +16,7 @@ import (
 // Service carries out peer commands on one repository.
 type Service struct {
 	Repo   *gitrepo.Repo
-	Ledger *gitstore.Ledger
+	Ledger gitstore.Store
 	Now    func() time.Time
 }
 
@@ -28,13 +27,10 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// append records one event; written is false when the same record existed.
-func (s *Service) append(kind, id string, data any) (bool, error) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		return false, err
-	}
-	res, err := s.Ledger.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b}})
+// record appends one event of a peer kind (events.go); written is false
+// when the same record existed.
+func record[T any](s *Service, k gitstore.Kind[T], id string, data T) (bool, error) {
+	res, err := k.Record(s.Ledger, id, data)
 	if err != nil {
 		return false, err
 	}
@@ -75,7 +71,7 @@ func (s *Service) Register(p Peer) (bool, error) {
 		return false, fault.Invalidf("--quota-turns must be 0 (none) or more")
 	}
 	sort.Strings(p.Capabilities)
-	return s.append(KindPeerRegistered, "peer/"+p.Agent+"/registered", p)
+	return record(s, peerRegisteredKind, "peer/"+p.Agent+"/registered", p)
 }
 
 // AttachSession ties a running session to a peer: its turns count against
@@ -91,7 +87,7 @@ func (s *Service) AttachSession(agent, session string) error {
 	if _, err := sessions.NewStore(s.Repo.CommonDir).Load(session); err != nil {
 		return err
 	}
-	_, err = s.append(KindPeerSession, "peer/"+agent+"/session/"+session, map[string]string{"agent": agent, "session": session})
+	_, err = record(s, peerSessionKind, "peer/"+agent+"/session/"+session, SessionAttached{Agent: agent, Session: session})
 	return err
 }
 
@@ -106,7 +102,7 @@ func (s *Service) NewGoal(id, title string) (bool, error) {
 	if err := texts(map[string]string{"--title": title}); err != nil {
 		return false, err
 	}
-	return s.append(KindGoal, "goal/"+id, map[string]string{"id": id, "title": title})
+	return record(s, goalKind, "goal/"+id, GoalCreated{ID: id, Title: title})
 }
 
 func (s *Service) goal(st *State, id string) (*Goal, error) {
@@ -158,7 +154,7 @@ func (s *Service) Configure(goalID, supervisor string, supervised []string, clea
 		return cfg, false, nil
 	}
 	id := fmt.Sprintf("goal/%s/configured/%d", goalID, s.now().UnixNano())
-	written, err := s.append(KindGoalConfigured, id, map[string]any{"goal": goalID, "supervisor": cfg})
+	written, err := record(s, goalConfiguredKind, id, GoalConfigured{Goal: goalID, Supervisor: cfg})
 	return cfg, written, err
 }
 
@@ -177,7 +173,7 @@ func (s *Service) AddTodo(goalID, todo, title string) (bool, error) {
 	if err := texts(map[string]string{"--title": title}); err != nil {
 		return false, err
 	}
-	return s.append(KindTodo, "goal/"+goalID+"/todo/"+todo, map[string]string{"goal": goalID, "todo": todo, "title": title})
+	return record(s, todoKind, "goal/"+goalID+"/todo/"+todo, TodoAdded{Goal: goalID, Todo: todo, Title: title})
 }
 
 // Claim leases a todo to an agent on this clone only (no arbiter: another
@@ -196,7 +192,7 @@ func (s *Service) Claim(goalID, todo, agent, actor string, lease time.Duration) 
 		return nil, fault.Refusedf("todo %s is claimed by %s until %s", todo, c.Agent, c.Until)
 	}
 	c := &Claim{Goal: goalID, Todo: todo, Agent: agent, Until: now.Add(lease).UTC().Format(time.RFC3339), Arbiter: ArbiterLocal}
-	_, err = s.append(KindTodoClaimed, fmt.Sprintf("goal/%s/todo/%s/claim/%d", goalID, todo, now.UnixNano()), c)
+	_, err = record(s, todoClaimedKind, fmt.Sprintf("goal/%s/todo/%s/claim/%d", goalID, todo, now.UnixNano()), *c)
 	return c, err
 }
 
@@ -240,7 +236,7 @@ func (s *Service) Release(goalID, todo, agent, actor string) error {
 	if !ok || c.Agent != agent {
 		return fault.Invalidf("%s holds no claim on todo %s", agent, todo)
 	}
-	_, err = s.append(KindTodoReleased, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, s.now().UnixNano()),
+	_, err = record(s, todoReleasedKind, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, s.now().UnixNano()),
 		Claim{Goal: goalID, Todo: todo, Agent: agent})
 	return err
 }
@@ -263,7 +259,7 @@ func (s *Service) SetStatus(st Status) error {
 	if err := texts(map[string]string{"--state": st.State, "--next-action": st.NextAction, "--workspace": st.Workspace, "--handoff": st.Handoff}); err != nil {
 		return err
 	}
-	_, err = s.append(KindPeerStatus, fmt.Sprintf("goal/%s/status/%s/%d", st.Goal, st.Agent, s.now().UnixNano()), st)
+	_, err = record(s, peerStatusKind, fmt.Sprintf("goal/%s/status/%s/%d", st.Goal, st.Agent, s.now().UnixNano()), st)
 	return err
 }
 
@@ -285,7 +281,7 @@ func (s *Service) AddEvidence(ev Evidence) error {
 	if err := texts(map[string]string{"--ref": ev.Ref, "--summary": ev.Summary}); err != nil {
 		return err
 	}
-	_, err = s.append(KindEvidence, fmt.Sprintf("goal/%s/evidence/%s/%d", ev.Goal, ev.Agent, s.now().UnixNano()), ev)
+	_, err = record(s, evidenceKind, fmt.Sprintf("goal/%s/evidence/%s/%d", ev.Goal, ev.Agent, s.now().UnixNano()), ev)
 	return err
 }
 

@@ -56,7 +56,7 @@ func (s *Service) Propose(goalID, agent string, d *Decision, execute bool) (*Pro
 	if !execute {
 		return p, false, nil
 	}
-	written, err := s.append(KindProposed, recordID(goalID, "decision", d.DecisionID), p)
+	written, err := record(s, proposedKind, recordID(goalID, "decision", d.DecisionID), *p)
 	return p, written, err
 }
 
@@ -77,7 +77,7 @@ func (s *Service) RecordReceipt(goalID, agent string, r *ReceiptDoc, execute boo
 	if !execute {
 		return rec, false, nil
 	}
-	written, err := s.append(KindReceipt, recordID(goalID, "receipt", r.ReceiptID), rec)
+	written, err := record(s, receiptKind, recordID(goalID, "receipt", r.ReceiptID), *rec)
 	return rec, written, err
 }
 
@@ -440,7 +440,7 @@ func (s *Service) ExecuteInject(r InjectRequest, plan *InjectPlan, send Sender) 
 	if err != nil {
 		rec.Receipt.Status, rec.Receipt.Reason, rec.HostResult = StatusFailed, "the host could not deliver the message", err.Error()
 		rec.Receipt.ReceiptID = fmt.Sprintf("%s-failed-%d", plan.Decision.DecisionID, s.now().UnixNano())
-		if _, aerr := s.append(KindReceipt, recordID(r.Goal, "receipt", rec.Receipt.ReceiptID), rec); aerr != nil {
+		if _, aerr := record(s, receiptKind, recordID(r.Goal, "receipt", rec.Receipt.ReceiptID), *rec); aerr != nil {
 			return nil, aerr
 		}
 		return rec, fmt.Errorf("inject failed: %w", err)
@@ -448,6 +448,6 @@ func (s *Service) ExecuteInject(r InjectRequest, plan *InjectPlan, send Sender) 
 	rec.Receipt.Status, rec.Receipt.Reason, rec.HostResult = StatusExecuted, "message delivered to the live session", "delivered"
 	rec.Receipt.ReceiptID = plan.Decision.DecisionID + "-executed"
 	// One id per decision: a second executed receipt is the same record.
-	_, err = s.append(KindReceipt, recordID(r.Goal, "decision", plan.Decision.DecisionID)+"/executed", rec)
+	_, err = record(s, receiptKind, recordID(r.Goal, "decision", plan.Decision.DecisionID)+"/executed", *rec)
 	return rec, err
 }

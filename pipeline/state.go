@@ -7,25 +7,12 @@
 package pipeline
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/plans"
-)
-
-// Ledger event kinds owned by the pipeline.
-const (
-	KindDispatched   = "wp_dispatched"
-	KindVerified     = "wp_verified"
-	KindCheckpointed = "wp_checkpointed"
-	KindConsolidated = "plan_consolidated"
-	KindReviewed     = "plan_reviewed"
-	KindE2E          = "plan_e2e"
-	KindPR           = "pr_opened"
 )
 
 // Verdicts of verify.
@@ -33,61 +20,6 @@ const (
 	Pass = "pass"
 	Fail = "fail"
 )
-
-// Dispatch is the data of a wp_dispatched event.
-type Dispatch struct {
-	Project  string `json:"project"`
-	WP       string `json:"wp"`
-	Worktree string `json:"worktree"`
-	Session  string `json:"session"`
-	Adapter  string `json:"adapter"`
-	Model    string `json:"model,omitempty"`
-	Profile  string `json:"profile,omitempty"`
-	Brief    string `json:"brief_sha256"`
-	Attempt  int    `json:"attempt"`
-	// Base is the commit the WP's worktree started from: the frozen base,
-	// or the checkpointed state of what the WP depends on.
-	Base string `json:"base,omitempty"`
-	// Outside is the SHA-256 of the snapshot of what lies outside the
-	// worktree, taken before the session started (see outside.go).
-	Outside string `json:"outside_sha256,omitempty"`
-}
-
-// Gate is one run of a gate command.
-type Gate struct {
-	Command  string `json:"command"`
-	ExitCode int    `json:"exit_code"`
-	Duration string `json:"duration"`
-	Log      string `json:"log"` // attachment name
-	Piped    bool   `json:"piped,omitempty"`
-}
-
-// Verification is the data of a wp_verified event and verify's JSON.
-type Verification struct {
-	Project  string `json:"project"`
-	WP       string `json:"wp"`
-	Worktree string `json:"worktree"`
-	Head     string `json:"head"`
-	Base     string `json:"base,omitempty"`
-	// Tree is the id of the tree of the whole verified state, untracked
-	// files included: checkpoint, pre-push and consolidate accept only it.
-	Tree       string   `json:"tree,omitempty"`
-	Changed    []string `json:"changed"`
-	OutOfScope []string `json:"out_of_scope"`
-	Gate       Gate     `json:"gate"`
-	Report     *Report  `json:"report,omitempty"`
-	Findings   []string `json:"findings,omitempty"`
-	Verdict    string   `json:"verdict"`
-}
-
-// Checkpoint is the data of a wp_checkpointed event.
-type Checkpoint struct {
-	Project string   `json:"project"`
-	WP      string   `json:"wp"`
-	Commit  string   `json:"commit"`
-	Paths   []string `json:"paths"`
-	Tree    string   `json:"tree,omitempty"` // the verified tree the commit holds
-}
 
 // State is what the ledger says about one plan's pipeline.
 type State struct {
@@ -139,60 +71,45 @@ func (s *State) Verified(wp string) bool {
 	return ok && v.Verdict == Pass
 }
 
-// stateKinds are the event kinds ReadState projects.
-var stateKinds = []string{KindDispatched, KindVerified, KindCheckpointed, KindConsolidated, KindReviewed, KindE2E, KindPR}
-
 // ReadState reads the pipeline events of project from the ledger.
-func ReadState(l *gitstore.Ledger, project string) (*State, error) {
+func ReadState(l gitstore.Store, project string) (*State, error) {
 	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}}
-	q := gitstore.Query{Kinds: stateKinds, Reverse: true}
-	err := l.Events(q, func(e *gitstore.Event) error {
-		var head struct {
-			Project string `json:"project"`
-			WP      string `json:"wp"`
-		}
-		if json.Unmarshal(e.Data, &head) != nil || head.Project != project {
-			return nil
-		}
-		switch e.Kind {
-		case KindDispatched:
-			var d Dispatch
-			if json.Unmarshal(e.Data, &d) == nil {
+	_, err := gitstore.Fold(l, st,
+		gitstore.On(dispatchedKind, func(st *State, _ *gitstore.Event, d Dispatch) {
+			if d.Project == project {
 				st.Dispatches[d.WP] = append(st.Dispatches[d.WP], d)
 			}
-		case KindVerified:
-			var v Verification
-			if json.Unmarshal(e.Data, &v) == nil {
+		}),
+		gitstore.On(verifiedKind, func(st *State, _ *gitstore.Event, v Verification) {
+			if v.Project == project {
 				st.Verifications[v.WP] = v
 			}
-		case KindCheckpointed:
-			var c Checkpoint
-			if json.Unmarshal(e.Data, &c) == nil {
+		}),
+		gitstore.On(checkpointedKind, func(st *State, _ *gitstore.Event, c Checkpoint) {
+			if c.Project == project {
 				st.Checkpoints[c.WP] = c
 			}
-		case KindConsolidated:
-			var c Consolidation
-			if json.Unmarshal(e.Data, &c) == nil {
+		}),
+		gitstore.On(consolidatedKind, func(st *State, _ *gitstore.Event, c Consolidation) {
+			if c.Project == project {
 				st.Consolidated = &c
 			}
-		case KindReviewed:
-			var r ReviewResult
-			if json.Unmarshal(e.Data, &r) == nil {
+		}),
+		gitstore.On(reviewedKind, func(st *State, _ *gitstore.Event, r ReviewResult) {
+			if r.Project == project {
 				st.Review = &r
 			}
-		case KindE2E:
-			var r E2EResult
-			if json.Unmarshal(e.Data, &r) == nil {
+		}),
+		gitstore.On(e2eKind, func(st *State, _ *gitstore.Event, r E2EResult) {
+			if r.Project == project {
 				st.E2E = &r
 			}
-		case KindPR:
-			var r PRResult
-			if json.Unmarshal(e.Data, &r) == nil {
+		}),
+		gitstore.On(prKind, func(st *State, _ *gitstore.Event, r PRResult) {
+			if r.Project == project {
 				st.PR = &r
 			}
-		}
-		return nil
-	})
+		}))
 	return st, err
 }
 
@@ -205,24 +122,15 @@ func IntegrationSlug(project string) string { return project + "-integration" }
 // Env is what every pipeline step needs.
 type Env struct {
 	Repo    *gitrepo.Repo
-	Ledger  *gitstore.Ledger
+	Ledger  gitstore.Store
 	Project *plans.Project
 	History *plans.History
 }
 
-// record appends one pipeline event.
+// record appends one pipeline event, with data of the type its kind
+// declares (events.go); secrets in it are scrubbed.
 func (e *Env) record(kind, id string, data any, atts []gitstore.AttachmentInput) error {
-	b, err := json.Marshal(data)
-	if err != nil {
-		return err
-	}
-	// What we record is made of what agents and commands printed: cleaned
-	// of secrets here, where a user's own append is refused.
-	b = secrets.ScrubJSON(b)
-	for i := range atts {
-		atts[i].Content = secrets.ScrubBytes(atts[i].Content)
-	}
-	if _, err := e.Ledger.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b, Attachments: atts}}); err != nil {
+	if _, err := owner.Record(e.Ledger, kind, id, data, atts...); err != nil {
 		return fmt.Errorf("recording %s: %w", kind, err)
 	}
 	return nil
@@ -239,19 +147,18 @@ func (e *Env) Frozen() (*plans.Frozen, error) {
 // VerdictForBranch finds the work package whose worktree is on branch
 // (wt/PROJECT-wpN) and returns its latest verdict; found is false for a
 // branch no dispatch made.
-func VerdictForBranch(l *gitstore.Ledger, branch string) (wp, verdict string, found bool, err error) {
+func VerdictForBranch(l gitstore.Store, branch string) (wp, verdict string, found bool, err error) {
 	slug, ok := strings.CutPrefix(branch, "wt/")
 	if !ok {
 		return "", "", false, nil
 	}
+	// The newest dispatch of the worktree names its plan and WP.
 	var project string
-	err = l.Events(gitstore.Query{Kinds: []string{KindDispatched}}, func(e *gitstore.Event) error {
-		var d Dispatch
-		if json.Unmarshal(e.Data, &d) == nil && d.Worktree == slug && project == "" {
-			project, wp = d.Project, d.WP
+	_, err = gitstore.Fold(l, &project, gitstore.On(dispatchedKind, func(project *string, _ *gitstore.Event, d Dispatch) {
+		if d.Worktree == slug {
+			*project, wp = d.Project, d.WP
 		}
-		return nil
-	})
+	}))
 	if err != nil || project == "" {
 		return "", "", false, err
 	}

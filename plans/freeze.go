@@ -3,7 +3,6 @@ package plans
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,33 +15,6 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 )
-
-// Ledger event kinds owned by the plan commands.
-const (
-	KindFrozen  = "plan_frozen"
-	KindAmended = "plan_amended"
-)
-
-// Frozen is the data of a plan_frozen event.
-type Frozen struct {
-	Project    string            `json:"project"`
-	Base       string            `json:"base"`
-	BaseCommit string            `json:"base_commit"`
-	Gate       string            `json:"gate"`
-	Files      map[string]string `json:"files"` // file name -> sha256
-	WPs        []WP              `json:"wps"`
-	// Set when read back from the ledger.
-	RecordID string `json:"-"`
-	Time     string `json:"-"`
-}
-
-// Amendment is the data of a plan_amended event.
-type Amendment struct {
-	Project    string `json:"project"`
-	Correction string `json:"correction"`
-	SpecSHA256 string `json:"spec_sha256"`
-	Date       string `json:"date"`
-}
 
 // files returns the plan's files, in a stable order: plan.toml, SPEC.md,
 // CONTRACT.md, then each brief.
@@ -70,7 +42,7 @@ func sha(b []byte) string {
 // Freeze records the plan, with every file attached, as a plan_frozen
 // event. The record id is derived from the content, so freezing an
 // unchanged plan again writes nothing. The caller checks the plan first.
-func Freeze(p *Project, l *gitstore.Ledger, baseCommit string) (*Frozen, bool, error) {
+func Freeze(p *Project, l gitstore.Store, baseCommit string) (*Frozen, bool, error) {
 	names, err := p.files()
 	if err != nil {
 		return nil, false, err
@@ -88,12 +60,8 @@ func Freeze(p *Project, l *gitstore.Ledger, baseCommit string) (*Frozen, bool, e
 		fmt.Fprintf(digest, "%s %s\n", n, f.Files[n])
 		atts = append(atts, gitstore.AttachmentInput{Name: n, Content: b})
 	}
-	data, err := json.Marshal(f)
-	if err != nil {
-		return nil, false, err
-	}
 	f.RecordID = fmt.Sprintf("plan/%s/frozen/%s", p.Name, hex.EncodeToString(digest.Sum(nil))[:16])
-	res, err := l.Append([]gitstore.Draft{{Kind: KindFrozen, ID: f.RecordID, Data: data, Attachments: atts}})
+	res, err := frozenKind.Record(l, f.RecordID, *f, atts...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -108,27 +76,21 @@ type History struct {
 }
 
 // ReadHistory finds the latest freeze of a plan and the amendments after it.
-func ReadHistory(l *gitstore.Ledger, project string) (*History, error) {
+func ReadHistory(l gitstore.Store, project string) (*History, error) {
 	h := &History{}
-	stop := errors.New("stop")
-	err := l.Events(gitstore.Query{Kinds: []string{KindFrozen, KindAmended}}, func(e *gitstore.Event) error {
-		switch e.Kind {
-		case KindAmended:
-			var a Amendment
-			if json.Unmarshal(e.Data, &a) == nil && a.Project == project {
-				h.Amendments = append([]Amendment{a}, h.Amendments...)
-			}
-		case KindFrozen:
-			var f Frozen
-			if json.Unmarshal(e.Data, &f) == nil && f.Project == project {
+	_, err := gitstore.Fold(l, h,
+		gitstore.On(frozenKind, func(h *History, e *gitstore.Event, f Frozen) {
+			if f.Project == project {
 				f.RecordID, f.Time = e.ID, e.Time
-				h.Frozen = &f
-				return stop
+				h.Frozen, h.Amendments = &f, nil
 			}
-		}
-		return nil
-	})
-	if err != nil && err != stop {
+		}),
+		gitstore.On(amendedKind, func(h *History, _ *gitstore.Event, a Amendment) {
+			if a.Project == project {
+				h.Amendments = append(h.Amendments, a)
+			}
+		}))
+	if err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -200,7 +162,7 @@ const MaxCorrection = 8000
 
 // Amend appends a dated CORRECTION block to the SPEC and records it. The
 // record id comes from the text: the same correction twice is recorded once.
-func Amend(p *Project, l *gitstore.Ledger, text string, now time.Time) (bool, error) {
+func Amend(p *Project, l gitstore.Store, text string, now time.Time) (bool, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return false, fault.Invalidf("--correction is empty")
@@ -229,8 +191,8 @@ func Amend(p *Project, l *gitstore.Ledger, text string, now time.Time) (bool, er
 	if err := os.WriteFile(specPath, []byte(after), 0o644); err != nil {
 		return false, err
 	}
-	data, _ := json.Marshal(Amendment{Project: p.Name, Correction: text, SpecSHA256: sha([]byte(after)), Date: date})
-	if _, err := l.Append([]gitstore.Draft{{Kind: KindAmended, ID: id, Data: data}}); err != nil {
+	a := Amendment{Project: p.Name, Correction: text, SpecSHA256: sha([]byte(after)), Date: date}
+	if _, err := amendedKind.Record(l, id, a); err != nil {
 		// Leave the SPEC as the user had it: the amendment did not happen.
 		os.WriteFile(specPath, before, 0o644)
 		return false, err

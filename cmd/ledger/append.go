@@ -105,15 +105,21 @@ func appendRun(o *AppendOptions) error {
 			return lineErr(o.Batch, i, err)
 		}
 		if !gitstore.IsUserKind(d.Kind) {
-			return lineErr(o.Batch, i, fault.Refusedf("kind %q belongs to its own command; ledger append accepts only note and x.NAME kinds", d.Kind))
+			owner := ""
+			if name := gitstore.KindOwner(d.Kind); name != "" {
+				owner = " (" + name + ")"
+			}
+			return lineErr(o.Batch, i, fault.Refusedf("kind %q belongs to its own command%s; ledger append accepts only note and x.NAME kinds", d.Kind, owner))
 		}
 	}
 	l, err := o.Ledger()
 	if err != nil {
 		return err
 	}
-	res, err := l.Append(drafts)
-	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	res, err := l.AppendUser(drafts)
+	if res != nil {
+		cmdutil.Warn(o.IO.ErrOut, res.Warnings)
+	}
 	if err != nil {
 		return err
 	}

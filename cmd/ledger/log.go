@@ -61,7 +61,8 @@ func logRun(o *LogOptions) error {
 		return err
 	}
 	w := bufio.NewWriterSize(o.IO.Out, 256*1024)
-	q := gitstore.Query{Limit: o.Limit, Reverse: o.Reverse}
+	var warnings gitstore.Warnings
+	q := gitstore.Query{Limit: o.Limit, Reverse: o.Reverse, Warnings: &warnings}
 	if o.Kind != "" {
 		q.Kinds = []string{o.Kind}
 	}
@@ -74,9 +75,16 @@ func logRun(o *LogOptions) error {
 			return w.WriteByte('\n')
 		})
 	} else {
-		err = l.Events(q, func(e *gitstore.Event) error { return writeLogLine(w, e) })
+		for e, rerr := range l.Events(q) {
+			if err = rerr; err == nil {
+				err = writeLogLine(w, e)
+			}
+			if err != nil {
+				break
+			}
+		}
 	}
-	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	cmdutil.Warn(o.IO.ErrOut, warnings)
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

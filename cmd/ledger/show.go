@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -67,10 +68,13 @@ func showRun(o *ShowOptions) error {
 	for _, a := range e.Attachments {
 		fmt.Fprintf(out, "attachment: %s (%d bytes, blob %s)\n", a.Name, a.Size, a.OID)
 	}
-	var pretty any
-	json.Unmarshal(e.Data, &pretty)
+	// The data is canonical JSON: indenting it shows it as stored, numbers
+	// and all, without decoding it.
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, e.Data, "  ", "  "); err != nil {
+		pretty.Write(e.Data)
+	}
 	fmt.Fprintln(out, "data:")
-	b, _ := json.MarshalIndent(pretty, "  ", "  ")
-	fmt.Fprintf(out, "  %s\n", b)
+	fmt.Fprintf(out, "  %s\n", pretty.Bytes())
 	return nil
 }

@@ -1,0 +1,85 @@
+package pipeline
+
+import "github.com/agentproto/agentproto/gitstore"
+
+// Ledger event kinds owned by the pipeline.
+const (
+	KindDispatched   = "wp_dispatched"
+	KindVerified     = "wp_verified"
+	KindCheckpointed = "wp_checkpointed"
+	KindConsolidated = "plan_consolidated"
+	KindReviewed     = "plan_reviewed"
+	KindE2E          = "plan_e2e"
+	KindPR           = "pr_opened"
+)
+
+// owner records the pipeline kinds; no other package can.
+var owner = gitstore.NewOwner("pipeline")
+
+// The typed kinds. Their data is made of what agents and commands printed,
+// so secrets in it are scrubbed where a user's own append is refused.
+var (
+	dispatchedKind   = gitstore.Declare[Dispatch](owner, KindDispatched, gitstore.Scrubbed())
+	verifiedKind     = gitstore.Declare[Verification](owner, KindVerified, gitstore.Scrubbed())
+	checkpointedKind = gitstore.Declare[Checkpoint](owner, KindCheckpointed, gitstore.Scrubbed())
+	consolidatedKind = gitstore.Declare[Consolidation](owner, KindConsolidated, gitstore.Scrubbed())
+	reviewedKind     = gitstore.Declare[ReviewResult](owner, KindReviewed, gitstore.Scrubbed())
+	e2eKind          = gitstore.Declare[E2EResult](owner, KindE2E, gitstore.Scrubbed())
+	prKind           = gitstore.Declare[PRResult](owner, KindPR, gitstore.Scrubbed())
+	_                = gitstore.Declare[Fallback](owner, KindFallback, gitstore.Scrubbed())
+)
+
+// Dispatch is the data of a wp_dispatched event.
+type Dispatch struct {
+	Project  string `json:"project"`
+	WP       string `json:"wp"`
+	Worktree string `json:"worktree"`
+	Session  string `json:"session"`
+	Adapter  string `json:"adapter"`
+	Model    string `json:"model,omitempty"`
+	Profile  string `json:"profile,omitempty"`
+	Brief    string `json:"brief_sha256"`
+	Attempt  int    `json:"attempt"`
+	// Base is the commit the WP's worktree started from: the frozen base,
+	// or the checkpointed state of what the WP depends on.
+	Base string `json:"base,omitempty"`
+	// Outside is the SHA-256 of the snapshot of what lies outside the
+	// worktree, taken before the session started (see outside.go).
+	Outside string `json:"outside_sha256,omitempty"`
+}
+
+// Gate is one run of a gate command.
+type Gate struct {
+	Command  string `json:"command"`
+	ExitCode int    `json:"exit_code"`
+	Duration string `json:"duration"`
+	Log      string `json:"log"` // attachment name
+	Piped    bool   `json:"piped,omitempty"`
+}
+
+// Verification is the data of a wp_verified event and verify's JSON.
+type Verification struct {
+	Project  string `json:"project"`
+	WP       string `json:"wp"`
+	Worktree string `json:"worktree"`
+	Head     string `json:"head"`
+	Base     string `json:"base,omitempty"`
+	// Tree is the id of the tree of the whole verified state, untracked
+	// files included: checkpoint, pre-push and consolidate accept only it.
+	Tree       string   `json:"tree,omitempty"`
+	Changed    []string `json:"changed"`
+	OutOfScope []string `json:"out_of_scope"`
+	Gate       Gate     `json:"gate"`
+	Report     *Report  `json:"report,omitempty"`
+	Findings   []string `json:"findings,omitempty"`
+	Verdict    string   `json:"verdict"`
+}
+
+// Checkpoint is the data of a wp_checkpointed event.
+type Checkpoint struct {
+	Project string   `json:"project"`
+	WP      string   `json:"wp"`
+	Commit  string   `json:"commit"`
+	Paths   []string `json:"paths"`
+	Tree    string   `json:"tree,omitempty"` // the verified tree the commit holds
+}

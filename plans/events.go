@@ -1,0 +1,38 @@
+package plans
+
+import "github.com/agentproto/agentproto/gitstore"
+
+// Ledger event kinds owned by the plan commands.
+const (
+	KindFrozen  = "plan_frozen"
+	KindAmended = "plan_amended"
+)
+
+// owner records the plan kinds; no other package can.
+var owner = gitstore.NewOwner("plans")
+
+var (
+	frozenKind  = gitstore.Declare[Frozen](owner, KindFrozen)
+	amendedKind = gitstore.Declare[Amendment](owner, KindAmended)
+)
+
+// Frozen is the data of a plan_frozen event.
+type Frozen struct {
+	Project    string            `json:"project"`
+	Base       string            `json:"base"`
+	BaseCommit string            `json:"base_commit"`
+	Gate       string            `json:"gate"`
+	Files      map[string]string `json:"files"` // file name -> sha256
+	WPs        []WP              `json:"wps"`
+	// Set when read back from the ledger.
+	RecordID string `json:"-"`
+	Time     string `json:"-"`
+}
+
+// Amendment is the data of a plan_amended event.
+type Amendment struct {
+	Project    string `json:"project"`
+	Correction string `json:"correction"`
+	SpecSHA256 string `json:"spec_sha256"`
+	Date       string `json:"date"`
+}
