@@ -388,7 +388,7 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		from := rec.Profile
 		if fault == sdk.FaultRateLimited && d.rateRetries[wp.ID] < 2 {
 			d.rateRetries[wp.ID]++
-			wait := duration(d.Config.Dispatch.RateLimitWait) << (d.rateRetries[wp.ID] - 1)
+			wait := d.Config.Dispatch.RateLimitWait.Duration << (d.rateRetries[wp.ID] - 1)
 			d.say(wp.ID, "rate-limit", "waiting %s before trying %s again", wait, or(from, rec.Adapter))
 			d.Sleep(wait)
 			d.kill(rec.ID)
@@ -428,11 +428,6 @@ func or(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func duration(s string) time.Duration {
-	d, _ := time.ParseDuration(s)
-	return d
 }
 
 func (d *Dispatcher) kill(id string) {

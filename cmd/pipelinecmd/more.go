@@ -55,7 +55,7 @@ is the command that must pass on it. Nothing is recorded.`,
 			if err != nil {
 				return err
 			}
-			r, err := e.Review(duration(cfg.Dispatch.GateTimeout), duration(cfg.Review.MutationBudget))
+			r, err := e.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
 			if err != nil {
 				return err
 			}
@@ -132,10 +132,10 @@ func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOpti
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), duration(cfg.Dispatch.GateTimeout))
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Dispatch.GateTimeout.Duration)
 	defer cancel()
 	if opt.MutationBudget < 0 {
-		opt.MutationBudget = duration(cfg.Review.MutationBudget)
+		opt.MutationBudget = cfg.Review.MutationBudget.Duration
 	}
 	r, err := pipeline.ReviewChange(ctx, repo, base, head, opt)
 	if err != nil {
@@ -187,7 +187,7 @@ func reviewer(f *cmdutil.Factory, e *pipeline.Env, cfg config.Config, adapter st
 		return "", nil, err
 	}
 	id := resp.Session.ID
-	if _, err := c.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: cfg.Dispatch.Timeout}); err != nil {
+	if _, err := c.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: cfg.Dispatch.Timeout.String()}); err != nil {
 		return id, nil, err
 	}
 	out, _ := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
@@ -209,7 +209,7 @@ func newCmdE2E(f *cmdutil.Factory) *cobra.Command {
 			if len(cfg.E2E.Commands) == 0 {
 				return fault.Invalidf("no [e2e] commands in %s", config.FileName)
 			}
-			r, err := e.E2E(cfg.E2E.Commands, duration(cfg.Dispatch.GateTimeout))
+			r, err := e.E2E(cfg.E2E.Commands, cfg.Dispatch.GateTimeout.Duration)
 			if err != nil {
 				return err
 			}

@@ -91,13 +91,13 @@ ignores its prompt) fails to start: --no-ping skips the ping.`,
 				maxParallel = cfg.Dispatch.MaxParallel
 			}
 			if timeout == "" {
-				timeout = cfg.Dispatch.Timeout
+				timeout = cfg.Dispatch.Timeout.String()
 			}
 			if d := duration(timeout); d <= 0 {
 				return fmt.Errorf("--timeout %q needs a unit, such as 40m", timeout)
 			}
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: !noWait,
-				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ(),
+				Timeout: duration(timeout), GateTimeout: cfg.Dispatch.GateTimeout.Duration, Out: f.IO.Out, CallerEnv: os.Environ(),
 				TTY: f.IO.IsStdoutTTY(), NoPing: noPing}
 			if !asJSON {
 				return d.Run(wps)
@@ -153,7 +153,7 @@ func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v, err := e.Verify(args[1], duration(cfg.Dispatch.GateTimeout))
+			v, err := e.Verify(args[1], cfg.Dispatch.GateTimeout.Duration)
 			if err != nil {
 				return err
 			}
@@ -245,7 +245,7 @@ findings that would stop it, and writes nothing at all.`,
 			if dryRun {
 				c, err = e.ConsolidateDryRun()
 			} else {
-				c, err = e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
+				c, err = e.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration)
 			}
 			if asJSON && c != nil {
 				cmdutil.ExportJSON(cmd, f.IO.Out, c)

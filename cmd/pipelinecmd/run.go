@@ -58,7 +58,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 				return red("dispatch", fmt.Errorf("plan %s has %d errors", p, rep.Errors), "git agentproto plan check "+p)
 			}
 			d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: maxParallel, Wait: true,
-				Timeout: duration(cfg.Dispatch.Timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: out, CallerEnv: os.Environ(),
+				Timeout: cfg.Dispatch.Timeout.Duration, GateTimeout: cfg.Dispatch.GateTimeout.Duration, Out: out, CallerEnv: os.Environ(),
 				TTY: f.IO.IsStdoutTTY() && !asJSON}
 			if err := d.Run(nil); err != nil {
 				return red("dispatch", err, "fix it, then git agentproto run "+p+" again")
@@ -75,7 +75,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 				checkpoints = append(checkpoints, cp)
 			}
 			step("consolidate")
-			cons, err := e.Consolidate(cfg.Worktree.Root, duration(cfg.Dispatch.GateTimeout))
+			cons, err := e.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration)
 			if cons != nil {
 				doc["consolidation"] = cons
 				for _, w := range cons.Wiring {
@@ -88,7 +88,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			}
 			fmt.Fprintf(out, "merged %v into %s; gate exit %d\n", cons.Merged, cons.Branch, cons.Gate.ExitCode)
 			step("review")
-			rev, err := e.Review(duration(cfg.Dispatch.GateTimeout), duration(cfg.Review.MutationBudget))
+			rev, err := e.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
 			if err != nil {
 				return red("review", err, "git agentproto review "+p)
 			}
@@ -103,7 +103,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			}
 			if len(cfg.E2E.Commands) > 0 {
 				step("e2e")
-				r, err := e.E2E(cfg.E2E.Commands, duration(cfg.Dispatch.GateTimeout))
+				r, err := e.E2E(cfg.E2E.Commands, cfg.Dispatch.GateTimeout.Duration)
 				if err != nil {
 					return red("e2e", err, "git agentproto e2e "+p)
 				}
