@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,9 +11,9 @@ import (
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/plans"
-	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/plugins/sdk"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
@@ -244,30 +245,19 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		}
 	}
 	profile := d.profileFor(st, wp)
-	adapter, model := wp.Adapter, wp.Model
-	var allow []string
-	if profile != "" {
-		p := d.Config.Profiles[profile]
-		adapter, model = p.Adapter, p.Model
-		if p.KeyEnv != "" {
-			allow = append(allow, p.KeyEnv)
-		}
+	// A profile names adapter and model; a WP's own apply without one.
+	req := launch.Request{Profile: profile, DefaultAdapter: d.Config.Dispatch.Adapter}
+	if profile == "" {
+		req.Adapter, req.Model = wp.Adapter, wp.Model
 	}
-	if adapter == "" {
-		adapter = d.Config.Dispatch.Adapter
-	}
-	if adapter == "" {
+	l, err := launch.Resolve(d.Config, d.Env.Repo.WorkTree, req)
+	if errors.Is(err, launch.ErrNoAdapter) {
 		return "", fault.Invalidf("no adapter for %s: set profile or adapter in its [[wp]] entry, or [dispatch] fallback or adapter in agentproto.toml", wp.ID)
 	}
-	// The options are resolved once the adapter is known, wherever it was
-	// named: [plugins.ADAPTER] options, then the profile's.
-	launch := profiles.Launch{Adapter: adapter, Profile: profile}
-	options := launch.Options(d.Config)
-	found, err := host.Discover(adapter, d.Config.Plugins, d.Env.Repo.WorkTree)
 	if err != nil {
 		return "", err
 	}
-	if err := launch.RequireTrust(d.Config, d.Env.Repo.WorkTree, d.Env.Repo.CommonDir, m.Path, ""); err != nil {
+	if err := l.RequireTrust(d.Config, d.Env.Repo.WorkTree, d.Env.Repo.CommonDir, m.Path, ""); err != nil {
 		return "", err
 	}
 	ls, err := lessons.List(d.Env.Ledger, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
@@ -291,16 +281,16 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			return "", err
 		}
 	}
-	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
-		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: m.Path, Worktree: slug,
-		Prompt: prompt, Label: p.Name + "/" + wp.ID, Env: withPerimeter(d.CallerEnv, p, wp), Options: options,
-		Ping: !d.NoPing, AllowEnv: allow, Profile: profile}})
+	start := l.StartArgs()
+	start.Dir, start.Worktree, start.Prompt, start.Label = m.Path, slug, prompt, p.Name+"/"+wp.ID
+	start.Env, start.Ping = withPerimeter(d.CallerEnv, p, wp), !d.NoPing
+	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: start})
 	if err != nil && (resp == nil || resp.Session == nil) {
 		return "", err
 	}
 	brief, _ := p.BriefPath(&wp)
-	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: adapter, Model: model,
-		Profile: profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
+	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: l.Adapter, Model: l.Model,
+		Profile: l.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
 		return "", err
@@ -312,11 +302,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		d.say(wp.ID, "session", "%s failed to start: %v", resp.Session.ID, err)
 		return resp.Session.ID, nil
 	}
-	how := adapter
-	if profile != "" {
-		how = "profile " + profile + ", " + adapter
-	}
-	d.say(wp.ID, "session", "%s started (%s)", resp.Session.ID, how)
+	d.say(wp.ID, "session", "%s started (%s)", resp.Session.ID, l.Describe())
 	return resp.Session.ID, nil
 }
 

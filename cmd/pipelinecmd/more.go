@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,9 +14,6 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/profiles"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 func newCmdReview(f *cmdutil.Factory) *cobra.Command {
@@ -61,7 +57,11 @@ is the command that must pass on it. Nothing is recorded.`,
 			}
 			var report []byte
 			if adapter != "" {
-				id, out, err := reviewer(f, e, cfg, adapter, r)
+				c, err := sessionsClient(f)
+				if err != nil {
+					return err
+				}
+				id, out, err := e.RunReviewer(pipeline.ReviewerOptions{Sessions: c, Config: cfg, Adapter: adapter, Env: os.Environ()}, r)
 				if err != nil {
 					return err
 				}
@@ -154,45 +154,6 @@ func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOpti
 		return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))
 	}
 	return nil
-}
-
-// reviewer runs a review session on a brief written for it and returns its
-// output.
-func reviewer(f *cmdutil.Factory, e *pipeline.Env, cfg config.Config, adapter string, r *pipeline.ReviewResult) (string, []byte, error) {
-	found, err := host.Discover(adapter, cfg.Plugins, e.Repo.WorkTree)
-	if err != nil {
-		return "", nil, err
-	}
-	launch := profiles.Launch{Adapter: adapter}
-	if err := launch.RequireTrust(cfg, e.Repo.WorkTree, e.Repo.CommonDir, e.Repo.WorkTree, ""); err != nil {
-		return "", nil, err
-	}
-	brief := filepath.Join(e.Project.Dir, "REVIEW-brief.md")
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Review brief: plan %s\n\nYou review; you never fix. Read SPEC.md, CONTRACT.md and the WP briefs beside this file,\nthen the integration branch %s. Report every place where the code does not do\nwhat the briefs say, with file, line and why. The mechanical findings so far:\n\n", e.Project.Name, pipeline.IntegrationSlug(e.Project.Name))
-	for _, fd := range r.Findings {
-		fmt.Fprintf(&b, "- %s %s:%d %s\n", fd.Code, fd.File, fd.Line, fd.Message)
-	}
-	if err := os.WriteFile(brief, []byte(b.String()), 0o644); err != nil {
-		return "", nil, err
-	}
-	c, err := sessionsClient(f)
-	if err != nil {
-		return "", nil, err
-	}
-	prompt := fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
-	resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{Adapter: adapter, Path: found.Path, SHA256: found.SHA256,
-		Dir: e.Repo.WorkTree, Prompt: prompt, Label: e.Project.Name + "/review", Env: os.Environ(), Options: launch.Options(cfg)}})
-	if err != nil {
-		return "", nil, err
-	}
-	id := resp.Session.ID
-	if _, err := c.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: cfg.Dispatch.Timeout.String()}); err != nil {
-		return id, nil, err
-	}
-	out, _ := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
-	c.Call(&sessions.Request{Op: "kill", ID: id})
-	return id, out, nil
 }
 
 func newCmdE2E(f *cmdutil.Factory) *cobra.Command {
