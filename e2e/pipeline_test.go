@@ -256,9 +256,10 @@ func TestPipelineEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
 	}
+	// run's progress is on stderr.
 	for _, want := range []string{"== checkpoint", "wiring WP1 registry.txt: upper lib/upper.sh (applied)", "merged [WP0 WP1 WP2]", "0 findings", "sh test.sh: exit 0", "pull request #7"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("run output lacks %q:\n%s", want, out)
+		if !strings.Contains(errOut, want) {
+			t.Errorf("run output lacks %q:\n%s", want, errOut)
 		}
 	}
 	// The integration branch reached the remote; 502 was retried.

@@ -20,7 +20,7 @@ func TestFinishedPipelineRunsAgainAndPRTargetFromRemote(t *testing.T) {
 		}
 	}
 	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo")
-	if err != nil || !strings.Contains(out, "all green") {
+	if err != nil || !strings.Contains(errOut, "all green") {
 		t.Fatalf("run again: exit %d\n%s\n%s", exitCode(err), out, errOut)
 	}
 

@@ -263,7 +263,7 @@ func TestPipelineRunRecordsNoToken(t *testing.T) {
 	hosts := ghHosts(t)
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n[e2e]\ncommands = ['"+leakCommand+"; echo e2e-ran']\n"), 0o644)
 	out, errOut, code := withSecrets(t, dir, nil, tokens, "agentproto", "run", "demo")
-	if code != 0 || !strings.Contains(out, "merged [WP0 WP1 WP2]") {
+	if code != 0 || !strings.Contains(errOut, "merged [WP0 WP1 WP2]") {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
 	}
 	var log string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/plugins/host"
 )
@@ -198,7 +199,7 @@ func describeCaps(f *cmdutil.Factory, adapter string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := host.Discover(adapter, cfg.Plugins, repo.WorkTree)
+	found, err := launch.Adapter(cfg, repo.WorkTree, adapter)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ stops by itself after [sessions] idle_exit with no live session and no client.`,
 			if err != nil {
 				return err
 			}
-			idle, _ := time.ParseDuration(cfg.Sessions.IdleExit)
+			idle := cfg.Sessions.IdleExit.Duration
 			if v := os.Getenv("AGENTPROTO_DAEMON_IDLE"); v != "" {
 				if d, err := time.ParseDuration(v); err == nil {
 					idle = d

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/lazyre"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/profiles"
+	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -41,28 +41,8 @@ win over them.`,
 			if err != nil {
 				return err
 			}
-			var allow []string
-			if profile != "" {
-				if adapter != "" {
-					return fault.Invalidf("--profile names the adapter; do not give --adapter too")
-				}
-				p, err := profiles.Resolve(cfg, profile)
-				if err != nil {
-					return err
-				}
-				adapter = p.Adapter
-				if model == "" {
-					model = p.Model
-				}
-				if p.KeyEnv != "" {
-					if os.Getenv(p.KeyEnv) == "" {
-						return fault.Refusedf("profile %s needs $%s, which is not set", profile, p.KeyEnv)
-					}
-					allow = append(allow, p.KeyEnv)
-				}
-			}
-			if adapter == "" {
-				return fault.Invalidf("--adapter or --profile is required")
+			if err := checkLaunchFlags(profile, adapter); err != nil {
+				return err
 			}
 			if (slug == "") == (dir == "") {
 				return fault.Invalidf("give exactly one of --worktree and --dir")
@@ -89,26 +69,25 @@ win over them.`,
 			if err != nil {
 				return err
 			}
-			found, err := host.Discover(adapter, cfg.Plugins, repo.WorkTree)
+			l, err := resolveLaunch(cfg, repo.WorkTree, profile, adapter, model, userOptions)
 			if err != nil {
 				return err
 			}
-			launch := profiles.Launch{Adapter: adapter, Profile: profile, User: userOptions}
 			trustDir := "" // a worktree holds the repository's files
 			if slug == "" && abs != repo.WorkTree {
 				trustDir = dir
 			}
-			if err := launch.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, abs, trustDir); err != nil {
+			if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, abs, trustDir); err != nil {
 				return err
 			}
 			c, err := client(f)
 			if err != nil {
 				return err
 			}
-			resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
-				Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: abs, Worktree: slug,
-				Prompt: text, Label: label, Env: os.Environ(), Options: launch.Options(cfg),
-				Ping: !noPing, AllowEnv: allow, Profile: profile}})
+			start := l.StartArgs()
+			start.Dir, start.Worktree, start.Prompt, start.Label = abs, slug, text, label
+			start.Env, start.Ping = os.Environ(), !noPing
+			resp, err := c.Call(&sessions.Request{Op: "start", Start: start})
 			if err != nil {
 				// A session that failed while starting still exists: --json
 				// gives its record (state, failure, stderr tail), and the
@@ -138,6 +117,24 @@ win over them.`,
 	fl.BoolVar(&noPing, "no-ping", false, "skip the liveness ping")
 	fl.StringToStringVar(&userOptions, "option", nil, "an adapter option K=V of your own, over the configured ones (repeatable)")
 	return cmd
+}
+
+// checkLaunchFlags refuses flags that do not name one adapter.
+func checkLaunchFlags(profile, adapter string) error {
+	if profile != "" && adapter != "" {
+		return fault.Invalidf("--profile names the adapter; do not give --adapter too")
+	}
+	if profile == "" && adapter == "" {
+		return fault.Invalidf("--adapter or --profile is required")
+	}
+	return nil
+}
+
+// resolveLaunch works out the session's adapter, model, options and key
+// variable from the flags and config; the key must be set in the caller's
+// environment.
+func resolveLaunch(cfg config.Config, root, profile, adapter, model string, user map[string]string) (*launch.Resolved, error) {
+	return launch.Resolve(cfg, root, launch.Request{Profile: profile, Adapter: adapter, Model: model, User: user, Env: os.Environ()})
 }
 
 func newCmdLs(f *cmdutil.Factory) *cobra.Command {

@@ -1,0 +1,80 @@
+package pipelinecmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/pipeline"
+)
+
+// ConsolidateOptions are the inputs of `consolidate`.
+type ConsolidateOptions struct {
+	deps
+	Project string
+	DryRun  bool
+	JSON    bool
+	Export  *cmdutil.Exporter
+}
+
+// NewCmdConsolidate returns `consolidate`.
+func NewCmdConsolidate(f *cmdutil.Factory, runF func(*ConsolidateOptions) error) *cobra.Command {
+	opts := &ConsolidateOptions{deps: newDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "consolidate PROJECT [--dry-run] [--json]",
+		Short: "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate",
+		Long: `Merge the verified WP branches into the integration worktree in dependency
+order, add the wiring lines the reports list to shared files, and run the gate.
+Wiring names shared files inside the repository only and is never written
+through a symlink. --dry-run lists what would be merged and wired, and the
+findings that would stop it, and writes nothing at all.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Project = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return consolidateRun(opts)
+		},
+	}
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be merged and wired; write nothing")
+	return cmd
+}
+
+func consolidateRun(o *ConsolidateOptions) error {
+	e, cfg, err := o.Env(o.Project)
+	if err != nil {
+		return err
+	}
+	var c *pipeline.Consolidation
+	if o.DryRun {
+		c, err = e.ConsolidateDryRun()
+	} else {
+		c, err = e.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration)
+	}
+	if c == nil {
+		return err
+	}
+	if o.JSON {
+		o.Export.Write(o.IO.Out, c)
+		return err
+	}
+	out := o.IO.Out
+	if c.Branch != "" {
+		fmt.Fprintf(out, "integration worktree %s (%s)\n", c.Worktree, c.Branch)
+	}
+	for _, w := range c.Wiring {
+		fmt.Fprintf(out, "  wiring %s %s: %s (%s)\n", w.WP, w.File, w.Line, w.Status)
+	}
+	printFindings(out, c.Findings)
+	if c.DryRun {
+		fmt.Fprintf(out, "  would merge %s; dry run: nothing written\n", strings.Join(c.WouldMerge, ", "))
+	}
+	if c.Gate != nil {
+		fmt.Fprintf(out, "  merged %s; gate %q: exit %d\n", strings.Join(c.Merged, ", "), c.Gate.Command, c.Gate.ExitCode)
+	}
+	return err
+}

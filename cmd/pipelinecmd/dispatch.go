@@ -1,0 +1,110 @@
+package pipelinecmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/pipeline"
+)
+
+// DispatchOptions are the inputs of `dispatch`.
+type DispatchOptions struct {
+	deps
+	Project     string
+	WPs         []string
+	MaxParallel int
+	NoWait      bool
+	NoPing      bool
+	// Timeout is the --timeout text; "" takes [dispatch] timeout.
+	Timeout string
+	JSON    bool
+	Export  *cmdutil.Exporter
+}
+
+// NewCmdDispatch returns `dispatch`.
+func NewCmdDispatch(f *cmdutil.Factory, runF func(*DispatchOptions) error) *cobra.Command {
+	opts := &DispatchOptions{deps: newDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--no-ping] [--timeout 40m] [--json]",
+		Short: "Run work packages: WP0 first and alone, then the others in parallel, each verified on disk",
+		Long: `Start one session per work package in its own worktree (wt/PROJECT-wpN, setup
+hooks run), prompted with plan render. WP0 runs first and alone; once it is
+verified the WPs it unblocks run in parallel (at most --max-parallel). After
+each wave the sessions are waited for and verified on disk; a failed
+verification stops with what to do next. Running dispatch again continues
+where it stopped: worktrees, live sessions and passing verifications are
+reused, not redone. Refuses an unfrozen plan or one whose files drifted.
+Each session first answers a liveness ping ("Reply with exactly READY") and
+only then gets its brief; an agent that cannot answer it (a script that
+ignores its prompt) fails to start: --no-ping skips the ping.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Project = args[0]
+			if opts.Timeout != "" {
+				if d, err := time.ParseDuration(opts.Timeout); err != nil || d <= 0 {
+					return fault.Invalidf("--timeout %q needs a unit, such as 40m", opts.Timeout)
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return dispatchRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.NoPing, "no-ping", false, `skip the liveness ping ("Reply with exactly READY") before the brief`)
+	fl.StringArrayVar(&opts.WPs, "wp", nil, "only this work package (repeatable)")
+	fl.IntVar(&opts.MaxParallel, "max-parallel", 0, "sessions at once (default [dispatch] max_parallel)")
+	fl.BoolVar(&opts.NoWait, "no-wait", false, "start the sessions and return")
+	fl.StringVar(&opts.Timeout, "timeout", "", "how long to wait for a wave (default [dispatch] timeout)")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "progress on stderr; print the verifications as JSON")
+	return cmd
+}
+
+func dispatchRun(o *DispatchOptions) error {
+	e, cfg, err := o.Env(o.Project)
+	if err != nil {
+		return err
+	}
+	if rep := e.CheckPlan(cfg.Plans); !rep.OK {
+		return fmt.Errorf("plan %s has %d errors (git agentproto plan check %s)", e.Project.Name, rep.Errors, e.Project.Name)
+	}
+	c, err := o.Sessions()
+	if err != nil {
+		return err
+	}
+	timeout := cfg.Dispatch.Timeout.Duration
+	if o.Timeout != "" {
+		timeout, _ = time.ParseDuration(o.Timeout) // checked with the flags
+	}
+	if o.MaxParallel == 0 {
+		o.MaxParallel = cfg.Dispatch.MaxParallel
+	}
+	d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: o.MaxParallel, Wait: !o.NoWait,
+		Timeout: timeout, GateTimeout: cfg.Dispatch.GateTimeout.Duration, CallerEnv: os.Environ(), NoPing: o.NoPing,
+		Report: newProgress(o.IO.Out, o.IO.IsStdoutTTY())}
+	if !o.JSON {
+		return d.Run(o.WPs)
+	}
+	// Progress to a watching stderr; stdout gets the latest verifications.
+	d.Report = newProgress(o.IO.Progress(), false)
+	runErr := d.Run(o.WPs)
+	st, err := pipeline.ReadState(e.Ledger, e.Project.Name)
+	if err != nil {
+		return errors.Join(runErr, err)
+	}
+	doc := map[string]any{"project": e.Project.Name, "ok": runErr == nil, "verifications": st.Verifications}
+	if runErr != nil {
+		doc["error"] = runErr.Error()
+	}
+	if err := o.Export.Write(o.IO.Out, doc); err != nil {
+		return err
+	}
+	return runErr
+}

@@ -1,0 +1,98 @@
+package pipelinecmd
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+func testFactory() *cmdutil.Factory {
+	io, _, _, _ := cmdutil.Test()
+	return &cmdutil.Factory{IO: io}
+}
+
+func execute(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.Execute()
+}
+
+// The flags land in the Options the verb runs with; nothing is loaded
+// before runF.
+func TestDispatchFlags(t *testing.T) {
+	var got *DispatchOptions
+	cmd := NewCmdDispatch(testFactory(), func(o *DispatchOptions) error { got = o; return nil })
+	if err := execute(cmd, "demo", "--wp", "WP1", "--wp", "WP2", "--max-parallel", "3", "--no-wait", "--no-ping", "--timeout", "90s", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Project != "demo" || !reflect.DeepEqual(got.WPs, []string{"WP1", "WP2"}) || got.MaxParallel != 3 || !got.NoWait || !got.NoPing ||
+		got.Timeout != "90s" || !got.JSON {
+		t.Fatalf("options = %+v", got)
+	}
+}
+
+func TestDispatchRefusesATimeoutWithoutAUnit(t *testing.T) {
+	for _, v := range []string{"40", "0s", "-1m", "soon"} {
+		ran := false
+		err := execute(NewCmdDispatch(testFactory(), func(*DispatchOptions) error { ran = true; return nil }), "demo", "--timeout", v)
+		if ran || err == nil || !strings.Contains(err.Error(), "needs a unit") || fault.KindOf(err) != fault.Invalid {
+			t.Fatalf("--timeout %s: ran %v, err %v", v, ran, err)
+		}
+	}
+}
+
+func TestRunAndPRFlags(t *testing.T) {
+	var run *RunOptions
+	if err := execute(NewCmdRun(testFactory(), func(o *RunOptions) error { run = o; return nil }), "demo", "--max-parallel", "2", "--dry-run"); err != nil {
+		t.Fatal(err)
+	}
+	if run.Project != "demo" || run.MaxParallel != 2 || !run.DryRun || run.OpenPR {
+		t.Fatalf("run options = %+v", run)
+	}
+	var pr *PROpenOptions
+	if err := execute(NewCmdPROpen(testFactory(), func(o *PROpenOptions) error { pr = o; return nil }), "demo", "--draft", "--base", "dev", "--title", "T"); err != nil {
+		t.Fatal(err)
+	}
+	if pr.Project != "demo" || !pr.Draft || pr.Base != "dev" || pr.Title != "T" || pr.DryRun {
+		t.Fatalf("pr options = %+v", pr)
+	}
+}
+
+// review takes a plan or one change, never both, and a change needs --base.
+func TestReviewModes(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string // "" for accepted
+	}{
+		{[]string{"demo"}, ""},
+		{[]string{"demo", "--adapter", "exec"}, ""},
+		{[]string{"--base", "HEAD~1", "--gate", "make test", "--own", "lib/*"}, ""},
+		{[]string{"demo", "--base", "HEAD~1"}, "not both"},
+		{[]string{"--base", "HEAD~1", "--adapter", "exec"}, "not both"},
+		{[]string{"--head", "HEAD"}, "--base is needed"},
+		{nil, "needs one plan name"},
+	}
+	for _, c := range cases {
+		var got *ReviewOptions
+		err := execute(NewCmdReview(testFactory(), func(o *ReviewOptions) error { got = o; return nil }), c.args...)
+		if c.want == "" {
+			if err != nil || got == nil {
+				t.Errorf("%v: %v", c.args, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) || got != nil {
+			t.Errorf("%v: err %v, want %q (ran: %v)", c.args, err, c.want, got != nil)
+		}
+	}
+	var got *ReviewOptions
+	execute(NewCmdReview(testFactory(), func(o *ReviewOptions) error { got = o; return nil }), "--base", "b", "--mutation-budget", "5s")
+	if got.Base != "b" || got.MutationBudget.String() != "5s" {
+		t.Fatalf("options = %+v", got)
+	}
+}

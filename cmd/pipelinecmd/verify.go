@@ -1,0 +1,112 @@
+package pipelinecmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/pipeline"
+)
+
+// VerifyOptions are the inputs of `verify`.
+type VerifyOptions struct {
+	deps
+	Project, WP string
+	JSON        bool
+	Export      *cmdutil.Exporter
+}
+
+// NewCmdVerify returns `verify`.
+func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{deps: newDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "verify PROJECT WPn [--json]",
+		Short: "Verify a work package on disk: changed paths vs its perimeter, the gate re-run; exit 0 only on pass",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Project, opts.WP = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
+			return verifyRun(opts)
+		},
+	}
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the verification as JSON")
+	return cmd
+}
+
+func verifyRun(o *VerifyOptions) error {
+	e, cfg, err := o.Env(o.Project)
+	if err != nil {
+		return err
+	}
+	v, err := e.Verify(o.WP, cfg.Dispatch.GateTimeout.Duration)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		o.Export.Write(o.IO.Out, v)
+	} else {
+		out := o.IO.Out
+		fmt.Fprintf(out, "%s %s: %s\n", e.Project.Name, v.WP, v.Verdict)
+		fmt.Fprintf(out, "  worktree %s at %.12s\n  changed: %s\n", v.Worktree, v.Head, strings.Join(v.Changed, ", "))
+		for _, p := range v.OutOfScope {
+			fmt.Fprintf(out, "  outside the perimeter: %s\n", p)
+		}
+		fmt.Fprintf(out, "  gate %q: exit %d in %s\n", v.Gate.Command, v.Gate.ExitCode, v.Gate.Duration)
+		for _, fd := range v.Findings {
+			fmt.Fprintf(out, "  %s\n", fd)
+		}
+	}
+	if v.Verdict != pipeline.Pass {
+		return cmdutil.Silent(fmt.Errorf("%s failed verification", v.WP))
+	}
+	return nil
+}
+
+// CheckpointOptions are the inputs of `checkpoint`.
+type CheckpointOptions struct {
+	deps
+	Project, WP string
+	Message     string
+	JSON        bool
+	Export      *cmdutil.Exporter
+}
+
+// NewCmdCheckpoint returns `checkpoint`.
+func NewCmdCheckpoint(f *cmdutil.Factory, runF func(*CheckpointOptions) error) *cobra.Command {
+	opts := &CheckpointOptions{deps: newDeps(f)}
+	cmd := &cobra.Command{
+		Use:   "checkpoint PROJECT WPn [-m MSG] [--json]",
+		Short: "Commit exactly the in-perimeter changed paths of a verified work package (never pushes)",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Project, opts.WP = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkpointRun(opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Message, "message", "m", "", "commit message (default: the WP id and title)")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the checkpoint as JSON")
+	return cmd
+}
+
+func checkpointRun(o *CheckpointOptions) error {
+	e, _, err := o.Env(o.Project)
+	if err != nil {
+		return err
+	}
+	cp, err := e.Checkpoint(o.WP, o.Message)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return o.Export.Write(o.IO.Out, cp)
+	}
+	fmt.Fprintf(o.IO.Out, "%s %s: %.12s (%d paths)\n", e.Project.Name, cp.WP, cp.Commit, len(cp.Paths))
+	return nil
+}

@@ -1,0 +1,138 @@
+// Package launch resolves how one executor session is started: which
+// adapter binary, with which model, options and key variable. Every path
+// that starts a session (sessions start, dispatch, the reviewer, the peer
+// commands) asks here, so that a profile means the same everywhere.
+package launch
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/profiles"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// ErrNoAdapter is returned when neither a profile, an adapter nor a
+// default adapter names what to run; callers say which setting to add.
+var ErrNoAdapter = errors.New("no adapter: name a profile or an adapter")
+
+// Request is what a caller knows about the session it wants.
+type Request struct {
+	// Profile names [profiles.NAME]; it gives the adapter, the model and
+	// the key variable, and wins over Adapter.
+	Profile string
+	// Adapter runs when no profile is named.
+	Adapter string
+	// DefaultAdapter runs when neither Profile nor Adapter is given
+	// ([dispatch] adapter).
+	DefaultAdapter string
+	// Model overrides the profile's model (a --model flag).
+	Model string
+	// User options win over [plugins.ADAPTER] and the profile's.
+	User map[string]string
+	// Env is the environment the session will be given; when not nil, a
+	// profile's key variable must be set in it, checked now rather than
+	// after the adapter fails to authenticate.
+	Env []string
+}
+
+// Resolved is a session launch worked out from config.
+type Resolved struct {
+	Adapter string
+	Profile string
+	Model   string
+	// Options are [plugins.ADAPTER] options, then the profile's, then the
+	// user's.
+	Options map[string]string
+	// KeyEnv is the profile's key variable, passed to the adapter from the
+	// caller's environment and never stored ("" for none).
+	KeyEnv string
+	// Found is the adapter binary: its path and the sha256 it must have.
+	Found host.Found
+
+	layers profiles.Launch
+}
+
+// Resolve works out a launch. root is the top of the working tree, where
+// [plugins.NAME] paths are relative to. It runs nothing: trust is checked
+// by RequireTrust, once the caller knows where the session runs.
+func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
+	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model}
+	if req.Profile != "" {
+		p, err := profiles.Resolve(cfg, req.Profile)
+		if err != nil {
+			return nil, err
+		}
+		r.Adapter, r.KeyEnv = p.Adapter, p.KeyEnv
+		if r.Model == "" {
+			r.Model = p.Model
+		}
+		if r.KeyEnv != "" && req.Env != nil && lookup(req.Env, r.KeyEnv) == "" {
+			return nil, fault.Refusedf("profile %s needs $%s, which is not set", req.Profile, r.KeyEnv)
+		}
+	}
+	if r.Adapter == "" {
+		r.Adapter = req.DefaultAdapter
+	}
+	if r.Adapter == "" {
+		return nil, fault.Wrap(fault.Invalid, ErrNoAdapter)
+	}
+	r.layers = profiles.Launch{Adapter: r.Adapter, Profile: r.Profile, User: req.User}
+	r.Options = r.layers.Options(cfg)
+	found, err := host.Discover(r.Adapter, cfg.Plugins, root)
+	if err != nil {
+		return nil, err
+	}
+	r.Found = found
+	return r, nil
+}
+
+// Adapter finds an adapter by name alone, for commands that only describe
+// it (its capabilities, its models) and start no session.
+func Adapter(cfg config.Config, root, name string) (host.Found, error) {
+	return host.Discover(name, cfg.Plugins, root)
+}
+
+// RequireTrust refuses, exit 5, a launch that would use committed options
+// not trusted on this machine. dir is where the session runs; trustDir is
+// what the trust command is to hash ("" for the repository itself).
+func (r *Resolved) RequireTrust(cfg config.Config, root, common, dir, trustDir string) error {
+	return r.layers.RequireTrust(cfg, root, common, dir, trustDir)
+}
+
+// AllowEnv lists the variables beyond the adapter environment that the
+// session gets: the key variable, if any.
+func (r *Resolved) AllowEnv() []string {
+	if r.KeyEnv == "" {
+		return nil
+	}
+	return []string{r.KeyEnv}
+}
+
+// StartArgs is the start request for the sessions daemon, with what the
+// launch decides filled in; the caller adds where it runs and its prompt.
+func (r *Resolved) StartArgs() *sessions.StartArgs {
+	return &sessions.StartArgs{Adapter: r.Adapter, Path: r.Found.Path, SHA256: r.Found.SHA256, Model: r.Model,
+		Options: r.Options, AllowEnv: r.AllowEnv(), Profile: r.Profile}
+}
+
+// Describe says how the session runs, for progress lines: "scripted" or
+// "profile cheap, scripted".
+func (r *Resolved) Describe() string {
+	if r.Profile == "" {
+		return r.Adapter
+	}
+	return "profile " + r.Profile + ", " + r.Adapter
+}
+
+func lookup(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}

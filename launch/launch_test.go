@@ -1,0 +1,193 @@
+package launch
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
+)
+
+// onPath puts executables named agentproto-adapter-NAME first on PATH, the
+// way adapters are installed; Resolve only finds them, it runs nothing.
+func onPath(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, "agentproto-adapter-"+n), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return dir
+}
+
+func testConfig(t *testing.T) config.Config {
+	t.Helper()
+	cfg, err := config.Parse([]byte(`
+[plugins.alpha]
+options = { sandbox = "read-only", effort = "low" }
+[plugins.beta]
+options = { color = "never" }
+[profiles.cheap]
+adapter = "alpha"
+model = "small-1"
+auth = "api-key"
+key_env = "LAUNCH_TEST_KEY"
+options = { effort = "high" }
+[profiles.plain]
+adapter = "beta"
+auth = "none"
+`), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestResolve(t *testing.T) {
+	dir := onPath(t, "alpha", "beta", "gamma")
+	cfg := testConfig(t)
+	cases := []struct {
+		name string
+		req  Request
+		want Resolved
+	}{
+		{"a profile names adapter, model and key", Request{Profile: "cheap"},
+			Resolved{Adapter: "alpha", Profile: "cheap", Model: "small-1", KeyEnv: "LAUNCH_TEST_KEY",
+				Options: map[string]string{"sandbox": "read-only", "effort": "high"}}},
+		{"a profile wins over the adapter", Request{Profile: "plain", Adapter: "alpha"},
+			Resolved{Adapter: "beta", Profile: "plain", Options: map[string]string{"color": "never"}}},
+		{"--model wins over the profile's", Request{Profile: "cheap", Model: "big-2"},
+			Resolved{Adapter: "alpha", Profile: "cheap", Model: "big-2", KeyEnv: "LAUNCH_TEST_KEY",
+				Options: map[string]string{"sandbox": "read-only", "effort": "high"}}},
+		{"user options win over both layers", Request{Profile: "cheap", User: map[string]string{"effort": "max", "extra": "1"}},
+			Resolved{Adapter: "alpha", Profile: "cheap", Model: "small-1", KeyEnv: "LAUNCH_TEST_KEY",
+				Options: map[string]string{"sandbox": "read-only", "effort": "max", "extra": "1"}}},
+		{"an adapter alone gets its plugin options", Request{Adapter: "alpha", Model: "m"},
+			Resolved{Adapter: "alpha", Model: "m", Options: map[string]string{"sandbox": "read-only", "effort": "low"}}},
+		{"the default adapter when nothing is named", Request{DefaultAdapter: "gamma"},
+			Resolved{Adapter: "gamma", Options: map[string]string{}}},
+		{"a named adapter wins over the default", Request{Adapter: "beta", DefaultAdapter: "gamma"},
+			Resolved{Adapter: "beta", Options: map[string]string{"color": "never"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Resolve(cfg, t.TempDir(), c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Adapter != c.want.Adapter || r.Profile != c.want.Profile || r.Model != c.want.Model || r.KeyEnv != c.want.KeyEnv {
+				t.Fatalf("got %s/%s/%s/%s, want %s/%s/%s/%s", r.Adapter, r.Profile, r.Model, r.KeyEnv,
+					c.want.Adapter, c.want.Profile, c.want.Model, c.want.KeyEnv)
+			}
+			if !reflect.DeepEqual(r.Options, c.want.Options) {
+				t.Fatalf("options = %v, want %v", r.Options, c.want.Options)
+			}
+			if r.Found.Path != filepath.Join(dir, "agentproto-adapter-"+c.want.Adapter) {
+				t.Fatalf("found %s", r.Found.Path)
+			}
+			sa := r.StartArgs()
+			if sa.Adapter != r.Adapter || sa.Path != r.Found.Path || sa.Model != r.Model || sa.Profile != r.Profile ||
+				!reflect.DeepEqual(sa.Options, r.Options) || !reflect.DeepEqual(sa.AllowEnv, r.AllowEnv()) {
+				t.Fatalf("start args %+v do not carry the launch %+v", sa, r)
+			}
+			if (r.KeyEnv == "") != (len(sa.AllowEnv) == 0) {
+				t.Fatalf("allow env %v for key %q", sa.AllowEnv, r.KeyEnv)
+			}
+		})
+	}
+}
+
+func TestResolveRefuses(t *testing.T) {
+	onPath(t, "alpha", "beta")
+	cfg := testConfig(t)
+	cases := []struct {
+		name string
+		req  Request
+		kind fault.Kind
+		want string
+	}{
+		{"nothing named", Request{}, fault.Invalid, "no adapter"},
+		{"an unknown profile", Request{Profile: "nope"}, fault.Invalid, `no profile "nope" (configured: cheap, plain)`},
+		{"a missing adapter binary", Request{Adapter: "delta"}, fault.Invalid, `no adapter "delta"`},
+		{"the key variable unset", Request{Profile: "cheap", Env: []string{"PATH=/bin", "LAUNCH_TEST_KEY="}}, fault.Refused,
+			"profile cheap needs $LAUNCH_TEST_KEY, which is not set"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Resolve(cfg, t.TempDir(), c.req)
+			if err == nil || !strings.Contains(err.Error(), c.want) || fault.KindOf(err) != c.kind {
+				t.Fatalf("got %+v, %v (kind %v), want %q kind %v", r, err, fault.KindOf(err), c.want, c.kind)
+			}
+		})
+	}
+	if _, err := Resolve(cfg, t.TempDir(), Request{}); !errors.Is(err, ErrNoAdapter) {
+		t.Fatalf("nothing named: %v is not ErrNoAdapter", err)
+	}
+	// The key is looked up in the environment the session gets, the last
+	// setting winning as it does for the process; without an environment
+	// (a preflight already checked it) it is not looked up.
+	if _, err := Resolve(cfg, t.TempDir(), Request{Profile: "cheap", Env: []string{"LAUNCH_TEST_KEY=", "LAUNCH_TEST_KEY=k"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resolve(cfg, t.TempDir(), Request{Profile: "cheap"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	if got := (&Resolved{Adapter: "alpha"}).Describe(); got != "alpha" {
+		t.Fatal(got)
+	}
+	if got := (&Resolved{Adapter: "alpha", Profile: "cheap"}).Describe(); got != "profile cheap, alpha" {
+		t.Fatal(got)
+	}
+}
+
+// Options from a committed agentproto.toml name what the adapter runs: the
+// launch is refused until they are trusted, unless the user's own options
+// replace every one of them.
+func TestRequireTrustOfCommittedOptions(t *testing.T) {
+	onPath(t, "alpha")
+	root := t.TempDir()
+	text := "[plugins.alpha]\noptions = { command = \"./run.sh\" }\n"
+	if err := os.WriteFile(filepath.Join(root, config.FileName), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", config.FileName}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	cfg, err := config.Parse([]byte(text), config.FileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := filepath.Join(root, ".git")
+	r, err := Resolve(cfg, root, Request{Adapter: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.RequireTrust(cfg, root, common, root, "")
+	if fault.KindOf(err) != fault.Refused || !strings.Contains(err.Error(), "[plugins.alpha]") {
+		t.Fatalf("committed options ran untrusted: %v", err)
+	}
+	mine, err := Resolve(cfg, root, Request{Adapter: "alpha", User: map[string]string{"command": "./mine.sh"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mine.RequireTrust(cfg, root, common, root, ""); err != nil {
+		t.Fatalf("the user's own options were refused: %v", err)
+	}
+	if mine.Options["command"] != "./mine.sh" {
+		t.Fatalf("options = %v", mine.Options)
+	}
+}

@@ -1,0 +1,144 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/launch"
+	"github.com/agentproto/agentproto/lessons"
+	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// start makes sure a WP has its worktree and a session, reusing a session
+// that is still alive or settled and not yet judged.
+func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
+	p := d.Env.Project
+	frozen := d.Env.History.Frozen
+	slug := Slug(p.Name, wp.ID)
+	base, outsideSum := st.Base(wp.ID), st.Outside(wp.ID)
+	m, err := worktree.Load(d.Env.Repo, slug)
+	if err != nil {
+		outsideSum = "" // a new worktree: nothing ran for it yet
+		if m, base, err = d.provision(wp, slug); err != nil {
+			return "", err
+		}
+		d.say(wp.ID, "worktree", "%s (%s, %s checkout)", m.Path, m.Branch, m.Checkout)
+	}
+	if base == "" {
+		base = m.BaseCommit // dispatched before the ledger recorded bases
+	}
+	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
+		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
+			d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
+			return rec.ID, nil
+		}
+	}
+	profile := d.profileFor(st, wp)
+	// A profile names adapter and model; a WP's own apply without one.
+	req := launch.Request{Profile: profile, DefaultAdapter: d.Config.Dispatch.Adapter}
+	if profile == "" {
+		req.Adapter, req.Model = wp.Adapter, wp.Model
+	}
+	l, err := launch.Resolve(d.Config, d.Env.Repo.WorkTree, req)
+	if errors.Is(err, launch.ErrNoAdapter) {
+		return "", fault.Invalidf("no adapter for %s: set profile or adapter in its [[wp]] entry, or [dispatch] fallback or adapter in agentproto.toml", wp.ID)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := l.RequireTrust(d.Config, d.Env.Repo.WorkTree, d.Env.Repo.CommonDir, m.Path, ""); err != nil {
+		return "", err
+	}
+	ls, err := lessons.List(d.Env.Ledger, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
+	if err != nil {
+		return "", err
+	}
+	prompt, err := plans.Render(p, d.Env.History, wp.ID, lessons.Texts(ls))
+	if err != nil {
+		return "", err
+	}
+	// What lies outside the worktree, as it was before the first session
+	// of it could touch it; verify compares. A later session of the same
+	// worktree keeps that snapshot, so an earlier one's writes are not
+	// taken as the starting point.
+	if outsideSum == "" {
+		outside, err := SnapshotOutside(d.Env.Repo, slug)
+		if err != nil {
+			return "", err
+		}
+		if outsideSum, err = SaveOutside(d.Env.Repo.CommonDir, outside); err != nil {
+			return "", err
+		}
+	}
+	start := l.StartArgs()
+	start.Dir, start.Worktree, start.Prompt, start.Label = m.Path, slug, prompt, p.Name+"/"+wp.ID
+	start.Env, start.Ping = withPerimeter(d.CallerEnv, p, wp), !d.NoPing
+	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: start})
+	if err != nil && (resp == nil || resp.Session == nil) {
+		return "", err
+	}
+	brief, _ := p.BriefPath(&wp)
+	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: l.Adapter, Model: l.Model,
+		Profile: l.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
+	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
+	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
+		return "", err
+	}
+	delete(d.pendingFallback, wp.ID)
+	if err != nil {
+		// The session failed to start (a dead provider, a failed liveness
+		// ping): handleFaults moves the WP to the next profile.
+		d.say(wp.ID, "session", "%s failed to start: %v", resp.Session.ID, err)
+		return resp.Session.ID, nil
+	}
+	d.say(wp.ID, "session", "%s started (%s)", resp.Session.ID, l.Describe())
+	return resp.Session.ID, nil
+}
+
+// provision makes the worktree of a WP that has none: from the commit it
+// starts from, its setup hooks (trusted, as committed at the base) run.
+func (d *Dispatcher) provision(wp plans.WP, slug string) (*worktree.Meta, string, error) {
+	frozen := d.Env.History.Frozen
+	base, err := d.startCommit(wp)
+	if err != nil {
+		return nil, "", err
+	}
+	hooks, err := worktree.HooksAt(d.Env.Repo, frozen.BaseCommit)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := worktree.RequireTrust(d.Env.Repo, hooks, frozen.Base); err != nil {
+		return nil, "", err
+	}
+	path, err := worktree.Location(d.Env.Repo, d.Config.Worktree.Root, slug)
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: base,
+		Submodules: d.Config.Worktree.Submodules})
+	if err != nil {
+		return nil, "", err
+	}
+	if !hooks.Empty() {
+		if _, err := worktree.CopyFiles(filepathDir(d.Env.Repo.CommonDir), hooks.Copy, m, d.Report.Output()); err != nil {
+			return nil, "", err
+		}
+		if _, err := worktree.RunHooks("setup", hooks.Setup, m, hooks.Env, d.Report.Output()); err != nil {
+			worktree.MarkFailed(d.Env.Repo, m, err)
+			return nil, "", err
+		}
+	}
+	return m, base, nil
+}
+
+func filepathDir(common string) string {
+	if strings.HasSuffix(common, string(os.PathSeparator)+".git") {
+		return strings.TrimSuffix(common, string(os.PathSeparator)+".git")
+	}
+	return common
+}
