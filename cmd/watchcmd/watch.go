@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -141,8 +140,7 @@ func (a *actions) Verify(wp string) (string, error) {
 		return "", err
 	}
 	e := &pipeline.Env{Repo: repo, Ledger: a.src.Ledger, Project: a.src.Project, History: h}
-	gate, _ := time.ParseDuration(cfg.Dispatch.GateTimeout)
-	v, err := e.Verify(wp, gate)
+	v, err := e.Verify(wp, cfg.Dispatch.GateTimeout.Duration)
 	if err != nil {
 		return "", err
 	}
