@@ -179,3 +179,53 @@ func TestUnknownKindIsIgnored(t *testing.T) {
 		t.Fatalf("record %+v states %v notes %v", r, states, notes)
 	}
 }
+
+// Whatever an adapter sends, in whatever order, the record stays coherent:
+// the state moves only along the table, output and turns are counted,
+// and nothing moves once the session is cleaned. Each input byte is one
+// event: its low 3 bits the kind, the rest its size or fault.
+func FuzzApplyEvents(f *testing.F) {
+	f.Add([]byte{2, 1, 9, 3, 2, 3, 5})
+	f.Add([]byte{3, 3, 4, 12, 5, 2})
+	f.Add([]byte{0, 7, 6, 255})
+	faults := []string{"", sdk.FaultAuthFailed, sdk.WarnInterrupted, sdk.WarnRetrying}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := &Record{State: StateLaunched}
+		move(r, StateLaunched, "")
+		var tr turn
+		var wantOut int64
+		wantTurns := 0
+		for i, b := range in {
+			e := &host.Event{Seq: uint64(i + 1), Kind: host.EventKind(b & 7)}
+			switch e.Kind {
+			case host.Output:
+				e.Data = make([]byte, b>>3)
+				wantOut += int64(len(e.Data))
+			case host.TurnStarted:
+				wantTurns++
+			case host.Error:
+				e.Fault, e.Text = faults[int(b>>3)%len(faults)], "x"
+			}
+			from := r.State
+			eff := apply(r, &tr, e, time.Now(), func() string { return "" })
+			if eff.to != "" && move(r, eff.to, "") && !canMove(from, eff.to) {
+				t.Fatalf("moved %s -> %s against the table", from, eff.to)
+			}
+			if r.State != from && eff.to != r.State {
+				t.Fatalf("state changed %s -> %s without a transition", from, r.State)
+			}
+			if tr.output < 0 || tr.output > r.OutputBytes {
+				t.Fatalf("turn output %d of %d", tr.output, r.OutputBytes)
+			}
+		}
+		if r.OutputBytes != wantOut || r.Turns != wantTurns {
+			t.Fatalf("output %d turns %d, want %d %d", r.OutputBytes, r.Turns, wantOut, wantTurns)
+		}
+		if !move(r, StateCleaned, "") {
+			t.Fatalf("a session in %s cannot be cleaned", r.State)
+		}
+		if move(r, StateRunning, "") {
+			t.Fatalf("a cleaned session ran again")
+		}
+	})
+}
