@@ -24,7 +24,9 @@ type Client struct {
 	Serve []string
 }
 
-// Call sends one request, starting the daemon first when none runs.
+// Call sends one request, starting the daemon first when none runs. The
+// typed methods (Start, Prompt, Wait, ...) are the way to call it; a
+// request the daemon refuses returns its answer with the error.
 func (c *Client) Call(req *Request) (*Response, error) {
 	if req.Start != nil {
 		// The daemon passes an adapter only these; the rest of our

@@ -310,93 +310,57 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// waitPolicies blocks until each policy fired at least once.
+// waitPolicies blocks until each policy fired at least once (or was
+// canceled), or the time passed; it returns the policies still pending.
 func (d *Daemon) waitPolicies(ids []string, timeout string) ([]string, error) {
-	dur, err := time.ParseDuration(timeout)
-	if err != nil || dur <= 0 {
-		return nil, fault.Invalidf("--timeout %q is not a duration with a unit", timeout)
+	dur, err := timeoutArg("--timeout", timeout)
+	if err != nil {
+		return nil, err
 	}
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, id := range ids {
 		if d.policies[id] == nil {
-			d.mu.Unlock()
 			return nil, fault.Invalidf("no policy %s in this daemon", id)
 		}
 	}
-	d.mu.Unlock()
-	timer := time.AfterFunc(dur, func() {
-		d.mu.Lock()
-		d.changed.Broadcast()
-		d.mu.Unlock()
-	})
-	defer timer.Stop()
-	deadline := time.Now().Add(dur)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for {
-		var pending []string
+	var pending []string
+	d.awaitLocked(dur, func() bool {
+		pending = nil
 		for _, id := range ids {
 			if p := d.policies[id]; p.Fired == 0 && !p.Canceled {
 				pending = append(pending, id)
 			}
 		}
-		if len(pending) == 0 || time.Now().After(deadline) {
-			return pending, nil
-		}
-		d.changed.Wait()
-	}
+		return len(pending) == 0
+	})
+	return pending, nil
 }
 
-// monitor returns as soon as any named session changes state or turns, or
-// the time passes.
-func (d *Daemon) monitor(ids []string, timeout string) ([]*Record, error) {
-	dur, err := time.ParseDuration(timeout)
-	if err != nil || dur <= 0 {
-		return nil, fault.Invalidf("--for %q is not a duration with a unit", timeout)
-	}
-	for _, id := range ids {
-		if err := ValidateID(id); err != nil {
-			return nil, err
-		}
-	}
-	snapshot := func() (string, []*Record) {
-		var key strings.Builder
-		var recs []*Record
-		for _, id := range ids {
-			var r *Record
-			if l := d.sessions[id]; l != nil {
-				c := *l.rec
-				r = &c
-			} else if rec, err := d.store.Load(id); err == nil {
-				r = rec
-			}
-			if r != nil {
-				fmt.Fprintf(&key, "%s:%s:%d;", id, r.State, r.Turns)
-				recs = append(recs, r)
-			}
-		}
-		return key.String(), recs
-	}
-	timer := time.AfterFunc(dur, func() {
-		d.mu.Lock()
-		d.changed.Broadcast()
-		d.mu.Unlock()
-	})
-	defer timer.Stop()
-	deadline := time.Now().Add(dur)
+// listPolicies copies every policy of this daemon.
+func (d *Daemon) listPolicies() []*Policy {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	first, recs := snapshot()
-	if len(recs) == 0 {
-		return nil, fault.Invalidf("no such sessions")
+	var ps []*Policy
+	for _, p := range d.policies {
+		c := *p
+		ps = append(ps, &c)
 	}
-	for time.Now().Before(deadline) {
-		d.changed.Wait()
-		key, now := snapshot()
-		if key != first {
-			return now, nil
-		}
+	return ps
+}
+
+// cancelPolicy stops a policy from firing again.
+func (d *Daemon) cancelPolicy(id string) error {
+	d.mu.Lock()
+	p := d.policies[id]
+	if p != nil {
+		p.Canceled = true
+		d.changed.Broadcast()
 	}
-	_, recs = snapshot()
-	return recs, nil
+	d.mu.Unlock()
+	if p == nil {
+		return fault.Invalidf("no policy %s", id)
+	}
+	d.savePolicy(p)
+	return nil
 }

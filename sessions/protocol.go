@@ -1,9 +1,25 @@
 package sessions
 
+// Operations of the daemon protocol; the handler table in server.go
+// answers each, the typed methods of Client send each.
+const (
+	OpPing         = "ping"
+	OpStart        = "start"
+	OpPrompt       = "prompt"
+	OpKill         = "kill"
+	OpWait         = "wait"
+	OpMonitor      = "monitor"
+	OpGC           = "gc"
+	OpPolicyAttach = "policy-attach"
+	OpPolicyList   = "policy-ls"
+	OpPolicyCancel = "policy-cancel"
+	OpPolicyWait   = "policy-wait"
+)
+
 // Request is one call from the CLI to the daemon: one JSON line per
 // connection, answered by one JSON line.
 type Request struct {
-	Op string `json:"op"` // ping, start, prompt, kill, wait, gc, monitor, policy-*
+	Op string `json:"op"` // one of the Op constants
 
 	Start *StartArgs `json:"start,omitempty"`
 
@@ -11,12 +27,18 @@ type Request struct {
 	Text      string   `json:"text,omitempty"`
 	Interrupt bool     `json:"interrupt,omitempty"`
 	IDs       []string `json:"ids,omitempty"`
-	Until     string   `json:"until,omitempty"` // turn-end or exit
+	Until     string   `json:"until,omitempty"` // UntilTurnEnd or UntilExit
 	Timeout   string   `json:"timeout,omitempty"`
 	Apply     bool     `json:"apply,omitempty"`
 
 	Policy *PolicyArgs `json:"policy,omitempty"`
 }
+
+// What a wait waits for.
+const (
+	UntilTurnEnd = "turn-end" // the session settled (or ended)
+	UntilExit    = "exit"     // the session ended
+)
 
 // StartArgs start a session.
 type StartArgs struct {

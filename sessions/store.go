@@ -19,21 +19,6 @@ import (
 	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
-// Lifecycle states. launched -> running (turn started) -> settled (turn
-// ended) -> running ... ; then exited (the agent ended), failed (the adapter
-// crashed or could not start) or cleaned (killed or collected).
-const (
-	StateLaunched = "launched"
-	StateRunning  = "running"
-	StateSettled  = "settled"
-	StateExited   = "exited"
-	StateFailed   = "failed"
-	StateCleaned  = "cleaned"
-)
-
-// Terminal reports whether a session in state s does nothing more.
-func Terminal(s string) bool { return s == StateExited || s == StateFailed || s == StateCleaned }
-
 // Record is what is known of a session; it is kept on disk as meta.json.
 type Record struct {
 	ID           string    `json:"id"`

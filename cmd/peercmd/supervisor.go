@@ -11,7 +11,6 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/peers"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 func newCmdSupervisor(f *cmdutil.Factory) *cobra.Command {
@@ -198,8 +197,7 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 				return err
 			}
 			send := func(ctx context.Context, session, message string) error {
-				_, err := client.Call(&sessions.Request{Op: "prompt", ID: session, Text: message})
-				return err
+				return client.Prompt(session, message, false)
 			}
 			rec, err := s.ExecuteInject(r, plan, send)
 			if rec != nil {

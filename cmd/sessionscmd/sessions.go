@@ -1,10 +1,13 @@
 // Package sessionscmd wires `serve` (the sessions daemon) and the `sessions`
-// verbs: start, ls, wait, output, prompt, kill, gc.
+// verbs: start, ls, wait, output, prompt, kill, gc, monitor. Each verb has
+// an Options struct (dependencies, then flag values) and a run function;
+// tests pass a runF to check the flags alone.
 package sessionscmd
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,12 +16,27 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/sessions"
 )
 
+// ServeOptions are the inputs of `serve`.
+type ServeOptions struct {
+	IO   *cmdutil.IOStreams
+	Repo func() (*gitrepo.Repo, error)
+	// IdleExit is [sessions] idle_exit: how long the daemon stays with
+	// nothing to do.
+	IdleExit func() (time.Duration, error)
+
+	Guard bool
+}
+
 // NewCmdServe returns the daemon command, normally started by the CLI.
 func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
-	var guard bool
+	opts := &ServeOptions{IO: f.IO, Repo: f.Repo, IdleExit: func() (time.Duration, error) {
+		cfg, _, err := f.Config()
+		return cfg.Sessions.IdleExit.Duration, err
+	}}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the sessions daemon of this repository (started automatically)",
@@ -26,36 +44,37 @@ func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
 the command that started them. The sessions commands start it on demand; it
 stops by itself after [sessions] idle_exit with no live session and no client.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if guard {
-				return sessions.Guard(os.Stdin, os.Stderr)
-			}
-			repo, err := f.Repo()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			idle := cfg.Sessions.IdleExit.Duration
-			if v := os.Getenv("AGENTPROTO_DAEMON_IDLE"); v != "" {
-				if d, err := time.ParseDuration(v); err == nil {
-					idle = d
-				}
-			}
-			err = sessions.NewDaemon(repo, idle, os.Stderr).Run()
-			if errors.Is(err, sessions.ErrRunning) {
-				return nil
-			}
-			return err
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(opts) },
 	}
 	// The daemon starts its guard this way: it reads the daemon's process
 	// groups on stdin and kills those left open when the daemon is gone.
-	cmd.Flags().BoolVar(&guard, "guard", false, "")
+	cmd.Flags().BoolVar(&opts.Guard, "guard", false, "")
 	cmd.Flags().MarkHidden("guard")
 	return cmd
+}
+
+func serveRun(o *ServeOptions) error {
+	if o.Guard {
+		return sessions.Guard(os.Stdin, os.Stderr)
+	}
+	repo, err := o.Repo()
+	if err != nil {
+		return err
+	}
+	idle, err := o.IdleExit()
+	if err != nil {
+		return err
+	}
+	if v := os.Getenv("AGENTPROTO_DAEMON_IDLE"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			idle = d
+		}
+	}
+	err = sessions.NewDaemon(repo, idle, os.Stderr).Run()
+	if errors.Is(err, sessions.ErrRunning) {
+		return nil
+	}
+	return err
 }
 
 // NewCmdSessions returns the `sessions` command.
@@ -70,19 +89,47 @@ interrupts them, and kills them, minutes apart. Lifecycle transitions
 (launched, running, settled, exited, failed, cleaned) are ledger events;
 raw output stays local under the common git dir.`,
 	}
-	cmd.AddCommand(newCmdStart(f), newCmdLs(f), newCmdWait(f), newCmdOutput(f),
-		newCmdPrompt(f), newCmdKill(f), newCmdGC(f), newCmdMonitor(f))
+	cmd.AddCommand(newCmdStart(f, nil), newCmdLs(f, nil), newCmdWait(f, nil), newCmdOutput(f, nil),
+		newCmdPrompt(f, nil), newCmdKill(f, nil), newCmdGC(f, nil), newCmdMonitor(f, nil))
 	return cmd
 }
 
-func client(f *cmdutil.Factory) (*sessions.Client, error) { return f.Sessions() }
-
-func store(f *cmdutil.Factory) (sessions.Store, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return sessions.Store{}, err
+// storeOf is the session store of the factory's repository.
+func storeOf(f *cmdutil.Factory) func() (sessions.Store, error) {
+	return func() (sessions.Store, error) {
+		repo, err := f.Repo()
+		if err != nil {
+			return sessions.Store{}, err
+		}
+		return sessions.NewStore(repo.CommonDir), nil
 	}
-	return sessions.NewStore(repo.CommonDir), nil
+}
+
+// runOr calls runF when a test gave one, else run.
+func runOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}
+
+// validIDs checks session ids before anything is asked of the daemon.
+func validIDs(ids []string) error {
+	for _, id := range ids {
+		if err := sessions.ValidateID(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// duration parses a duration flag, which needs a unit.
+func duration(flag, s, example string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fault.Invalidf("--%s %q needs a unit, such as %s", flag, s, example)
+	}
+	return d, nil
 }
 
 // readText reads --text/--prompt or the file given instead.
@@ -108,39 +155,13 @@ func absDir(dir string) (string, error) {
 	return abs, nil
 }
 
-func printRecord(f *cmdutil.Factory, r *sessions.Record) {
-	fmt.Fprintf(f.IO.Out, "%s  %-8s %-10s turns=%d  %s\n", r.ID, r.State, r.Adapter, r.Turns, r.Dir)
+func printRecord(w io.Writer, r *sessions.Record) {
+	fmt.Fprintf(w, "%s  %-8s %-10s turns=%d  %s\n", r.ID, r.State, r.Adapter, r.Turns, r.Dir)
 }
 
-func newCmdMonitor(f *cmdutil.Factory) *cobra.Command {
-	var dur string
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "monitor ID... [--for 45s] [--json]",
-		Short: "Return as soon as any named session changes state (or the time passes); one line per session",
-		Long: `For a supervisor with a small context: instead of polling, block until one of the
-named sessions changes state or turn, or --for passes, then print one line per
-session: id, state, turns, last activity, warnings count.`,
-		Args: cmdutil.MinArgs(1, "one session id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client(f)
-			if err != nil {
-				return err
-			}
-			resp, err := c.Call(&sessions.Request{Op: "monitor", IDs: args, Timeout: dur})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"sessions": append([]*sessions.Record{}, resp.Records...)})
-			}
-			for _, r := range resp.Records {
-				fmt.Fprintf(f.IO.Out, "%s %s turns=%d last=%s warnings=%d\n", r.ID, r.State, r.Turns, r.LastActivity.Local().Format("15:04:05"), len(r.Warnings))
-			}
-			return nil
-		},
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
-	cmd.Flags().StringVar(&dur, "for", "45s", "the longest to wait, with a unit")
-	cmdutil.AddJSONFlags(cmd, &asJSON, "print the sessions as JSON")
-	return cmd
+	return s
 }

@@ -20,7 +20,7 @@ type Config struct {
 	Claims   Claims             `toml:"claims" json:"claims"`
 	Plans    Plans              `toml:"plans" json:"plans"`
 	Worktree Worktree           `toml:"worktree" json:"worktree"`
-	Plugins  map[string]Plugin  `toml:"plugins" json:"plugins"`
+	Plugins  Plugins            `toml:"plugins" json:"plugins"`
 	Sessions Sessions           `toml:"sessions" json:"sessions"`
 	Dispatch Dispatch           `toml:"dispatch" json:"dispatch"`
 	E2E      E2E                `toml:"e2e" json:"e2e"`

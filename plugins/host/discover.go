@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -32,6 +31,20 @@ type Found struct {
 	Trusted bool
 }
 
+// ConfigFile is the repository's config file, named in messages: the
+// caller reads it and gives this package what it says (Pins, options).
+const ConfigFile = "agentproto.toml"
+
+// Pins is what the repository's config says of adapters, [plugins.NAME]
+// path and sha256: passed by the caller so that launching reads no config.
+type Pins interface {
+	// Pin returns the configured path and sha256 of adapter name, "" when
+	// not set.
+	Pin(name string) (path, sha256 string)
+	// Names lists the adapters the config names.
+	Names() []string
+}
+
 // searchDirs are PATH, then the directory of the running binary, so that
 // adapters built beside git-agentproto are found without installing them.
 func searchDirs() []string {
@@ -48,13 +61,14 @@ func searchDirs() []string {
 // Trust): an untrusted one is refused, exit 5, before anything runs it.
 // For a trusted one without a pinned sha256 the spec carries the trusted
 // sum, so that the launch checks the very bytes that were trusted.
-func Discover(name string, plugins map[string]config.Plugin, root string) (Found, error) {
+func Discover(name string, plugins Pins, root string) (Found, error) {
 	f, err := Locate(name, plugins, root)
 	if err != nil || f.Source != SourceConfig {
 		return f, err
 	}
 	if !f.Trusted {
-		return f, fault.Refusedf("adapter %s: [plugins.%s] path = %q comes from %s, and its binary %s (sha256 %.16s) is not trusted on this machine:\nreview it, then run: git agentproto plugin trust %s", name, name, plugins[name].Path, config.FileName, f.Path, f.Digest, name)
+		configured, _ := plugins.Pin(name)
+		return f, fault.Refusedf("adapter %s: [plugins.%s] path = %q comes from %s, and its binary %s (sha256 %.16s) is not trusted on this machine:\nreview it, then run: git agentproto plugin trust %s", name, name, configured, ConfigFile, f.Path, f.Digest, name)
 	}
 	if f.SHA256 == "" {
 		f.SHA256 = f.Digest
@@ -64,8 +78,11 @@ func Discover(name string, plugins map[string]config.Plugin, root string) (Found
 
 // Locate finds adapter name as Discover does, and says whether it is
 // trusted, without refusing it: for listing, pinning and trusting.
-func Locate(name string, plugins map[string]config.Plugin, root string) (Found, error) {
-	p := plugins[name]
+func Locate(name string, plugins Pins, root string) (Found, error) {
+	var p struct{ Path, SHA256 string }
+	if plugins != nil {
+		p.Path, p.SHA256 = plugins.Pin(name)
+	}
 	if p.Path != "" {
 		path := p.Path
 		if !filepath.IsAbs(path) {
@@ -102,10 +119,12 @@ func Locate(name string, plugins map[string]config.Plugin, root string) (Found, 
 
 // List returns every adapter in config or on PATH, by name, trusted or
 // not.
-func List(plugins map[string]config.Plugin, root string) []Found {
+func List(plugins Pins, root string) []Found {
 	names := map[string]bool{}
-	for n := range plugins {
-		names[n] = true
+	if plugins != nil {
+		for _, n := range plugins.Names() {
+			names[n] = true
+		}
 	}
 	for _, d := range searchDirs() {
 		entries, _ := os.ReadDir(d)

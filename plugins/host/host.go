@@ -219,18 +219,6 @@ func (c *Client) Prompt(ctx context.Context, text string, interrupt bool) error 
 	return diagError(r.Diagnostics)
 }
 
-// Event is one thing a session did.
-type Event = proto.Event
-
-// Event kinds.
-const (
-	Output      = proto.EventKind_EVENT_KIND_OUTPUT
-	TurnStarted = proto.EventKind_EVENT_KIND_TURN_STARTED
-	TurnEnded   = proto.EventKind_EVENT_KIND_TURN_ENDED
-	Error       = proto.EventKind_EVENT_KIND_ERROR
-	Exited      = proto.EventKind_EVENT_KIND_EXITED
-)
-
 // Events calls fn with every event after seq until the session exits, the
 // stream breaks or ctx ends.
 func (c *Client) Events(ctx context.Context, after uint64, fn func(*Event) error) error {
@@ -246,7 +234,7 @@ func (c *Client) Events(ctx context.Context, after uint64, fn func(*Event) error
 		if err != nil {
 			return c.rpcError(err)
 		}
-		if err := fn(e); err != nil {
+		if err := fn(fromWire(e)); err != nil {
 			return err
 		}
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/shlex"
 
-	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/repopath"
@@ -274,7 +273,7 @@ func RequireOptionsTrust(root, dir, trustDir string, layers []OptionLayer) error
 			continue
 		}
 		return fault.Refusedf("adapter %s: the options of [%s] come from %s and are not trusted on this machine (they name what the adapter runs):\n%sreview them, then run: %s",
-			l.Adapter, l.Section, config.FileName, c.Describe(), l.TrustCommand(trustDir))
+			l.Adapter, l.Section, ConfigFile, c.Describe(), l.TrustCommand(trustDir))
 	}
 	return nil
 }
@@ -288,6 +287,6 @@ func ConfigCommitted(root string) bool {
 	if err != nil {
 		return true
 	}
-	out, err := repo.Git("ls-files", "--", config.FileName)
+	out, err := repo.Git("ls-files", "--", ConfigFile)
 	return err != nil || strings.TrimSpace(string(out)) != "" // unsure: committed
 }

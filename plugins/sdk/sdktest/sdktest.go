@@ -217,7 +217,7 @@ func follow(t *testing.T, c *host.Client, o Options) *follower {
 
 // until waits for an event of kind and returns the events since the last
 // call.
-func (f *follower) until(t *testing.T, kind proto.EventKind) []*host.Event {
+func (f *follower) until(t *testing.T, kind host.EventKind) []*host.Event {
 	t.Helper()
 	var got []*host.Event
 	deadline := time.After(f.timeout)
@@ -240,7 +240,7 @@ func (f *follower) until(t *testing.T, kind proto.EventKind) []*host.Event {
 
 func (f *follower) all() []*host.Event { return f.seen }
 
-func hasKind(evs []*host.Event, k proto.EventKind) bool {
+func hasKind(evs []*host.Event, k host.EventKind) bool {
 	for _, e := range evs {
 		if e.Kind == k {
 			return true

@@ -1,0 +1,161 @@
+package sessionscmd
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/launch"
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// StartOptions are the inputs of `sessions start`.
+type StartOptions struct {
+	IO       *cmdutil.IOStreams
+	Repo     func() (*gitrepo.Repo, error)
+	Config   func() (config.Config, config.Source, error)
+	Sessions func() (*sessions.Client, error)
+
+	Adapter    string
+	Model      string
+	Worktree   string
+	Dir        string
+	Prompt     string
+	PromptFile string
+	Label      string
+	Profile    string
+	NoPing     bool
+	Options    map[string]string // --option K=V, the user's own
+	JSON       bool
+	Export     *cmdutil.Exporter
+}
+
+func newCmdStart(f *cmdutil.Factory, runF func(*StartOptions) error) *cobra.Command {
+	opts := &StartOptions{IO: f.IO, Repo: f.Repo, Config: f.Config, Sessions: f.Sessions}
+	cmd := &cobra.Command{
+		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
+		Short: "Start a session and print its id",
+		Long: `Start a session and print its id. The spawn protocol: the session starts idle,
+answers a liveness ping ("Reply with exactly READY"), and only then receives
+the prompt; a session that fails the ping never sees it (--no-ping skips the
+check). A profile names adapter, model and auth; the key variable it names is
+passed to the adapter from your environment and never stored. Adapter options
+from a committed agentproto.toml run only once trusted on this machine
+(plugin trust NAME, profile trust NAME); --option K=V options are yours and
+win over them.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Profile != "" && opts.Adapter != "" {
+				return fault.Invalidf("--profile names the adapter; do not give --adapter too")
+			}
+			if opts.Profile == "" && opts.Adapter == "" {
+				return fault.Invalidf("--adapter or --profile is required")
+			}
+			return runOr(opts, runF, startRun)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Adapter, "adapter", "", "adapter name")
+	fl.StringVar(&opts.Model, "model", "", "model id")
+	fl.StringVar(&opts.Worktree, "worktree", "", "run in this agentproto worktree")
+	fl.StringVar(&opts.Dir, "dir", "", "run in this directory")
+	fl.StringVar(&opts.Prompt, "prompt", "", "first prompt")
+	fl.StringVar(&opts.PromptFile, "prompt-file", "", "read the first prompt from a file")
+	fl.StringVar(&opts.Label, "label", "", "a label for people")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the session as JSON")
+	fl.StringVar(&opts.Profile, "profile", "", "executor profile ([profiles.NAME])")
+	fl.BoolVar(&opts.NoPing, "no-ping", false, "skip the liveness ping")
+	fl.StringToStringVar(&opts.Options, "option", nil, "an adapter option K=V of your own, over the configured ones (repeatable)")
+	return cmd
+}
+
+func startRun(o *StartOptions) error {
+	cfg, _, err := o.Config()
+	if err != nil {
+		return err
+	}
+	if (o.Worktree == "") == (o.Dir == "") {
+		return fault.Invalidf("give exactly one of --worktree and --dir")
+	}
+	text, err := readText(o.Prompt, o.PromptFile, "prompt")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "" {
+		return fault.Invalidf("a session starts with a prompt: --prompt or --prompt-file")
+	}
+	repo, err := o.Repo()
+	if err != nil {
+		return err
+	}
+	dir := o.Dir
+	if o.Worktree != "" {
+		m, err := worktree.Load(repo, o.Worktree)
+		if err != nil {
+			return err
+		}
+		dir = m.Path
+	}
+	abs, err := absDir(dir)
+	if err != nil {
+		return err
+	}
+	trustDir := "" // a worktree holds the repository's files
+	if o.Worktree == "" && abs != repo.WorkTree {
+		trustDir = dir
+	}
+	args, err := resolveLaunch(cfg, repo, o, abs, trustDir)
+	if err != nil {
+		return err
+	}
+	args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = o.Worktree, text, o.Label, os.Environ(), !o.NoPing
+	c, err := o.Sessions()
+	if err != nil {
+		return err
+	}
+	rec, err := c.Start(*args)
+	if err != nil {
+		// A session that failed while starting still exists: --json gives
+		// its record (state, failure, stderr tail), and the error names it
+		// either way.
+		if rec != nil && o.JSON {
+			o.Export.Write(o.IO.Out, rec)
+		}
+		return err
+	}
+	if o.JSON {
+		return o.Export.Write(o.IO.Out, rec)
+	}
+	fmt.Fprintln(o.IO.Out, rec.ID)
+	return nil
+}
+
+// resolveLaunch turns --profile (adapter, model, key variable) or
+// --adapter and --model into what the daemon launches, through the one
+// resolver dispatch, the reviewer and the peer commands use: the adapter's
+// binary, found and trusted, and the merged options, trusted for dir.
+func resolveLaunch(cfg config.Config, repo *gitrepo.Repo, o *StartOptions, dir, trustDir string) (*sessions.StartArgs, error) {
+	if o.Profile != "" && o.Adapter != "" {
+		return nil, fault.Invalidf("--profile names the adapter; do not give --adapter too")
+	}
+	if o.Profile == "" && o.Adapter == "" {
+		return nil, fault.Invalidf("--adapter or --profile is required")
+	}
+	l, err := launch.Resolve(cfg, repo.WorkTree, launch.Request{Profile: o.Profile, Adapter: o.Adapter, Model: o.Model, User: o.Options, Env: os.Environ()})
+	if err != nil {
+		return nil, err
+	}
+	if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, dir, trustDir); err != nil {
+		return nil, err
+	}
+	a := l.StartArgs()
+	a.Dir = dir
+	return a, nil
+}

@@ -1,0 +1,227 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// Bounds of the calls a session's lifecycle makes to its adapter.
+const (
+	// callTimeout bounds one call to the adapter (start, prompt).
+	callTimeout = 15 * time.Second
+	// turnStartTimeout bounds how long a prompt waits for its turn to
+	// start; an adapter slower than this still gets the prompt.
+	turnStartTimeout = 5 * time.Second
+	// pingTimeout bounds the liveness check of the spawn protocol.
+	pingTimeout = 2 * time.Minute
+)
+
+// start launches a session's plugin and starts the session: its first
+// prompt at once, or, with Ping, after a liveness check.
+func (d *Daemon) start(a *StartArgs) (*Record, error) {
+	if a == nil || a.Adapter == "" || a.Path == "" || a.Dir == "" {
+		return nil, fault.Invalidf("start needs an adapter, its path and a directory")
+	}
+	now := time.Now().UTC()
+	rec := &Record{ID: newID(), Label: a.Label, Adapter: a.Adapter, Model: a.Model, Profile: a.Profile, Dir: a.Dir, Worktree: a.Worktree,
+		State: StateLaunched, Created: now, LastActivity: now}
+	out, err := d.openOutput(rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
+	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
+		d.launchOptions(AdapterEnv(a.Env, a.AllowEnv)))
+	if err != nil {
+		out.Close()
+		d.transition(rec, StateFailed, err.Error(), nil)
+		return rec, startError(rec, err)
+	}
+	rec.Pid = client.Pid()
+	l := &live{rec: rec, client: client, out: out}
+	d.trackGroup(l)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if info, err := client.Describe(ctx); err == nil {
+		rec.Capabilities = info.Capabilities
+	}
+	d.mu.Lock()
+	d.sessions[rec.ID] = l
+	d.mu.Unlock()
+	d.transition(rec, StateLaunched, "", nil)
+	go d.follow(l)
+	first := a.Prompt
+	if a.Ping {
+		first = "" // start idle: the brief waits for the liveness check
+	}
+	err = client.Start(ctx, sdk.StartRequest{SessionID: rec.ID, Dir: a.Dir, Model: a.Model, InitialPrompt: first, Options: a.Options})
+	if err != nil {
+		return d.failStart(l, fmt.Sprintf("starting the session: %v", err), err)
+	}
+	if a.Ping {
+		if err := d.pingFirst(l); err != nil {
+			return d.failStart(l, err.Error()+"; it never received its prompt", err)
+		}
+		// Like any prompt: answer once its turn has started, so that a wait
+		// sent right after start waits for this turn, not the ping's.
+		if err := d.promptTurn(l, a.Prompt, false); err != nil {
+			return d.failStart(l, fmt.Sprintf("sending the prompt: %v", err), err)
+		}
+	}
+	// An adapter that died while taking the prompt fails the start too:
+	// the caller would otherwise wait on a session that is already over.
+	if snap := d.snapshot(rec); snap.State == StateFailed {
+		return snap, startError(snap, nil)
+	}
+	return d.snapshot(rec), nil
+}
+
+// openOutput opens a new session's output log, private to this user.
+func (d *Daemon) openOutput(id string) (*os.File, error) {
+	path := d.store.OutputPath(id)
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		out, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
+	return out, err
+}
+
+// pingFirst runs the liveness check with no policy firing on its turn.
+func (d *Daemon) pingFirst(l *live) error {
+	d.mu.Lock()
+	d.pinging[l.rec.ID] = true
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.pinging, l.rec.ID)
+		d.mu.Unlock()
+	}()
+	return d.ping(l)
+}
+
+// ping sends sdk.PingPrompt and requires a line that is exactly READY in
+// the output of that turn.
+func (d *Daemon) ping(l *live) error {
+	d.mu.Lock()
+	turns, from := l.rec.Turns, l.rec.OutputBytes
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	err := l.client.Prompt(ctx, sdk.PingPrompt, false)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("liveness ping: %v", err)
+	}
+	var state string
+	var to int64
+	d.await(pingTimeout, func() bool {
+		state, to = l.rec.State, l.rec.OutputBytes
+		return (l.rec.Turns > turns && state == StateSettled) || Terminal(state)
+	})
+	if state != StateSettled {
+		return fmt.Errorf("liveness ping: no answer (session %s)", state)
+	}
+	out, _ := os.ReadFile(d.store.OutputPath(l.rec.ID))
+	if int64(len(out)) >= to && to >= from {
+		out = out[from:to]
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.TrimSpace(line) == "READY" {
+			return nil
+		}
+	}
+	tail := strings.TrimSpace(string(out))
+	if len(tail) > 200 {
+		tail = tail[len(tail)-200:]
+	}
+	return fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail, sdk.PingPrompt)
+}
+
+// prompt sends a live session another turn, or interrupts its turn.
+func (d *Daemon) prompt(id, text string, interrupt bool) error {
+	l, err := d.get(id)
+	if err != nil {
+		return err
+	}
+	if state := d.state(l); Terminal(state) {
+		return fault.Invalidf("session %s is %s", id, state)
+	}
+	return d.promptTurn(l, text, interrupt)
+}
+
+// promptTurn sends a prompt and answers once the new turn has started, so
+// that a wait sent right after waits for this turn, not the previous one.
+func (d *Daemon) promptTurn(l *live, text string, interrupt bool) error {
+	d.mu.Lock()
+	turns := l.rec.Turns
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if err := l.client.Prompt(ctx, text, interrupt); err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	d.await(turnStartTimeout, func() bool { return l.rec.Turns != turns || Terminal(l.rec.State) })
+	return nil
+}
+
+// kill terminates the session (politely, then its whole process group) and
+// marks it cleaned.
+func (d *Daemon) kill(id, why string) (*Record, error) {
+	l, err := d.get(id)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	l.ending = true // a plugin that exits on Terminate has not failed
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	l.client.Terminate(ctx)
+	cancel()
+	d.endPlugin(l)
+	// A failed session keeps its failure: it was not cleaned, it died.
+	if d.state(l) != StateFailed {
+		d.transition(l.rec, StateCleaned, why, nil)
+	}
+	return d.snapshot(l.rec), nil
+}
+
+// gc cleans settled and dead sessions; running ones idle for long are
+// reported as orphans and left alone.
+func (d *Daemon) gc(apply bool) ([]*Record, error) {
+	d.mu.Lock()
+	var todo []*live
+	for _, l := range d.sessions {
+		todo = append(todo, l)
+	}
+	d.mu.Unlock()
+	var out []*Record
+	for _, l := range todo {
+		snap := d.snapshot(l.rec)
+		switch {
+		case snap.State == StateCleaned:
+			continue
+		case !apply:
+		case snap.State == StateSettled:
+			d.kill(snap.ID, "collected by sessions gc")
+			snap = d.snapshot(l.rec)
+		case Terminal(snap.State):
+			d.endPlugin(l)
+			d.transition(l.rec, StateCleaned, "collected by sessions gc", nil)
+			snap = d.snapshot(l.rec)
+		}
+		out = append(out, snap)
+	}
+	return out, nil
+}

@@ -1,0 +1,124 @@
+package sessions
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/sdk"
+)
+
+// Lifecycle states. launched -> running (turn started) -> settled (turn
+// ended) -> running ... ; then exited (the agent ended), failed (the adapter
+// crashed or could not start) or cleaned (killed or collected).
+const (
+	StateLaunched = "launched"
+	StateRunning  = "running"
+	StateSettled  = "settled"
+	StateExited   = "exited"
+	StateFailed   = "failed"
+	StateCleaned  = "cleaned"
+)
+
+// Terminal reports whether a session in state s does nothing more.
+func Terminal(s string) bool { return s == StateExited || s == StateFailed || s == StateCleaned }
+
+// live states accept every state: an adapter may start a turn while one
+// runs or end one it never started, and either is still news.
+var fromLive = []string{StateRunning, StateSettled, StateExited, StateFailed, StateCleaned}
+
+// transitions lists the states each state may move to. A terminal state
+// moves only to cleaned, when a session is killed or collected; cleaned is
+// the end. The first transition records the launch itself.
+var transitions = map[string][]string{
+	StateLaunched: append([]string{StateLaunched}, fromLive...),
+	StateRunning:  fromLive,
+	StateSettled:  fromLive,
+	StateExited:   {StateCleaned},
+	StateFailed:   {StateCleaned},
+	StateCleaned:  nil,
+}
+
+// canMove reports whether a session in state from may move to state to.
+func canMove(from, to string) bool {
+	if _, known := transitions[to]; !known {
+		return false
+	}
+	return contains(transitions[from], to)
+}
+
+// move applies a transition to r: its state, the count of transitions
+// (which names the ledger event) and the reason, when one is given. It
+// reports false, changing nothing, for a move the machine does not allow.
+func move(r *Record, to, reason string) bool {
+	if !canMove(r.State, to) {
+		return false
+	}
+	r.State = to
+	r.Transitions++
+	if reason != "" {
+		r.Failure = reason
+	}
+	return true
+}
+
+// turn is what the daemon follows of the current turn.
+type turn struct {
+	output int64
+	// told: the adapter already said why this turn ended (a fault, an
+	// interrupt), so no output is no sign of anything more.
+	told bool
+}
+
+// effect is what an event asks of the daemon once applied to a record.
+type effect struct {
+	to    string         // a state to move to; "" for none
+	extra map[string]any // more for the transition's ledger event
+	note  string         // a line for the session's output log
+	end   bool           // the agent exited: end its plugin
+}
+
+// apply folds one adapter event into a session's record and its turn and
+// says what follows. Output is counted here and written by the caller.
+// stderrTail is asked only when a turn ends empty.
+func apply(r *Record, t *turn, e *host.Event, now time.Time, stderrTail func() string) effect {
+	r.LastSeq = e.Seq
+	r.LastActivity = now
+	switch e.Kind {
+	case host.Output:
+		r.OutputBytes += int64(len(e.Data))
+		t.output += int64(len(e.Data))
+	case host.TurnStarted:
+		r.Turns++
+		*t = turn{}
+		return effect{to: StateRunning}
+	case host.TurnEnded:
+		if t.output > 0 || t.told {
+			return effect{to: StateSettled}
+		}
+		w := fmt.Sprintf("turn %d ended with no output (the usual sign of a dead provider or a wrong model id)", r.Turns)
+		if tail := stderrTail(); tail != "" {
+			w += "; adapter stderr: " + tail
+		}
+		r.Warnings = append(r.Warnings, w)
+		r.Faults = append(r.Faults, sdk.FaultEmptyTurn)
+		return effect{to: StateSettled, extra: map[string]any{"warning": "empty_turn"}}
+	case host.Error:
+		if sdk.IsWarning(e.Fault) { // a typed warning, never a fault
+			r.Warnings = append(r.Warnings, e.Fault+": "+e.Text)
+			t.told = t.told || e.Fault == sdk.WarnInterrupted
+			return effect{note: fmt.Sprintf("\n[agentproto] warning: %s: %s\n", e.Fault, e.Text)}
+		}
+		r.Warnings = append(r.Warnings, e.Text)
+		if e.Fault != "" {
+			r.Faults = append(r.Faults, e.Fault)
+			t.told = true
+		}
+		return effect{note: fmt.Sprintf("\n[agentproto] error: %s\n", e.Text)}
+	case host.Exited:
+		code := int(e.ExitCode)
+		r.ExitCode = &code
+		return effect{to: StateExited, extra: map[string]any{"exit_code": code}, end: true}
+	}
+	return effect{}
+}
