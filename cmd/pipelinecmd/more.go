@@ -46,7 +46,7 @@ is the command that must pass on it. Nothing is recorded.`,
 				if len(args) != 0 || adapter != "" {
 					return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
 				}
-				return reviewChange(f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own, MutationBudget: budget}, asJSON)
+				return reviewChange(cmd, f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own, MutationBudget: budget}, asJSON)
 			}
 			if len(args) != 1 {
 				return fmt.Errorf("review needs one plan name, or --base REV for one change")
@@ -117,7 +117,7 @@ func warnings(fs []pipeline.Finding) string {
 }
 
 // reviewChange reviews one change with no plan and records nothing.
-func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOptions, asJSON bool) error {
+func reviewChange(cmd *cobra.Command, f *cmdutil.Factory, base, head string, opt pipeline.ChangeOptions, asJSON bool) error {
 	if base == "" {
 		return fmt.Errorf("--base is needed to review a change")
 	}
@@ -142,7 +142,9 @@ func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOpti
 		return err
 	}
 	if asJSON {
-		cmdutil.WriteJSON(f.IO.Out, r)
+		if err := cmdutil.ExportJSON(cmd, f.IO.Out, r); err != nil {
+			return err
+		}
 	} else {
 		for _, g := range r.Gates {
 			fmt.Fprintf(f.IO.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
@@ -309,6 +311,6 @@ the push and the request and sends nothing.`,
 	open.Flags().StringVar(&title, "title", "", "title (default: agentproto: PROJECT)")
 	open.Flags().BoolVar(&dryRun, "dry-run", false, "print the request; send nothing")
 	cmdutil.AddJSONFlags(open, &asJSON, "print the result as JSON")
-	cmd.AddCommand(open)
+	cmd.AddCommand(open, newCmdPRComment(f))
 	return cmd
 }

@@ -144,11 +144,25 @@ func checkPlan(e *pipeline.Env, cfg config.Config) *plans.Report {
 
 func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 	var asJSON bool
+	var branch, commit string
 	cmd := &cobra.Command{
-		Use:   "verify PROJECT WPn [--json]",
+		Use:   "verify PROJECT WPn [--json] | verify --branch wt/PROJECT-wpN [--commit REV] [--json]",
 		Short: "Verify a work package on disk: changed paths vs its perimeter, the gate re-run; exit 0 only on pass",
-		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		Long: `Verify a work package in its worktree against the disk; exit 0 only on pass.
+
+With --branch (in CI, where the worktree is not), hold --commit (default HEAD)
+against the ledger's latest verification of the branch's work package, as
+the pre-push check does: pass only for a state that verification saw.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if branch != "" {
+				return cmdutil.NoArgs(cmd, args)
+			}
+			return cmdutil.ExactArgs(2, "a plan name and a work package id")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if branch != "" {
+				return verifyBranch(cmd, f, branch, commit, asJSON)
+			}
 			e, cfg, err := env(f, args[0])
 			if err != nil {
 				return err
@@ -177,6 +191,8 @@ func newCmdVerify(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the verification as JSON")
+	cmd.Flags().StringVar(&branch, "branch", "", "a work package's branch whose commit to hold against the ledger (CI)")
+	cmd.Flags().StringVar(&commit, "commit", "HEAD", "with --branch: the commit to check")
 	return cmd
 }
 
