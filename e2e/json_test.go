@@ -175,6 +175,62 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 			}
 		}()
 	}
+	checkPeerDocuments(t, dir)
+}
+
+// peerDocuments are the peer protocol's commands, which print one JSON
+// document whatever the flags, named by the protocol's own schemas.
+var peerDocuments = []struct {
+	args   []string
+	schema string
+}{
+	{[]string{"goal", "configure", "--goal", "g1", "--supervisor-agent", "a1"}, "goal_configuration_v0"},
+	{[]string{"supervisor", "observe", "--goal", "g1", "--agent", "a1"}, "supervisor_observation_v0"},
+	{[]string{"supervisor", "event", "propose", "--goal", "g1", "--agent", "a1", "--decision-json", "{D}"}, "supervisor_proposal_v0"},
+	{[]string{"supervisor", "event", "propose", "--goal", "g1", "--agent", "a1", "--decision-json", "{D}", "--apply"}, "supervisor_proposal_v0"},
+	{[]string{"supervisor", "event", "receipt", "--goal", "g1", "--agent", "a1", "--receipt-json", "{R}"}, "supervisor_receipt_record_v0"},
+	{[]string{"supervisor", "event", "receipt", "--goal", "g1", "--agent", "a1", "--receipt-json", "{R}", "--apply"}, "supervisor_receipt_record_v0"},
+}
+
+// checkPeerDocuments: each peer document's first field is its schema,
+// and --jq .schema reads it.
+func checkPeerDocuments(t *testing.T, dir string) {
+	files := map[string]string{
+		"{D}": writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d1", "kind": "observe",
+			"reason_codes": []string{"all_green"}, "evidence_refs": []string{"ev1"}}),
+		"{R}": writeJSON(t, map[string]any{"schema": "supervisor_receipt_v0", "receipt_id": "r1", "decision_id": "d1",
+			"status": "rejected", "reason": "nothing to execute", "evidence_refs": []string{"ev1"}}),
+	}
+	for _, c := range peerDocuments {
+		args := []string{"agentproto"}
+		for _, a := range c.args {
+			if f, ok := files[a]; ok {
+				a = f
+			}
+			args = append(args, a)
+		}
+		out, errOut, err := sh(t, dir, nil, "git", args...)
+		if err != nil {
+			t.Errorf("%v: %v\n%s%s", c.args, err, out, errOut)
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		tok1, _ := dec.Token()
+		key, _ := dec.Token()
+		var name string
+		if tok1 != json.Delim('{') || key != "schema" || dec.Decode(&name) != nil || name != c.schema {
+			t.Errorf("%v: the document's first field is %v %v, want \"schema\": %q:\n%s", c.args, tok1, key, c.schema, out)
+		}
+		if !json.Valid([]byte(out)) {
+			t.Errorf("%v: stdout is more than one document:\n%s", c.args, out)
+		}
+		if c.args[len(c.args)-1] == "--apply" {
+			continue // a second --apply is a replay, checked elsewhere
+		}
+		if got, _, err := sh(t, dir, nil, "git", append(args, "--jq", ".schema")...); err != nil || strings.TrimSpace(got) != c.schema {
+			t.Errorf("%v --jq .schema: %q, %v", c.args, got, err)
+		}
+	}
 }
 
 // isLedgerEvent: ledger show and log print events as stored, under the

@@ -177,8 +177,9 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	// The inject canary: dry run calls nothing; disabled by default; then
 	// one send, and a second execute suppressed.
 	flags := []string{"supervisor", "inject", "--goal-id", "g1", "--agent-id", "sup", "--decision-id", "d-1", "--authority-ref", "ticket:42", "--rollback-mode", "not_reversible", "--rollback-policy-ref", "policy:inject-v0"}
-	if out := ok(flags...); !strings.Contains(out, "would inject decision d-1 into session "+id) {
-		t.Fatal(out)
+	if out, errOut, _ := run(flags...); !strings.Contains(errOut, "would inject decision d-1 into session "+id) ||
+		!strings.HasPrefix(out, "{\n  \"schema\": \"supervisor_inject_plan_v0\"") || !strings.Contains(out, `"session": "`+id+`"`) {
+		t.Fatal(out, errOut)
 	}
 	if e := code(5, append(flags, "--execute")...); !strings.Contains(e, "git config --local agentproto.supervisor.inject enabled") {
 		t.Fatal(e)
@@ -194,8 +195,8 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	if o := must(t, dir, "git", "agentproto", "sessions", "output", id); !strings.Contains(o, "echo: bob is blocked on the token type") {
 		t.Fatalf("the message did not reach the session:\n%s", o)
 	}
-	if out := ok(append(flags, "--execute")...); !strings.Contains(out, "already executed") {
-		t.Fatal(out)
+	if out, errOut, _ := run(append(flags, "--execute")...); !strings.Contains(errOut, "already executed") || !strings.Contains(out, `"already_executed"`) {
+		t.Fatal(out, errOut)
 	}
 	var recs []struct{ Turns int }
 	json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "sessions", "ls", "--json")), &recs)

@@ -16,6 +16,7 @@ import (
 	"github.com/cli/go-gh/v2/pkg/api"
 	"github.com/cli/go-gh/v2/pkg/auth"
 	"github.com/cli/go-gh/v2/pkg/repository"
+	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/agentproto/agentproto/internal/fault"
 )
@@ -61,20 +62,24 @@ type Result struct {
 	Updated bool   `json:"updated"` // it existed already; its body was updated
 }
 
-// Client opens pull requests on one host.
+// Client opens pull requests and comments on one host.
 type Client struct {
 	rest *api.RESTClient
 	repo Repo
-	// Retries of a 5xx answer, with a doubling delay.
-	Retries int
-	Delay   time.Duration
 }
 
 // Options for NewClient. Transport is for tests (a loopback server).
 type Options struct {
 	Token     string
 	Transport http.RoundTripper
+	// RetryWait is the first delay before a call answered 429 or 5xx (or
+	// not answered) is tried again, doubling up to 10 s; 0 means 200 ms.
+	// A Retry-After of the answer counts, up to that bound.
+	RetryWait time.Duration
 }
+
+// retries of one call: four tries in all, about 1.4 s at the default wait.
+const retries = 3
 
 // Token finds a token for host: GH_TOKEN / GITHUB_TOKEN (or the Enterprise
 // variables), then gh's own configuration. It never returns the value in an
@@ -101,32 +106,40 @@ func NewClient(repo Repo, o Options) (*Client, error) {
 	if opts.Transport == nil {
 		opts.Transport = http.DefaultTransport
 	}
-	opts.Transport = authTransport{host: repo.Host, token: o.Token, rt: opts.Transport}
+	opts.Transport = authTransport{host: repo.Host, token: o.Token, rt: retrying(opts.Transport, o.RetryWait)}
 	rest, err := api.NewRESTClient(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{rest: rest, repo: repo, Retries: 3, Delay: 200 * time.Millisecond}, nil
+	return &Client{rest: rest, repo: repo}, nil
 }
 
-// do runs one call, retrying server errors.
+// retrying wraps rt so that a call GitHub answers 429 or 5xx, or does not
+// answer, is tried again (go-retryablehttp: its request bodies replay, and
+// Retry-After is read). The last answer is passed on as it came, so the
+// caller still sees GitHub's status and message.
+func retrying(rt http.RoundTripper, wait time.Duration) http.RoundTripper {
+	if wait <= 0 {
+		wait = 200 * time.Millisecond
+	}
+	c := retryablehttp.NewClient()
+	c.HTTPClient = &http.Client{Transport: rt}
+	c.Logger = nil
+	c.RetryMax, c.RetryWaitMin, c.RetryWaitMax = retries, wait, 10*time.Second
+	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	c.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+		return min(retryablehttp.DefaultBackoff(lo, hi, attempt, resp), hi)
+	}
+	return &retryablehttp.RoundTripper{Client: c}
+}
+
+// do runs one call; retries happen below, in the transport.
 func (c *Client) do(method, path string, body any, out any) error {
 	var payload []byte
 	if body != nil {
 		payload, _ = json.Marshal(body)
 	}
-	delay := c.Delay
-	var err error
-	for attempt := 0; attempt <= c.Retries; attempt++ {
-		err = c.rest.Do(method, path, bytes.NewReader(payload), out)
-		var he *api.HTTPError
-		if !errors.As(err, &he) || he.StatusCode < 500 {
-			return err
-		}
-		time.Sleep(delay)
-		delay *= 2
-	}
-	return err
+	return c.rest.Do(method, path, bytes.NewReader(payload), out)
 }
 
 // Open creates the pull request; when one already exists for the head

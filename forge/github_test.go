@@ -41,11 +41,10 @@ func client(t *testing.T, h http.HandlerFunc) *Client {
 	t.Cleanup(srv.Close)
 	t.Setenv("GH_CONFIG_DIR", t.TempDir())
 	c, err := NewClient(Repo{Host: strings.TrimPrefix(srv.URL, "https://"), Owner: "acme", Name: "app"},
-		Options{Token: "t0ken", Transport: srv.Client().Transport})
+		Options{Token: "t0ken", Transport: srv.Client().Transport, RetryWait: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Delay = time.Millisecond
 	return c
 }
 

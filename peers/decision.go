@@ -17,7 +17,14 @@ const (
 	SchemaDecision    = "supervisor_decision_v0"
 	SchemaReceipt     = "supervisor_receipt_v0"
 	SchemaObservation = "supervisor_observation_v0"
-	ModeProposalOnly  = "proposal_only"
+	// What the commands print around those documents: a proposal or a
+	// receipt as recorded, an inject request as validated, a goal's
+	// configuration.
+	SchemaProposal      = "supervisor_proposal_v0"
+	SchemaReceiptRecord = "supervisor_receipt_record_v0"
+	SchemaInjectPlan    = "supervisor_inject_plan_v0"
+	SchemaGoalConfig    = "goal_configuration_v0"
+	ModeProposalOnly    = "proposal_only"
 )
 
 // Decision kinds: a closed set.

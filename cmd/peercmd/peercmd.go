@@ -266,7 +266,7 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			out := map[string]any{"goal": goal, "coordination": map[string]any{"supervisor": cfg}, "recorded": written}
-			if err := cmdutil.WriteDocument(cmd, f.IO.Out, out); err != nil {
+			if err := writeNamed(cmd, f, peers.SchemaGoalConfig, out); err != nil {
 				return err
 			}
 			if !execute {

@@ -101,7 +101,7 @@ func newCmdEvent(f *cmdutil.Factory) *cobra.Command {
 		Short: "Validate a supervisor_decision_v0 and, with --apply, record it (supervisor_proposed)",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return validateThenRecord(cmd, f, file, "decision-json", "the decision", execute, func(s *peers.Service, d *peers.Decision) (any, bool, error) {
+			return validateThenRecord(cmd, f, file, "decision-json", "the decision", peers.SchemaProposal, execute, func(s *peers.Service, d *peers.Decision) (any, bool, error) {
 				return s.Propose(goal, agent, d, execute)
 			})
 		},
@@ -118,7 +118,7 @@ here (exit 5): only the host adapter path can write one, with capabilities it
 verified itself, an authority reference, evidence and a rollback boundary.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return validateThenRecord(cmd, f, file, "receipt-json", "the receipt", execute, func(s *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
+			return validateThenRecord(cmd, f, file, "receipt-json", "the receipt", peers.SchemaReceiptRecord, execute, func(s *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
 				return s.RecordReceipt(goal, agent, r, execute)
 			})
 		},
@@ -177,12 +177,12 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 				return err
 			}
 			if plan.Already != nil {
-				fmt.Fprintf(f.IO.Out, "decision %s was already executed (receipt %s); nothing sent\n", r.DecisionID, plan.Already.Receipt.ReceiptID)
-				return nil
+				fmt.Fprintf(f.IO.ErrOut, "decision %s was already executed (receipt %s); nothing sent\n", r.DecisionID, plan.Already.Receipt.ReceiptID)
+				return writeNamed(cmd, f, peers.SchemaInjectPlan, plan)
 			}
 			if !execute {
-				fmt.Fprintf(f.IO.Out, "valid: would inject decision %s into session %s (%d characters); nothing sent\n", r.DecisionID, plan.Session, len(plan.Decision.Message))
-				return nil
+				fmt.Fprintf(f.IO.ErrOut, "valid: would inject decision %s into session %s (%d characters); nothing sent: add --apply\n", r.DecisionID, plan.Session, len(plan.Decision.Message))
+				return writeNamed(cmd, f, peers.SchemaInjectPlan, plan)
 			}
 			repo, _ := f.Repo()
 			dir := repo.WorkTree
@@ -201,7 +201,9 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 			}
 			rec, err := s.ExecuteInject(r, plan, send)
 			if rec != nil {
-				cmdutil.WriteDocument(cmd, f.IO.Out, rec)
+				if werr := writeNamed(cmd, f, peers.SchemaReceiptRecord, rec); err == nil {
+					err = werr
+				}
 			}
 			return err
 		},
@@ -219,9 +221,9 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 }
 
 // validateThenRecord reads a JSON input with the hygiene checks, hands it
-// to act, prints the normalized result and says whether anything was
+// to act, prints the normalized result under schema and says whether anything was
 // recorded. The input's path is never recorded.
-func validateThenRecord[T any](cmd *cobra.Command, f *cmdutil.Factory, file, flag, what string, execute bool,
+func validateThenRecord[T any](cmd *cobra.Command, f *cmdutil.Factory, file, flag, what, schema string, execute bool,
 	act func(*peers.Service, *T) (any, bool, error)) error {
 	s, err := service(f)
 	if err != nil {
@@ -239,7 +241,7 @@ func validateThenRecord[T any](cmd *cobra.Command, f *cmdutil.Factory, file, fla
 	if err != nil {
 		return err
 	}
-	if err := cmdutil.WriteDocument(cmd, f.IO.Out, out); err != nil {
+	if err := writeNamed(cmd, f, schema, out); err != nil {
 		return err
 	}
 	switch {

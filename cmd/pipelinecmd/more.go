@@ -156,7 +156,9 @@ func reviewChangeRun(o *ReviewOptions) error {
 		return err
 	}
 	if o.JSON {
-		cmdutil.WriteJSON(o.IO.Out, r)
+		if err := o.Export.Write(o.IO.Out, r); err != nil {
+			return err
+		}
 	} else {
 		printReview(o.IO, r.Gates, r.Findings)
 		fmt.Fprintf(o.IO.Out, "review of %.12s..%.12s: %d findings%s\n", r.Base, r.Head, errorCount(r.Findings), warnings(r.Findings))

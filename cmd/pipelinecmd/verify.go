@@ -21,11 +21,25 @@ type VerifyOptions struct {
 // NewCmdVerify returns `verify`.
 func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{deps: newDeps(f)}
+	var branch, commit string
 	cmd := &cobra.Command{
-		Use:   "verify PROJECT WPn [--json]",
+		Use:   "verify PROJECT WPn [--json] | verify --branch wt/PROJECT-wpN [--commit REV] [--json]",
 		Short: "Verify a work package on disk: changed paths vs its perimeter, the gate re-run; exit 0 only on pass",
-		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
+		Long: `Verify a work package in its worktree against the disk; exit 0 only on pass.
+
+With --branch (in CI, where the worktree is not), hold --commit (default HEAD)
+against the ledger's latest verification of the branch's work package, as
+the pre-push check does: pass only for a state that verification saw.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if branch != "" {
+				return cmdutil.NoArgs(cmd, args)
+			}
+			return cmdutil.ExactArgs(2, "a plan name and a work package id")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if branch != "" {
+				return verifyBranch(cmd, f, branch, commit, opts.JSON)
+			}
 			opts.Project, opts.WP = args[0], args[1]
 			if runF != nil {
 				return runF(opts)
@@ -34,6 +48,8 @@ func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Co
 		},
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the verification as JSON")
+	cmd.Flags().StringVar(&branch, "branch", "", "a work package's branch whose commit to hold against the ledger (CI)")
+	cmd.Flags().StringVar(&commit, "commit", "HEAD", "with --branch: the commit to check")
 	return cmd
 }
 

@@ -1,0 +1,155 @@
+package pipelinecmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/forge"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/secrets"
+	"github.com/agentproto/agentproto/pipeline"
+)
+
+// maxCommentBody is GitHub's limit on a comment's body, in characters.
+const maxCommentBody = 65536
+
+// defaultMarker starts the comments agentproto writes, so a job run again
+// edits its own comment instead of adding one.
+const defaultMarker = "<!-- agentproto -->"
+
+func newCmdPRComment(f *cmdutil.Factory) *cobra.Command {
+	var bodyFile, repoFlag, host, marker string
+	cmd := &cobra.Command{
+		Use:   "comment NUMBER --body-file F [--repo OWNER/NAME] [--host HOST] [--marker M]",
+		Short: "Post a comment on a pull request, or edit the one posted before (e.g. findings from CI)",
+		Long: `Post the text of --body-file (- for stdin) on pull request NUMBER through the
+GitHub API, or edit the comment that starts with --marker when there is one,
+so a job run again keeps one comment up to date. The repository is --repo
+(e.g. $GITHUB_REPOSITORY), else [pr] repo, else the remote URL; the host is
+--host, else [pr] host, else that of the remote URL or github.com. The token
+comes from GH_TOKEN, GITHUB_TOKEN or gh's own configuration and is never
+printed; secrets of the environment are redacted from the text.`,
+		Args: cmdutil.ExactArgs(1, "a pull request number"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			number, err := strconv.Atoi(args[0])
+			if err != nil || number <= 0 {
+				return fault.Invalidf("pull request number %q: want a positive number", args[0])
+			}
+			body, err := readBody(f, bodyFile)
+			if err != nil {
+				return err
+			}
+			repo, err := commentTarget(f, repoFlag, host)
+			if err != nil {
+				return err
+			}
+			tok, err := forge.Token(repo.Host)
+			if err != nil {
+				return err
+			}
+			client, err := forge.NewClient(repo, forge.Options{Token: tok, Transport: testTransport()})
+			if err != nil {
+				return err
+			}
+			c, err := client.Comment(number, marker, body)
+			if err != nil {
+				return err
+			}
+			verb := "commented on"
+			if c.Updated {
+				verb = "updated the comment on"
+			}
+			fmt.Fprintf(f.IO.Out, "%s pull request #%d: %s\n", verb, number, c.URL)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&bodyFile, "body-file", "", "the comment's text (Markdown); - reads stdin")
+	cmd.Flags().StringVar(&repoFlag, "repo", "", "OWNER/NAME (default [pr] repo, else the remote URL)")
+	cmd.Flags().StringVar(&host, "host", "", "GitHub host (default [pr] host, else the remote URL's, else github.com)")
+	cmd.Flags().StringVar(&marker, "marker", defaultMarker, "text the comment starts with, to find it again")
+	return cmd
+}
+
+// readBody reads the comment, a UTF-8 text GitHub accepts, with the
+// secrets we know redacted: a comment is public.
+func readBody(f *cmdutil.Factory, path string) (string, error) {
+	var b []byte
+	var err error
+	switch path {
+	case "":
+		return "", fault.Invalidf("--body-file is required")
+	case "-":
+		b, err = readBounded(f.IO.In, 4*maxCommentBody)
+	default:
+		// A FIFO or a device would block or never end: a regular file only.
+		if fi, serr := os.Stat(path); serr != nil || !fi.Mode().IsRegular() {
+			return "", fault.Invalidf("--body-file %s is not a regular file", path)
+		}
+		var fh *os.File
+		if fh, err = os.Open(path); err == nil {
+			defer fh.Close()
+			b, err = readBounded(fh, 4*maxCommentBody)
+		}
+	}
+	if err != nil {
+		return "", fault.Invalidf("--body-file: %v", err)
+	}
+	if !utf8.Valid(b) {
+		return "", fault.Invalidf("--body-file is not UTF-8 text")
+	}
+	body := secrets.Scrub(string(b))
+	if n := utf8.RuneCountInString(body); n > maxCommentBody {
+		return "", fault.Invalidf("--body-file holds %d characters; GitHub takes at most %d in a comment", n, maxCommentBody)
+	}
+	if strings.TrimSpace(body) == "" {
+		return "", fault.Invalidf("--body-file is empty")
+	}
+	return body, nil
+}
+
+// readBounded reads r whole, refusing more than limit bytes.
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("more than %d bytes", limit)
+	}
+	return b, err
+}
+
+// commentTarget is --repo and --host, else what pr open would use.
+func commentTarget(f *cmdutil.Factory, repoFlag, host string) (forge.Repo, error) {
+	cfg, _, err := f.Config()
+	if err != nil {
+		return forge.Repo{}, err
+	}
+	var repo forge.Repo
+	if repoFlag != "" {
+		owner, name, ok := strings.Cut(repoFlag, "/")
+		if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+			return repo, fault.Invalidf("--repo %q: want OWNER/NAME", repoFlag)
+		}
+		repo = forge.Repo{Host: "github.com", Owner: owner, Name: name}
+	} else {
+		r, err := f.Repo()
+		if err != nil {
+			return repo, err
+		}
+		if repo, err = (&pipeline.Env{Repo: r}).PRTarget(cfg.PR); err != nil {
+			return repo, err
+		}
+	}
+	if cfg.PR.Host != "" {
+		repo.Host = cfg.PR.Host
+	}
+	if host != "" {
+		repo.Host = host
+	}
+	return repo, nil
+}
