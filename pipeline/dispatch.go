@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/lessons"
@@ -207,30 +208,10 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		if base, err = d.startCommit(wp); err != nil {
 			return "", err
 		}
-		hooks, err := worktree.HooksAt(d.Env.Repo, frozen.BaseCommit)
-		if err != nil {
+		mg := &worktree.Manager{Repo: d.Env.Repo, Config: d.Config.Worktree, Out: d.Out, By: "dispatch",
+			Ledger: func() (*gitstore.Ledger, error) { return d.Env.Ledger, nil }}
+		if m, err = mg.New(worktree.CreateOptions{Slug: slug, BaseName: frozen.Base, BaseCommit: base, HooksAt: frozen.BaseCommit}); err != nil {
 			return "", err
-		}
-		if err := worktree.RequireTrust(d.Env.Repo, hooks, frozen.Base); err != nil {
-			return "", err
-		}
-		path, err := worktree.Location(d.Env.Repo, d.Config.Worktree.Root, slug)
-		if err != nil {
-			return "", err
-		}
-		m, err = worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: base,
-			Submodules: d.Config.Worktree.Submodules})
-		if err != nil {
-			return "", err
-		}
-		if !hooks.Empty() {
-			if _, err := worktree.CopyFiles(filepathDir(d.Env.Repo.CommonDir), hooks.Copy, m, d.Out); err != nil {
-				return "", err
-			}
-			if _, err := worktree.RunHooks("setup", hooks.Setup, m, hooks.Env, d.Out); err != nil {
-				worktree.MarkFailed(d.Env.Repo, m, err)
-				return "", err
-			}
 		}
 		d.say(wp.ID, "worktree", "%s (%s, %s checkout)", m.Path, m.Branch, m.Checkout)
 	}
