@@ -21,11 +21,11 @@ import (
 )
 
 func newCmdStart(f *cmdutil.Factory) *cobra.Command {
-	var adapter, model, slug, dir, prompt, promptFile, label, profile string
+	var adapter, model, slug, base, dir, prompt, promptFile, label, profile string
 	var asJSON, noPing bool
 	var userOptions map[string]string
 	cmd := &cobra.Command{
-		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
+		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG [--base REV] | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
 		Short: "Start a session and print its id",
 		Long: `Start a session and print its id. The spawn protocol: the session starts idle,
 answers a liveness ping ("Reply with exactly READY"), and only then receives
@@ -34,7 +34,9 @@ check). A profile names adapter, model and auth; the key variable it names is
 passed to the adapter from your environment and never stored. Adapter options
 from a committed agentproto.toml run only once trusted on this machine
 (plugin trust NAME, profile trust NAME); --option K=V options are yours and
-win over them.`,
+win over them. --worktree SLUG makes the worktree first when it does not
+exist, as worktree new does (from --base or the default base; its setup
+hooks run, once trusted).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, _, err := f.Config()
@@ -67,6 +69,9 @@ win over them.`,
 			if (slug == "") == (dir == "") {
 				return fault.Invalidf("give exactly one of --worktree and --dir")
 			}
+			if base != "" && slug == "" {
+				return fault.Invalidf("--base is the base of a new --worktree; it needs --worktree")
+			}
 			text, err := readText(prompt, promptFile, "prompt")
 			if err != nil {
 				return err
@@ -78,18 +83,20 @@ win over them.`,
 			if err != nil {
 				return err
 			}
+			found, err := host.Discover(adapter, cfg.Plugins, repo.WorkTree)
+			if err != nil {
+				return err
+			}
 			if slug != "" {
-				m, err := worktree.Load(repo, slug)
+				// Made when missing: the same sequence as worktree new.
+				mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: f.Ledger, Out: f.IO.ErrOut, By: "sessions start"}
+				m, _, err := mg.Ensure(worktree.CreateOptions{Slug: slug, Base: base})
 				if err != nil {
 					return err
 				}
 				dir = m.Path
 			}
 			abs, err := absDir(dir)
-			if err != nil {
-				return err
-			}
-			found, err := host.Discover(adapter, cfg.Plugins, repo.WorkTree)
 			if err != nil {
 				return err
 			}
@@ -128,7 +135,8 @@ win over them.`,
 	fl := cmd.Flags()
 	fl.StringVar(&adapter, "adapter", "", "adapter name")
 	fl.StringVar(&model, "model", "", "model id")
-	fl.StringVar(&slug, "worktree", "", "run in this agentproto worktree")
+	fl.StringVar(&slug, "worktree", "", "run in this agentproto worktree, made first when missing (as worktree new)")
+	fl.StringVar(&base, "base", "", "base revision of a worktree made by --worktree (default: [worktree] base, origin/HEAD, HEAD)")
 	fl.StringVar(&dir, "dir", "", "run in this directory")
 	fl.StringVar(&prompt, "prompt", "", "first prompt")
 	fl.StringVar(&promptFile, "prompt-file", "", "read the first prompt from a file")
