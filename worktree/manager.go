@@ -137,6 +137,9 @@ func (mg *Manager) Ensure(o CreateOptions) (m *Meta, created bool, err error) {
 	_, err = os.Stat(filepath.Join(adminDir(mg.Repo, o.Slug), metaFile))
 	if err == nil {
 		m, err := Load(mg.Repo, o.Slug)
+		if err == nil && o.Base != "" && o.Base != m.Base {
+			fmt.Fprintf(mg.Out, "worktree %s exists (base %s %.12s); it is used as it is, not made again from %s\n", m.Slug, m.Base, m.BaseCommit, o.Base)
+		}
 		return m, false, err
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -159,6 +162,9 @@ func mainWorkTree(repo *gitrepo.Repo) string {
 // record appends one lifecycle event, with the hooks' log attached under
 // logName when there is one.
 func (mg *Manager) record(kind, id string, data any, logName string, log []byte) error {
+	if mg.Ledger == nil {
+		return fmt.Errorf("recording %s: the worktree manager has no ledger", kind)
+	}
 	l, err := mg.Ledger()
 	if err != nil {
 		return err

@@ -86,6 +86,9 @@ func TestManagerEnsureMakesOnceAndRecords(t *testing.T) {
 	if err != nil || created || again.Path != m.Path {
 		t.Fatalf("second Ensure: %+v created %v %v", again, created, err)
 	}
+	if !strings.Contains(out.String(), "worktree one exists (base main") {
+		t.Errorf("no note that the base asked for is not applied:\n%s", out)
+	}
 	if b, _ := os.ReadFile(filepath.Join(m.Path, "setup-ran")); string(b) != "ran\n" {
 		t.Errorf("setup ran again: %q", b)
 	}
