@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/agentproto/agentproto/gitstore"
 	"os"
 	"strings"
 
@@ -100,38 +101,21 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	return resp.Session.ID, nil
 }
 
-// provision makes the worktree of a WP that has none: from the commit it
-// starts from, its setup hooks (trusted, as committed at the base) run.
+// provision makes the worktree of a WP that has none through the
+// worktree Manager, so it is recorded as worktree new's are: from the
+// commit it starts from, with the setup hooks (trusted) committed at the
+// frozen base.
 func (d *Dispatcher) provision(wp plans.WP, slug string) (*worktree.Meta, string, error) {
 	frozen := d.Env.History.Frozen
 	base, err := d.startCommit(wp)
 	if err != nil {
 		return nil, "", err
 	}
-	hooks, err := worktree.HooksAt(d.Env.Repo, frozen.BaseCommit)
+	mg := &worktree.Manager{Repo: d.Env.Repo, Config: d.Config.Worktree, Out: d.Report.Output(), By: "dispatch",
+		Ledger: func() (gitstore.Store, error) { return d.Env.Ledger, nil }}
+	m, err := mg.New(worktree.CreateOptions{Slug: slug, BaseName: frozen.Base, BaseCommit: base, HooksAt: frozen.BaseCommit})
 	if err != nil {
 		return nil, "", err
-	}
-	if err := worktree.RequireTrust(d.Env.Repo, hooks, frozen.Base); err != nil {
-		return nil, "", err
-	}
-	path, err := worktree.Location(d.Env.Repo, d.Config.Worktree.Root, slug)
-	if err != nil {
-		return nil, "", err
-	}
-	m, err := worktree.Provision(d.Env.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: base,
-		Submodules: d.Config.Worktree.Submodules})
-	if err != nil {
-		return nil, "", err
-	}
-	if !hooks.Empty() {
-		if _, err := worktree.CopyFiles(filepathDir(d.Env.Repo.CommonDir), hooks.Copy, m, d.Report.Output()); err != nil {
-			return nil, "", err
-		}
-		if _, err := worktree.RunHooks("setup", hooks.Setup, m, hooks.Env, d.Report.Output()); err != nil {
-			worktree.MarkFailed(d.Env.Repo, m, err)
-			return nil, "", err
-		}
 	}
 	return m, base, nil
 }

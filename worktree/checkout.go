@@ -21,13 +21,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"golang.org/x/sys/unix"
+
+	"github.com/agentproto/agentproto/internal/gitobj"
 )
 
 // openStorage opens the common git dir with descriptors kept open: without
 // it go-git reopens the pack for every object it reads, which dominated
 // checkout time.
 func openStorage(common string) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(mmapFS{osfs.New(common)}, cache.NewObjectLRUDefault(),
+	return filesystem.NewStorageWithOptions(gitobj.MmapFS{Filesystem: osfs.New(common)}, cache.NewObjectLRUDefault(),
 		// Alternates name absolute paths (or paths relative to the objects
 		// directory, resolved by our own pack reader); go-git needs a
 		// filesystem rooted at / to follow them to loose objects.
@@ -38,11 +40,11 @@ func openStorage(common string) *filesystem.Storage {
 // they do not hold from go-git's storage.
 type packStorer struct {
 	*filesystem.Storage
-	r *objectReader
+	r *gitobj.Reader
 }
 
 func (s *packStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	typ, data, found, err := s.r.read(h, nil)
+	typ, data, found, err := s.r.Read(h, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ type treeEntry struct {
 // descriptor of the directory, never following a symlink (see dirMaker).
 // The caller removes what was written on failure. Closing interrupted
 // stops the workers.
-func checkoutTree(st *filesystem.Storage, packs *packSet, common, dir string, plan *treePlan, interrupted <-chan struct{}) ([]*index.Entry, error) {
+func checkoutTree(st *filesystem.Storage, packs *gitobj.PackSet, common, dir string, plan *treePlan, interrupted <-chan struct{}) ([]*index.Entry, error) {
 	// Checkout allocates per blob and finishes in well under a second;
 	// collecting garbage during it costs more than the memory it frees.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -107,7 +109,7 @@ func checkoutTree(st *filesystem.Storage, packs *packSet, common, dir string, pl
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			br := &blobReader{common: common, packs: newObjectReader(packs)}
+			br := &blobReader{common: common, packs: gitobj.NewReader(packs)}
 			defer br.Close()
 			for batch := range jobs {
 				if errs[w] != nil {
@@ -257,7 +259,7 @@ func (d *dirMaker) mkdir(parent int, name, rel string) error {
 // need.
 type blobReader struct {
 	common string
-	packs  *objectReader
+	packs  *gitobj.Reader
 	st     *filesystem.Storage
 	buf    []byte
 	spill  bytes.Buffer
@@ -274,7 +276,7 @@ var streamOver int64 = 8 << 20
 // its end before the next call.
 func (b *blobReader) read(h plumbing.Hash) ([]byte, io.Reader, error) {
 	b.closePending()
-	typ, data, stream, found, err := b.packs.readOrStream(h, b.buf, streamOver)
+	typ, data, stream, found, err := b.packs.ReadOrStream(h, b.buf, streamOver)
 	if err != nil {
 		return nil, nil, err
 	}

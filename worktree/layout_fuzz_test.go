@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/agentproto/agentproto/internal/gitobj"
 	"github.com/agentproto/agentproto/internal/testgit"
 )
 
@@ -122,9 +123,9 @@ func FuzzCheckoutLayout(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		packs := openPackSet(common)
+		packs := gitobj.OpenPackSet(common)
 		defer packs.Close()
-		r := newObjectReader(packs)
+		r := gitobj.NewReader(packs)
 		defer r.Close()
 		plan, err := planTree(&packStorer{Storage: st, r: r}, ch)
 		root := t.TempDir()

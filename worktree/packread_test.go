@@ -1,10 +1,8 @@
 package worktree
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -12,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/testgit"
@@ -60,78 +56,6 @@ func historyRepo(t *testing.T) string {
 	testgit.Run(t, dir, "add", "-A")
 	testgit.Run(t, dir, "commit", "-q", "-m", "odd files")
 	return dir
-}
-
-// catFileAll returns every object git knows in dir, by id.
-func catFileAll(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	cmd := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git cat-file: %v", err)
-	}
-	objs := map[string][]byte{}
-	rd := bufio.NewReader(bytes.NewReader(out))
-	for {
-		head, err := rd.ReadString('\n')
-		if err != nil {
-			break
-		}
-		f := strings.Fields(head)
-		size, _ := strconv.Atoi(f[2])
-		body := make([]byte, size+1)
-		if _, err := io.ReadFull(rd, body); err != nil {
-			t.Fatal(err)
-		}
-		objs[f[0]] = body[:size]
-	}
-	return objs
-}
-
-// TestObjectReaderMatchesGit reads every object of the packs, stored whole,
-// as offset deltas and as reference deltas, and compares it with what git
-// itself reads.
-func TestObjectReaderMatchesGit(t *testing.T) {
-	dir := historyRepo(t)
-	for _, layout := range []struct {
-		name   string
-		repack []string
-	}{
-		{"offset-deltas", []string{"repack", "-adfq", "--depth=50", "--window=50"}},
-		{"ref-deltas", []string{"-c", "repack.useDeltaBaseOffset=false", "repack", "-adfq", "--depth=50", "--window=50"}},
-	} {
-		t.Run(layout.name, func(t *testing.T) {
-			testgit.Run(t, dir, layout.repack...)
-			stats := testgit.Run(t, dir, "verify-pack", "-s", mustGlob(t, filepath.Join(dir, ".git/objects/pack/*.idx")))
-			if !strings.Contains(stats, "chain length = 10") {
-				t.Fatalf("the repack made no long delta chains, the test proves nothing:\n%s", stats)
-			}
-			want := catFileAll(t, dir)
-			set := openPackSet(filepath.Join(dir, ".git"))
-			defer set.Close()
-			if len(set.packs) != 1 {
-				t.Fatalf("mapped %d packs, want 1", len(set.packs))
-			}
-			r := newObjectReader(set)
-			defer r.Close()
-			var buf []byte
-			for id, body := range want {
-				_, data, found, err := r.read(plumbing.NewHash(id), buf)
-				if err != nil || !found {
-					t.Fatalf("%s: found=%v err=%v", id, found, err)
-				}
-				if !bytes.Equal(data, body) {
-					t.Fatalf("%s: read %d bytes that differ from git's %d", id, len(data), len(body))
-				}
-				buf = data[:0]
-			}
-			_, _, found, err := r.read(plumbing.NewHash(strings.Repeat("ab", 20)), nil)
-			if found || err != nil {
-				t.Fatalf("an absent object: found=%v err=%v", found, err)
-			}
-		})
-	}
 }
 
 func mustGlob(t *testing.T, pattern string) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitobj"
 	"github.com/agentproto/agentproto/internal/gitref"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 )
@@ -327,10 +328,10 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 // readPlan reads and checks the tree of commit. In a partial clone whose
 // trees are missing too, git fetches them (ls-tree reads them all), then
 // the tree is read again.
-func readPlan(repo *gitrepo.Repo, st *filesystem.Storage, cfg gitConfig, commit plumbing.Hash) (*treePlan, *packSet, error) {
+func readPlan(repo *gitrepo.Repo, st *filesystem.Storage, cfg gitConfig, commit plumbing.Hash) (*treePlan, *gitobj.PackSet, error) {
 	for attempt := 0; ; attempt++ {
-		packs := openPackSet(repo.CommonDir)
-		r := newObjectReader(packs)
+		packs := gitobj.OpenPackSet(repo.CommonDir)
+		r := gitobj.NewReader(packs)
 		plan, err := planTree(&packStorer{Storage: st, r: r}, commit)
 		r.Close()
 		if err == nil {

@@ -99,7 +99,7 @@ func displayDir(dir string) string {
 
 // rawTree returns the stored bytes of tree h.
 func (s *packStorer) rawTree(h plumbing.Hash) ([]byte, error) {
-	typ, data, found, err := s.r.read(h, nil)
+	typ, data, found, err := s.r.Read(h, nil)
 	if err != nil {
 		return nil, err
 	}

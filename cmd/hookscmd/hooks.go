@@ -4,7 +4,6 @@ package hookscmd
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +11,8 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/pipeline"
 )
-
-// inPrePushEnv guards against recursion: the ledger push made from inside
-// a pre-push hook must not run the hook's own push again.
-const inPrePushEnv = "AGENTPROTO_IN_PRE_PUSH"
-
-// allowUnverifiedEnv lets one push of an unverified wt/* branch through.
-const allowUnverifiedEnv = "AGENTPROTO_PUSH_UNVERIFIED"
 
 // NewCmdHooks returns the `hooks` command.
 func NewCmdHooks(f *cmdutil.Factory) *cobra.Command {
@@ -124,61 +117,13 @@ func runPrePush(f *cmdutil.Factory, remote, url string) error {
 		return err
 	}
 	p := &hooks.PrePush{Repo: repo, Remote: remote, URL: url, Refs: refs, Out: f.IO.ErrOut}
-	checks := []hooks.PrePushCheck{
-		{Name: "ledger-verify", Run: func(p *hooks.PrePush) error {
-			rep, err := gitstore.Open(repo, gitstore.Options{}).Verify()
-			if err != nil {
-				return err
-			}
-			for _, fd := range rep.Findings {
-				fmt.Fprintf(p.Out, "agentproto: %s: %s %s\n", fd.Code, fd.Ref, fd.Message)
-			}
-			if !rep.OK() {
-				return fmt.Errorf("the ledger has %d findings (git agentproto ledger verify); push refused", len(rep.Findings))
-			}
-			return nil
-		}},
-	}
-	checks = append(checks, wtVerifiedCheck(repo))
-	if err := hooks.RunPrePush(p); err != nil {
-		return err
-	}
-	for _, c := range checks {
-		if err := c.Run(p); err != nil {
-			return fmt.Errorf("pre-push %s: %w", c.Name, err)
-		}
-	}
-	return pushLedger(f, p)
-}
-
-// pushLedger sends this clone's ledger ref along with the user's push when
-// the config asks for it.
-func pushLedger(f *cmdutil.Factory, p *hooks.PrePush) error {
-	if os.Getenv(inPrePushEnv) != "" {
-		return nil
-	}
-	cfg, _, err := f.Config()
-	if err != nil {
-		return err
-	}
-	if !cfg.Sync.PushOnPrePush {
-		return nil
-	}
-	ref, err := gitstore.Open(p.Repo, gitstore.Options{}).WriterRef()
-	if err != nil || ref == "" {
-		return err
-	}
-	for _, r := range p.Refs {
-		if r.RemoteRef == ref {
-			return nil // the user is pushing it already
-		}
-	}
-	cmd := p.Repo.Command("push", "--no-verify", "--quiet", p.Remote, ref+":"+ref)
-	cmd.Env = append(cmd.Env, inPrePushEnv+"=1")
-	cmd.Stdout, cmd.Stderr = p.Out, p.Out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("pushing the ledger ref %s to %s failed: %v", ref, p.Remote, err)
-	}
-	fmt.Fprintf(p.Out, "agentproto: pushed %s to %s\n", ref, p.Remote)
-	return nil
+	return p.Run(hooks.PrePushOptions{
+		BranchVerified: func(l *gitstore.Ledger, branch, commit string) error {
+			return pipeline.CheckBranchCommit(repo, l, branch, commit)
+		},
+		PushLedger: func() (bool, error) {
+			cfg, _, err := f.Config()
+			return cfg.Sync.PushOnPrePush, err
+		},
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -22,10 +23,12 @@ type StartOptions struct {
 	Repo     func() (*gitrepo.Repo, error)
 	Config   func() (config.Config, config.Source, error)
 	Sessions func() (*sessions.Client, error)
+	Ledger   func() (*gitstore.Ledger, error)
 
 	Adapter    string
 	Model      string
 	Worktree   string
+	Base       string // of a --worktree made here
 	Dir        string
 	Prompt     string
 	PromptFile string
@@ -38,9 +41,9 @@ type StartOptions struct {
 }
 
 func newCmdStart(f *cmdutil.Factory, runF func(*StartOptions) error) *cobra.Command {
-	opts := &StartOptions{IO: f.IO, Repo: f.Repo, Config: f.Config, Sessions: f.Sessions}
+	opts := &StartOptions{IO: f.IO, Repo: f.Repo, Config: f.Config, Sessions: f.Sessions, Ledger: f.Ledger}
 	cmd := &cobra.Command{
-		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
+		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG [--base REV] | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
 		Short: "Start a session and print its id",
 		Long: `Start a session and print its id. The spawn protocol: the session starts idle,
 answers a liveness ping ("Reply with exactly READY"), and only then receives
@@ -49,7 +52,9 @@ check). A profile names adapter, model and auth; the key variable it names is
 passed to the adapter from your environment and never stored. Adapter options
 from a committed agentproto.toml run only once trusted on this machine
 (plugin trust NAME, profile trust NAME); --option K=V options are yours and
-win over them.`,
+win over them. --worktree SLUG makes the worktree first when it does not
+exist, as worktree new does (from --base or the default base; its setup
+hooks run, once trusted).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Profile != "" && opts.Adapter != "" {
@@ -64,7 +69,8 @@ win over them.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Adapter, "adapter", "", "adapter name")
 	fl.StringVar(&opts.Model, "model", "", "model id")
-	fl.StringVar(&opts.Worktree, "worktree", "", "run in this agentproto worktree")
+	fl.StringVar(&opts.Worktree, "worktree", "", "run in this agentproto worktree, made first when missing (as worktree new)")
+	fl.StringVar(&opts.Base, "base", "", "base revision of a worktree made by --worktree (default: [worktree] base, origin/HEAD, HEAD)")
 	fl.StringVar(&opts.Dir, "dir", "", "run in this directory")
 	fl.StringVar(&opts.Prompt, "prompt", "", "first prompt")
 	fl.StringVar(&opts.PromptFile, "prompt-file", "", "read the first prompt from a file")
@@ -95,9 +101,19 @@ func startRun(o *StartOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Base != "" && o.Worktree == "" {
+		return fault.Invalidf("--base is the base of a new --worktree; it needs --worktree")
+	}
+	// The adapter is found first: a bad name makes no worktree.
+	l, err := launch.Resolve(cfg, repo.WorkTree, launch.Request{Profile: o.Profile, Adapter: o.Adapter, Model: o.Model, User: o.Options, Env: os.Environ()})
+	if err != nil {
+		return err
+	}
 	dir := o.Dir
 	if o.Worktree != "" {
-		m, err := worktree.Load(repo, o.Worktree)
+		// Made when missing: the same sequence as worktree new.
+		mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: func() (gitstore.Store, error) { return o.Ledger() }, Out: o.IO.ErrOut, By: "sessions start"}
+		m, _, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
 		if err != nil {
 			return err
 		}
@@ -111,10 +127,11 @@ func startRun(o *StartOptions) error {
 	if o.Worktree == "" && abs != repo.WorkTree {
 		trustDir = dir
 	}
-	args, err := resolveLaunch(cfg, repo, o, abs, trustDir)
-	if err != nil {
+	if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, abs, trustDir); err != nil {
 		return err
 	}
+	args := l.StartArgs()
+	args.Dir = abs
 	args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = o.Worktree, text, o.Label, os.Environ(), !o.NoPing
 	c, err := o.Sessions()
 	if err != nil {
@@ -135,27 +152,4 @@ func startRun(o *StartOptions) error {
 	}
 	fmt.Fprintln(o.IO.Out, rec.ID)
 	return nil
-}
-
-// resolveLaunch turns --profile (adapter, model, key variable) or
-// --adapter and --model into what the daemon launches, through the one
-// resolver dispatch, the reviewer and the peer commands use: the adapter's
-// binary, found and trusted, and the merged options, trusted for dir.
-func resolveLaunch(cfg config.Config, repo *gitrepo.Repo, o *StartOptions, dir, trustDir string) (*sessions.StartArgs, error) {
-	if o.Profile != "" && o.Adapter != "" {
-		return nil, fault.Invalidf("--profile names the adapter; do not give --adapter too")
-	}
-	if o.Profile == "" && o.Adapter == "" {
-		return nil, fault.Invalidf("--adapter or --profile is required")
-	}
-	l, err := launch.Resolve(cfg, repo.WorkTree, launch.Request{Profile: o.Profile, Adapter: o.Adapter, Model: o.Model, User: o.Options, Env: os.Environ()})
-	if err != nil {
-		return nil, err
-	}
-	if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, dir, trustDir); err != nil {
-		return nil, err
-	}
-	a := l.StartArgs()
-	a.Dir = dir
-	return a, nil
 }

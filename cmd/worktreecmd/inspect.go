@@ -10,15 +10,6 @@ import (
 	"github.com/agentproto/agentproto/worktree"
 )
 
-// lsRow is one worktree as `worktree ls` shows it.
-type lsRow struct {
-	*worktree.Meta
-	Head        string              `json:"head"`
-	Tree        *worktree.TreeState `json:"tree,omitempty"`
-	Integration string              `json:"integration,omitempty"`
-	Live        bool                `json:"live"`
-}
-
 func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 	var status, asJSON bool
 	cmd := &cobra.Command{
@@ -26,37 +17,14 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 		Short: "List agentproto worktrees (with --status: tree state and integration)",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
+			mg, err := manager(f, false)
 			if err != nil {
 				return err
 			}
-			all, err := worktree.All(repo)
+			live := liveWorktrees(mg.Repo)
+			rows, err := mg.List(status, func(m *worktree.Meta) bool { return live[m.Slug] || live[m.Path] })
 			if err != nil {
 				return err
-			}
-			rows := []lsRow{}
-			live := liveWorktrees(repo)
-			var statuses []worktree.Status
-			if status {
-				statuses = worktree.Statuses(repo, all)
-			}
-			for i, m := range all {
-				r := lsRow{Meta: m, Live: live[m.Slug] || live[m.Path], Head: worktree.BranchHead(repo, m)}
-				if status {
-					st := statuses[i]
-					if st.TreeErr != nil {
-						return fmt.Errorf("worktree %s: %w", m.Slug, st.TreeErr)
-					}
-					r.Tree, r.Integration = &st.Tree, st.Integration
-					if st.IntegrationErr != nil {
-						r.Integration = st.IntegrationErr.Error()
-					}
-				}
-				rows = append(rows, r)
-			}
-			for _, a := range worktree.AllAbandoned(repo) {
-				rows = append(rows, lsRow{Meta: &worktree.Meta{Slug: a.Slug, Path: a.Path, Branch: a.Branch,
-					BaseCommit: a.Base, State: worktree.StateAbandoned}, Head: a.Base})
 			}
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)

@@ -3,15 +3,10 @@
 package worktreecmd
 
 import (
-	"encoding/json"
-	"fmt"
-	"path/filepath"
-	"time"
-
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -33,36 +28,23 @@ archive snapshots everything to refs/agentproto/salvage/ first.`,
 	return cmd
 }
 
-// record appends a worktree event; the ledger is the durable trail, so a
-// failure here is reported but does not undo the work on disk.
-func record(f *cmdutil.Factory, kind, id string, data any, atts []gitstore.AttachmentInput) error {
-	l, err := f.Ledger()
+// manager returns the worktree lifecycle of this repository; the config
+// is read only by the verbs that need it (withConfig), so a broken
+// agentproto.toml does not stop rm or restore before they start.
+func manager(f *cmdutil.Factory, withConfig bool) (*worktree.Manager, error) {
+	repo, err := f.Repo()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := json.Marshal(data)
-	if err != nil {
-		return err
+	mg := &worktree.Manager{Repo: repo, Ledger: func() (gitstore.Store, error) { return f.Ledger() }, Out: f.IO.ErrOut}
+	if withConfig {
+		cfg, _, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		mg.Config = cfg.Worktree
 	}
-	_, err = l.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b, Attachments: atts}})
-	cmdutil.Warn(f.IO.ErrOut, l.Warnings)
-	if err != nil {
-		return fmt.Errorf("recording %s in the ledger: %w", kind, err)
-	}
-	return nil
-}
-
-func eventID(slug, what string, t time.Time) string {
-	return fmt.Sprintf("worktree/%s/%s/%d", slug, what, t.UnixNano())
-}
-
-// mainWorkTree is the main worktree (where copy sources live): the parent of
-// the common dir when that is a ".git" directory.
-func mainWorkTree(repo *gitrepo.Repo) string {
-	if filepath.Base(repo.CommonDir) == ".git" {
-		return filepath.Dir(repo.CommonDir)
-	}
-	return repo.WorkTree
+	return mg, nil
 }
 
 func load(f *cmdutil.Factory, slug string) (*gitrepo.Repo, *worktree.Meta, error) {

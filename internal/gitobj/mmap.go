@@ -1,8 +1,9 @@
-package worktree
+package gitobj
 
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -11,13 +12,13 @@ import (
 	"github.com/go-git/go-billy/v5"
 )
 
-// mmapFS serves pack and pack index files from memory maps. go-git reads every object of
+// MmapFS serves pack and pack index files from memory maps. go-git reads every object of
 // a pack with a seek and a read; on a checkout of thousands of files those
 // system calls cost more than inflating the objects. The checkout workers
 // share one mapping per pack, populated in one call: page faults taken one
 // by one by every worker cost more than the reads they replace. Everything
 // else goes to the underlying filesystem.
-type mmapFS struct {
+type MmapFS struct {
 	billy.Filesystem
 }
 
@@ -35,7 +36,9 @@ var (
 	mappings   = map[string]*mapping{}
 )
 
-func (m mmapFS) Open(name string) (billy.File, error) {
+// Open opens pack and index files from their shared mapping, anything
+// else from the underlying filesystem.
+func (m MmapFS) Open(name string) (billy.File, error) {
 	if !strings.HasSuffix(name, ".pack") && !strings.HasSuffix(name, ".idx") {
 		return m.Filesystem.Open(name)
 	}
@@ -100,4 +103,25 @@ func (f *mmapFile) Unlock() error             { return nil }
 func (f *mmapFile) Close() error {
 	f.once.Do(f.release)
 	return nil
+}
+
+// acquireMapping maps path read-only, sharing one mapping among all
+// callers; release unmaps it after the last caller is done.
+func acquireMapping(path string) ([]byte, func(), error) {
+	mappingsMu.Lock()
+	defer mappingsMu.Unlock()
+	mp := mappings[path]
+	if mp == nil {
+		data, err := mapFile(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if data == nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, os.ErrInvalid)
+		}
+		mp = &mapping{data: data}
+		mappings[path] = mp
+	}
+	mp.refs++
+	return mp.data, func() { releaseMapping(path) }, nil
 }
