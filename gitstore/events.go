@@ -28,7 +28,8 @@ var errBreak = errors.New("the reader stopped")
 // q.Reverse, then at most one error. Kinds are matched against the decoded
 // envelope, never against its bytes: what an event's data says cannot make
 // it read as another kind. The reader may keep the events; breaking out of
-// the loop ends the read.
+// the loop ends the read. The loop must not append: the read holds the
+// index open, and an append waits for it to close.
 func (l *Ledger) Events(q Query) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		err := l.scan(q, true, func(e *Event, _ []byte) error {

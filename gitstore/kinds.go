@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 	"sync"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -160,18 +159,6 @@ func KindOwner(kind string) string {
 		return d.owner.name
 	}
 	return ""
-}
-
-// DeclaredKinds returns every declared kind, sorted.
-func DeclaredKinds() []string {
-	registry.RLock()
-	defer registry.RUnlock()
-	out := make([]string, 0, len(registry.kinds))
-	for k := range registry.kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // checkOwner applies the ownership rules to one draft (see Validate).

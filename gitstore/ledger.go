@@ -4,6 +4,11 @@
 //
 // Git is the source of truth. A bbolt index under the common git dir caches
 // what was read, keyed by each ref's tip, so reads never replay history.
+//
+// Features see a narrow Store (store.go). Each declares the kinds it owns
+// with the type of their data (kinds.go: Owner, Declare, Kind.Record) and
+// reads them back through one typed Fold (fold.go); the ledger takes a
+// declared kind only from its owner, and user kinds only from AppendUser.
 package gitstore
 
 import (

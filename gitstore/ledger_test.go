@@ -15,7 +15,7 @@ import (
 	"github.com/agentproto/agentproto/internal/testgit"
 )
 
-func newLedger(t *testing.T) (*Ledger, string) {
+func newLedger(t testing.TB) (*Ledger, string) {
 	t.Helper()
 	testgit.Isolate(t)
 	dir := testgit.Init(t)

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/gitstore/memstore"
+	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -54,5 +56,18 @@ func TestReadStateFoldsOnePlan(t *testing.T) {
 	must(err)
 	if strings.Contains(string(e.Data), token) {
 		t.Fatalf("a secret was recorded: %s", e.Data)
+	}
+}
+
+// Each feature owns the kinds the README lists for it.
+func TestKindsHaveTheirOwners(t *testing.T) {
+	for kind, want := range map[string]string{
+		KindDispatched: "pipeline", KindFallback: "pipeline", KindVerified: "pipeline", KindCheckpointed: "pipeline",
+		KindConsolidated: "pipeline", KindReviewed: "pipeline", KindE2E: "pipeline", KindPR: "pipeline",
+		plans.KindFrozen: "plans", plans.KindAmended: "plans", lessons.Kind: "lessons",
+	} {
+		if got := gitstore.KindOwner(kind); got != want {
+			t.Errorf("owner of %s = %q, want %q", kind, got, want)
+		}
 	}
 }
