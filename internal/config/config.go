@@ -29,6 +29,7 @@ type Config struct {
 	Ledger   Ledger             `toml:"ledger" json:"ledger"`
 	Sync     Sync               `toml:"sync" json:"sync"`
 	Claims   Claims             `toml:"claims" json:"claims"`
+	Fork     Fork               `toml:"fork" json:"fork"`
 	Plans    Plans              `toml:"plans" json:"plans"`
 	Worktree Worktree           `toml:"worktree" json:"worktree"`
 	Plugins  map[string]Plugin  `toml:"plugins" json:"plugins"`
@@ -184,6 +185,12 @@ type Claims struct {
 	// Remote takes claims by create-only or compare-and-swap pushes of
 	// claim refs; empty: the remote `init` gave the ledger fetch refspec.
 	Remote string `toml:"remote" json:"remote,omitempty"`
+}
+
+// Fork bounds the fork extension: how many execution branches may hold
+// capacity at once (0: one).
+type Fork struct {
+	MaxBranches int `toml:"max_branches" json:"max_branches,omitempty"`
 }
 
 // Default returns the configuration used when a key is absent.
@@ -353,6 +360,9 @@ func (c *Config) validate() error {
 	}
 	if c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t\n:") {
 		return BadValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
+	}
+	if c.Fork.MaxBranches < 0 {
+		return BadValue(fmt.Sprintf("%d is not a branch count", c.Fork.MaxBranches), "fork", "max_branches")
 	}
 	if c.Claims.Remote != "" && (strings.ContainsAny(c.Claims.Remote, " \t\n:") || strings.HasPrefix(c.Claims.Remote, "-")) {
 		return BadValue(fmt.Sprintf("%q is not a remote name", c.Claims.Remote), "claims", "remote")
