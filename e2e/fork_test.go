@@ -204,3 +204,129 @@ func TestForkModesOffAndDryRun(t *testing.T) {
 		t.Fatal(e)
 	}
 }
+
+// A branch runs from the source state of its admission: the source changes
+// afterwards and the branch does not see it; the branch writes only its own
+// worktree; its result is held on its own ref, never merged, until settled.
+func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
+	h := newForkHost(t, 2, "e1")
+	srcHead := h.git("rev-parse", "refs/heads/wt/src")
+	mainHead := h.git("rev-parse", "HEAD")
+	steps := []string{`{"op":"sleep","ms":1500}`,
+		`{"op":"run","cmd":"cat base.txt notes.txt > seen.txt; ls > listing.txt"}`,
+		`{"op":"write","path":"result.txt","content":"the branch's work\n"}`}
+	_, errOut, err := h.admit("b1", nil, steps...)
+	if err != nil {
+		t.Fatalf("admit: %v %s", err, errOut)
+	}
+	b := h.show("b1")
+	if b.State != "running" || b.ExecutorAgent != "e1" || b.Session == "" || b.Session == b.SourceSession {
+		t.Fatalf("after admit: %+v", b)
+	}
+	if h.sessionState(b.Session) == "" {
+		t.Fatalf("no session record %s", b.Session)
+	}
+	// The source keeps working after the admission.
+	os.WriteFile(filepath.Join(h.src, "base.txt"), []byte("changed after admission\n"), 0o644)
+	os.WriteFile(filepath.Join(h.src, "later.txt"), []byte("written after admission\n"), 0o644)
+
+	if h.git("rev-parse", b.SourceStateRef) != b.SourceStateCommit {
+		t.Fatal("the source state ref does not name the admitted commit")
+	}
+	if got := h.git("show", b.SourceStateCommit+":notes.txt"); got != "untracked notes" {
+		t.Fatalf("the source state lacks the untracked file: %q", got)
+	}
+	if got := h.git("rev-parse", b.SourceStateCommit+"^"); got != srcHead {
+		t.Fatalf("the source state's parent is %s, want the source branch head %s", got, srcHead)
+	}
+	h.code(5, "fork", "settle", "b1", "--select", "--reason", "too early") // not held yet
+	waitFor(t, "the branch's turn to end", func() bool { return h.sessionState(b.Session) == "settled" })
+	// The same admission again does nothing new; like every write verb it
+	// first brings the branches up to date, which holds b1's result.
+	if out, errOut, err := h.admit("b1", nil, steps...); err != nil || !strings.Contains(out, "already admitted: branch b1: held_result") {
+		t.Fatalf("admit again: %v %s%s", err, out, errOut)
+	}
+	b = h.show("b1")
+	if b.State != "held_result" || b.Outcome == nil || b.Outcome.ResultCommit == "" {
+		t.Fatalf("after the turn: %+v", b)
+	}
+	res := b.Outcome.ResultCommit
+	if got := h.git("show", res+":seen.txt"); got != "base as the source left it\nuntracked notes" {
+		t.Fatalf("the branch saw %q, not the admitted source state", got)
+	}
+	if strings.Contains(h.git("show", res+":listing.txt"), "later.txt") {
+		t.Fatal("the branch saw a file the source wrote after admission")
+	}
+	if got := h.git("rev-parse", b.ResultRef); got != res {
+		t.Fatalf("%s names %s, want %s", b.ResultRef, got, res)
+	}
+	if got := h.git("rev-parse", res+"^"); got != b.SourceStateCommit {
+		t.Fatalf("the result's parent is %s, want the source state", got)
+	}
+	// Isolation: nothing of the branch reached the source, its branch or main.
+	for _, f := range []string{"result.txt", "seen.txt"} {
+		if _, err := os.Stat(filepath.Join(h.src, f)); err == nil {
+			t.Fatalf("%s appeared in the source worktree", f)
+		}
+		if _, err := os.Stat(filepath.Join(h.dir, f)); err == nil {
+			t.Fatalf("%s appeared in the main worktree", f)
+		}
+	}
+	if h.git("rev-parse", "refs/heads/wt/src") != srcHead || h.git("rev-parse", "HEAD") != mainHead {
+		t.Fatal("a branch head moved")
+	}
+	if got, _ := os.ReadFile(filepath.Join(h.src, "base.txt")); string(got) != "changed after admission\n" {
+		t.Fatalf("the source's own work changed: %q", got)
+	}
+	if h.sessionState(b.Session) == "settled" || h.sessionState(b.Session) == "running" {
+		t.Fatalf("the branch's session is still live after its result was held: %s", h.sessionState(b.Session))
+	}
+	if h.leaseState("e1") != "settling" {
+		t.Fatalf("lease of e1: %s", h.leaseState("e1"))
+	}
+	// Held until settled: selected marks it, merges nothing, releases.
+	h.code(2, "fork", "settle", "b1", "--reason", "r")
+	h.code(2, "fork", "settle", "b1", "--select", "--discard", "--reason", "r")
+	h.ok("fork", "settle", "b1", "--select", "--reason", "best of the branches", "--evidence-ref", "review:1")
+	b = h.show("b1")
+	if b.State != "selected" || b.Settled == nil {
+		t.Fatalf("after select: %+v", b)
+	}
+	if out := h.ok("fork", "settle", "b1", "--select", "--reason", "best of the branches"); !strings.Contains(out, "already") {
+		t.Fatalf("a repeated settle: %s", out)
+	}
+	h.code(5, "fork", "settle", "b1", "--discard", "--reason", "changed my mind")
+	if h.git("rev-parse", "HEAD") != mainHead || h.git("rev-parse", "refs/heads/wt/src") != srcHead {
+		t.Fatal("selecting merged something")
+	}
+	if h.leaseState("e1") != "released" || h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json") != "{\n  \"active\": []\n}" {
+		t.Fatalf("select did not release: lease %s, capacity %s", h.leaseState("e1"), h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json"))
+	}
+
+	// Discard keeps the evidence and deletes nothing.
+	if _, errOut, err := h.admit("b2", []string{"--wait", "60s"}, `{"op":"write","path":"other.txt","content":"x\n"}`); err != nil {
+		t.Fatalf("admit b2: %v %s", err, errOut)
+	}
+	b2 := h.show("b2")
+	if b2.State != "held_result" || b2.ExecutorAgent != "e1" {
+		t.Fatalf("b2 after --wait: %+v", b2)
+	}
+	h.ok("fork", "settle", "b2", "--discard", "--reason", "not needed")
+	b2 = h.show("b2")
+	if b2.State != "discarded" || h.leaseState("e1") != "released" {
+		t.Fatalf("b2 after discard: %+v, lease %s", b2, h.leaseState("e1"))
+	}
+	for _, ref := range []string{b2.ResultRef, b2.SourceStateRef} {
+		h.git("rev-parse", "--verify", ref)
+	}
+	if _, err := os.Stat(filepath.Join(h.worktreePath(b2.Worktree), "other.txt")); err != nil {
+		t.Fatalf("discard removed the branch's worktree: %v", err)
+	}
+	if h.sessionState(b2.Session) == "" {
+		t.Fatal("discard removed the session record")
+	}
+	ls := h.ok("fork", "ls")
+	if !strings.Contains(ls, "b1  selected") || !strings.Contains(ls, "b2  discarded") {
+		t.Fatalf("fork ls:\n%s", ls)
+	}
+}
