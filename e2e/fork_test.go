@@ -141,8 +141,20 @@ func (h *forkHost) leaseState(agent string) string {
 
 func (h *forkHost) sessionState(id string) string { return sessionState(h.dir, id) }
 
+func sessionIDs(h *forkHost) string {
+	var ids []string
+	for _, l := range strings.Split(h.ok("sessions", "ls", "--all"), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "s-") {
+			ids = append(ids, f[0])
+		}
+	}
+	return strings.Join(ids, ",")
+}
+
+// ledgerCount counts the fork events (the daemon records session events
+// of its own meanwhile).
 func (h *forkHost) ledgerCount() int {
-	return strings.Count(h.ok("ledger", "log", "--json"), `"kind":`)
+	return strings.Count(h.ok("ledger", "log", "--json"), `"kind":"fork_`)
 }
 
 // long is a task that keeps its branch running.
@@ -329,4 +341,115 @@ func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
 	if !strings.Contains(ls, "b1  selected") || !strings.Contains(ls, "b2  discarded") {
 		t.Fatalf("fork ls:\n%s", ls)
 	}
+}
+
+// Capacity is reserved per branch: once [fork] max_branches are live the
+// next admission is exit 3 and writes nothing; cancelling one frees it.
+func TestForkCapacityExhaustion(t *testing.T) {
+	h := newForkHost(t, 1, "e1", "e2")
+	if _, errOut, err := h.admit("b1", nil, long); err != nil {
+		t.Fatalf("admit b1: %v %s", err, errOut)
+	}
+	before := h.ledgerCount()
+	_, errOut, err := h.admit("b2", nil, long)
+	if exitCode(err) != 3 || !strings.Contains(errOut, "fork capacity is exhausted: 1 of 1 branches active (b1)") {
+		t.Fatalf("admit over capacity: exit %d %s", exitCode(err), errOut)
+	}
+	if h.ledgerCount() != before {
+		t.Fatal("a refused admission wrote to the ledger")
+	}
+	if refs := h.git("for-each-ref", "--format=%(refname)", "refs/agentproto/fork/branches/b2/"); refs != "" {
+		t.Fatalf("a refused admission made refs: %s", refs)
+	}
+	b1 := h.show("b1")
+	h.ok("fork", "cancel", "b1", "--reason", "make room")
+	b1 = h.show("b1")
+	if b1.State != "failed" || b1.Outcome.Cause != "cancelled" {
+		t.Fatalf("b1 after cancel: %+v", b1)
+	}
+	waitFor(t, "the cancelled branch's session to end", func() bool { return h.sessionState(b1.Session) == "cleaned" })
+	if _, errOut, err := h.admit("b2", nil, long); err != nil {
+		t.Fatalf("admit b2 after the cancel: %v %s", err, errOut)
+	}
+	// Fairness: of the idle peers, the one that ran fewer branches.
+	if b2 := h.show("b2"); b2.State != "running" || b2.ExecutorAgent != "e2" {
+		t.Fatalf("b2: %+v", b2)
+	}
+	h.ok("fork", "cancel", "b2")
+}
+
+// The caller's branch id makes admission idempotent: the same request
+// again does nothing and succeeds; another request under the id is exit 3.
+func TestForkDuplicateAdmissionIsIdempotent(t *testing.T) {
+	h := newForkHost(t, 3, "e1", "e2")
+	if _, errOut, err := h.admit("b1", nil, long); err != nil {
+		t.Fatalf("admit: %v %s", err, errOut)
+	}
+	first := h.show("b1")
+	before, sessions := h.ledgerCount(), sessionIDs(h)
+	out, errOut, err := h.admit("b1", nil, long)
+	if err != nil || !strings.Contains(out, "already admitted: branch b1: running on "+first.ExecutorAgent) {
+		t.Fatalf("admit again: %v %s%s", err, out, errOut)
+	}
+	if h.ledgerCount() != before || sessionIDs(h) != sessions {
+		t.Fatalf("a repeated admission wrote (%d -> %d events) or started something (%s -> %s)", before, h.ledgerCount(), sessions, sessionIDs(h))
+	}
+	if again := h.show("b1"); again.Session != first.Session || again.BranchLeaseID != first.BranchLeaseID {
+		t.Fatalf("the branch changed: %+v -> %+v", first, again)
+	}
+	_, errOut, err = h.admit("b1", nil, `{"op":"say","text":"another task"}`)
+	if exitCode(err) != 3 || !strings.Contains(errOut, "execution branch b1 exists (running) from another request") {
+		t.Fatalf("another request under the id: exit %d %s", exitCode(err), errOut)
+	}
+	if h.ledgerCount() != before {
+		t.Fatal("a conflicting admission wrote to the ledger")
+	}
+	h.code(2, "fork", "admit", "B_1", "--source", "src", "--authority-ref", "op", "--task", "x")
+	h.ok("fork", "cancel", "b1")
+}
+
+// The executor is a registered peer that declares what the branch needs and
+// holds no live claim or lease; never the source unless named.
+func TestForkSelectsAnIdleCapabilityMatchedPeer(t *testing.T) {
+	h := newForkHost(t, 4)
+	h.ok("peer", "register", "a-nocap", "--adapter", "scripted", "--capability", "session_message_injection")
+	h.ok("peer", "register", "b-busy", "--adapter", "scripted")
+	h.ok("peer", "register", "c-idle", "--adapter", "scripted")
+	h.ok("peer", "register", "d-idle", "--adapter", "scripted", "--capability", "session_termination")
+	h.ok("goal", "new", "g", "--title", "t")
+	h.ok("todo", "add", "--goal", "g", "--id", "t1", "--title", "t1")
+	h.ok("todo", "claim", "--goal", "g", "--todo", "t1", "--agent", "b-busy", "--local", "--lease", "30m")
+
+	// d-idle lacks the asked-for capability; c-idle is picked.
+	if _, errOut, err := h.admit("b1", []string{"--capability", "session_state_fork"}, long); err != nil {
+		t.Fatalf("admit b1: %v %s", err, errOut)
+	}
+	if b := h.show("b1"); b.ExecutorAgent != "c-idle" {
+		t.Fatalf("b1 went to %s, want c-idle", b.ExecutorAgent)
+	}
+	// Now nobody fits: each reason is named.
+	_, errOut, err := h.admit("b2", []string{"--capability", "session_state_fork"}, long)
+	for _, want := range []string{"a-nocap lacks session_state_fork, session_termination", "b-busy holds a live claim on g/t1",
+		"c-idle is leased to branch b1", "d-idle lacks session_state_fork"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("no idle peer: missing %q in %s", want, errOut)
+		}
+	}
+	if exitCode(err) != 3 || strings.Contains(errOut, "src ") {
+		t.Fatalf("exit %d (the source is never picked unless named): %s", exitCode(err), errOut)
+	}
+	// Without the extra capability d-idle fits; a named busy peer is refused.
+	_, errOut, err = h.admit("b3", []string{"--executor", "b-busy"}, long)
+	if exitCode(err) != 3 || !strings.Contains(errOut, "b-busy holds a live claim") {
+		t.Fatalf("a busy named executor: exit %d %s", exitCode(err), errOut)
+	}
+	if _, errOut, err := h.admit("b3", nil, long); err != nil {
+		t.Fatalf("admit b3: %v %s", err, errOut)
+	}
+	if b := h.show("b3"); b.ExecutorAgent != "d-idle" {
+		t.Fatalf("b3 went to %s, want d-idle", b.ExecutorAgent)
+	}
+	h.code(2, "fork", "admit", "b4", "--source", "src", "--source-worktree", "src", "--executor", "nobody", "--authority-ref", "op", "--task", "x")
+	h.ok("fork", "cancel", "b1")
+	h.ok("fork", "cancel", "b3")
 }
