@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // forkHost is a repository with the fork canary on: a source peer with a
@@ -452,4 +453,119 @@ func TestForkSelectsAnIdleCapabilityMatchedPeer(t *testing.T) {
 	h.code(2, "fork", "admit", "b4", "--source", "src", "--source-worktree", "src", "--executor", "nobody", "--authority-ref", "op", "--task", "x")
 	h.ok("fork", "cancel", "b1")
 	h.ok("fork", "cancel", "b3")
+}
+
+// Two admissions racing for one named peer: the lease ref's compare-and-
+// swap lets exactly one through; the other is exit 3 naming the holder
+// and holds nothing.
+func TestForkCompetingLeases(t *testing.T) {
+	h := newForkHost(t, 4, "e1")
+	for round := 0; round < 3; round++ {
+		ids := []string{"r" + itoa(round) + "a", "r" + itoa(round) + "b"}
+		type result struct {
+			id, errOut string
+			code       int
+		}
+		done := make(chan result, 2)
+		for _, id := range ids {
+			go func(id string) {
+				_, errOut, err := h.admit(id, []string{"--executor", "e1"}, long)
+				done <- result{id, errOut, exitCode(err)}
+			}(id)
+		}
+		var won []string
+		for range ids {
+			r := <-done
+			switch r.code {
+			case 0:
+				won = append(won, r.id)
+			case 3:
+				if !strings.Contains(r.errOut, "leased to branch") && !strings.Contains(r.errOut, "still holds branch") {
+					t.Fatalf("round %d: the loser %s does not name the holder: %s", round, r.id, r.errOut)
+				}
+			default:
+				t.Fatalf("round %d: %s exit %d: %s", round, r.id, r.code, r.errOut)
+			}
+		}
+		if len(won) != 1 {
+			t.Fatalf("round %d: %d winners %v", round, len(won), won)
+		}
+		var l struct {
+			Branch string `json:"execution_branch_id"`
+			State  string `json:"state"`
+		}
+		json.Unmarshal([]byte(h.git("cat-file", "blob", "refs/agentproto/fork/leases/e1:doc.json")), &l)
+		if l.Branch != won[0] || l.State != "held" {
+			t.Fatalf("round %d: the lease names %+v, the winner is %s", round, l, won[0])
+		}
+		for _, id := range ids {
+			if id == won[0] {
+				continue
+			}
+			// A loser that got as far as an admission failed closed and
+			// gave its capacity back.
+			if out, _, err := h.run("fork", "show", id, "--json"); err == nil && !strings.Contains(out, `"state":"failed"`) {
+				t.Fatalf("round %d: the loser %s is %s", round, id, out)
+			}
+		}
+		if active := h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json"); strings.Count(active, `"r`) != 1 {
+			t.Fatalf("round %d: capacity holds %s", round, active)
+		}
+		h.ok("fork", "cancel", won[0])
+	}
+}
+
+// A lease bounds execution: once it ends the branch expires, fail closed,
+// its session killed, at the next fork command. Cancellation does the same
+// at once. Both release the peer and the capacity.
+func TestForkExpiryAndCancellation(t *testing.T) {
+	h := newForkHost(t, 1, "e1")
+	if _, errOut, err := h.admit("b1", []string{"--lease", "2s"}, long); err != nil {
+		t.Fatalf("admit: %v %s", err, errOut)
+	}
+	b := h.show("b1")
+	if h.sessionState(b.Session) != "running" {
+		t.Fatalf("session %s is %s", b.Session, h.sessionState(b.Session))
+	}
+	time.Sleep(2500 * time.Millisecond)
+	// The next admission reconciles first: b1 expires and frees the capacity.
+	if _, errOut, err := h.admit("b2", []string{"--lease", "30m"}, long); err != nil {
+		t.Fatalf("admit after the expiry: %v %s", err, errOut)
+	}
+	b = h.show("b1")
+	if b.State != "expired" || b.Outcome == nil || b.Outcome.Cause != "lease_ended" {
+		t.Fatalf("b1 after its lease: %+v", b)
+	}
+	waitFor(t, "the expired branch's session to be killed", func() bool { return h.sessionState(b.Session) == "cleaned" })
+	h.code(5, "fork", "settle", "b1", "--select", "--reason", "too late") // nothing held
+	if out := h.ok("fork", "cancel", "b1"); !strings.Contains(out, "branch b1: expired") {
+		t.Fatalf("cancel of an expired branch: %s", out)
+	}
+
+	b2 := h.show("b2")
+	if b2.ExecutorAgent != "e1" || b2.State != "running" {
+		t.Fatalf("b2: %+v", b2)
+	}
+	h.ok("fork", "cancel", "b2", "--reason", "the source finished first")
+	b2 = h.show("b2")
+	if b2.State != "failed" || b2.Outcome.Cause != "cancelled" {
+		t.Fatalf("b2 after cancel: %+v", b2)
+	}
+	waitFor(t, "the cancelled branch's session to be killed", func() bool { return h.sessionState(b2.Session) == "cleaned" })
+	if h.leaseState("e1") != "released" {
+		t.Fatalf("lease after cancel: %s", h.leaseState("e1"))
+	}
+	// A lease taken away from a branch (here: released under it) fails it
+	// closed too.
+	if _, errOut, err := h.admit("b3", nil, long); err != nil {
+		t.Fatalf("admit b3: %v %s", err, errOut)
+	}
+	b3 := h.show("b3")
+	lease := h.git("rev-parse", "refs/agentproto/fork/leases/e1")
+	must(t, h.dir, "git", "update-ref", "refs/agentproto/fork/leases/e1", h.git("rev-parse", lease+"^"), lease)
+	h.code(2, "fork", "cancel", "nosuch-branch-x") // unknown, but it reconciles first
+	b3 = h.show("b3")
+	if b3.State != "expired" || b3.Outcome.Cause != "lease_lost" {
+		t.Fatalf("b3 after losing its lease: %+v", b3)
+	}
 }
