@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -567,5 +568,60 @@ func TestForkExpiryAndCancellation(t *testing.T) {
 	b3 = h.show("b3")
 	if b3.State != "expired" || b3.Outcome.Cause != "lease_lost" {
 		t.Fatalf("b3 after losing its lease: %+v", b3)
+	}
+}
+
+// The host fails half-way: the sessions daemon is stopped while the
+// admission holds the lease and asks it to start the session, then killed.
+// The branch fails closed at start, its peer and capacity are released,
+// and once a daemon runs again the same peer takes the next branch.
+func TestForkRecoversWhenTheHostFailsHalfWay(t *testing.T) {
+	h := newForkHost(t, 1, "e1")
+	daemon := daemonPid(t, h.dir)
+	if err := syscall.Kill(daemon, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(daemon, syscall.SIGKILL)
+	type result struct {
+		errOut string
+		code   int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, errOut, err := h.admit("b1", nil, long)
+		done <- result{errOut, exitCode(err)}
+	}()
+	waitFor(t, "the admission to hold its lease", func() bool {
+		out, _, err := h.run("fork", "show", "b1", "--json")
+		return err == nil && strings.Contains(out, `"state":"leased"`)
+	})
+	waitFor(t, "the branch's worktree", func() bool {
+		return strings.Contains(must(t, h.dir, "git", "worktree", "list"), "fork-b1")
+	})
+	time.Sleep(time.Second) // the admission is now waiting on the stopped daemon
+	syscall.Kill(daemon, syscall.SIGKILL)
+	r := <-done
+	if r.code == 0 || !strings.Contains(r.errOut, "branch b1 failed at start (host_failed)") {
+		t.Fatalf("admit with the daemon killed: exit %d %s", r.code, r.errOut)
+	}
+	b := h.show("b1")
+	if b.State != "failed" || b.Outcome.Stage != "start" || b.Outcome.Cause != "host_failed" {
+		t.Fatalf("b1: %+v", b)
+	}
+	if h.leaseState("e1") != "released" || strings.Contains(h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json"), "b1") {
+		t.Fatalf("b1 still holds: lease %s, capacity %s", h.leaseState("e1"), h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json"))
+	}
+	// The source's session died with its daemon; the source attaches a new
+	// one, and the next branch runs on the same peer from a new daemon.
+	h.sourceSession()
+	if _, errOut, err := h.admit("b2", []string{"--wait", "60s"}, `{"op":"write","path":"after.txt","content":"recovered\n"}`); err != nil {
+		t.Fatalf("admit after recovery: %v %s", err, errOut)
+	}
+	b2 := h.show("b2")
+	if b2.State != "held_result" || b2.ExecutorAgent != "e1" || h.git("show", b2.Outcome.ResultCommit+":after.txt") != "recovered" {
+		t.Fatalf("b2: %+v", b2)
+	}
+	if b.Session != "" && h.sessionState(b.Session) == "running" {
+		t.Fatalf("the failed branch left a running session %s", b.Session)
 	}
 }
