@@ -625,3 +625,44 @@ func TestForkRecoversWhenTheHostFailsHalfWay(t *testing.T) {
 		t.Fatalf("the failed branch left a running session %s", b.Session)
 	}
 }
+
+// fork is in the supervisor's decision set only on a clone whose fork mode
+// is on and whose host check passes; there it stays proposal_only.
+func TestForkJoinsTheDecisionSetOnlyWhenOn(t *testing.T) {
+	h := newForkHost(t, 0, "e1")
+	h.ok("peer", "register", "sup", "--adapter", "scripted")
+	h.ok("goal", "new", "g", "--title", "t")
+	h.ok("goal", "configure", "--goal", "g", "--supervisor-agent", "sup", "--apply")
+	decision := writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d-fork", "kind": "fork",
+		"reason_codes": []string{"parallel_option"}, "evidence_refs": []string{"commit:abc"}, "source": "src", "target": "e1"})
+	propose := []string{"supervisor", "event", "propose", "--goal", "g", "--agent", "sup", "--decision-json", decision, "--apply"}
+	for _, mode := range []string{"off", "dry-run"} {
+		must(t, h.dir, "git", "config", "--local", "agentproto.fork.mode", mode)
+		if e := h.code(5, propose...); !strings.Contains(e, "fork is not in this clone's decision set: its fork mode is "+mode) {
+			t.Fatalf("mode %s: %s", mode, e)
+		}
+	}
+	must(t, h.dir, "git", "config", "--local", "agentproto.fork.mode", "on")
+	bad := writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d-bad", "kind": "fork",
+		"reason_codes": []string{"x"}, "evidence_refs": []string{"e"}, "source": "src", "message": "hi"})
+	if e := h.code(2, "supervisor", "event", "propose", "--goal", "g", "--agent", "sup", "--decision-json", bad); !strings.Contains(e, "$.message does not belong in a fork decision") {
+		t.Fatal(e)
+	}
+	out := h.ok(propose...)
+	if !strings.Contains(out, `"execution_mode": "proposal_only"`) || !strings.Contains(out, `"session_state_fork"`) {
+		t.Fatalf("the fork proposal: %s", out)
+	}
+	// A peer set without session_state_fork fails the host check.
+	t.Run("no peer can fork", func(t *testing.T) {
+		h2 := &forkHost{t: t, dir: newRepo(t)}
+		h2.ok("peer", "register", "src", "--adapter", "scripted", "--capability", "session_termination")
+		h2.ok("peer", "register", "sup", "--adapter", "scripted", "--capability", "session_termination")
+		h2.ok("peer", "register", "e1", "--adapter", "scripted", "--capability", "session_termination")
+		h2.ok("goal", "new", "g", "--title", "t")
+		h2.ok("goal", "configure", "--goal", "g", "--supervisor-agent", "sup", "--apply")
+		must(t, h2.dir, "git", "config", "--local", "agentproto.fork.mode", "on")
+		if e := h2.code(5, propose...); !strings.Contains(e, "no registered peer declares session_state_fork") {
+			t.Fatal(e)
+		}
+	})
+}

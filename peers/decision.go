@@ -28,6 +28,13 @@ const (
 	KindDiscard = "discard"
 )
 
+// KindFork is outside the closed set: it joins it only on a clone whose
+// fork mode is on and whose host check passes (Service.ForkGate).
+const KindFork = "fork"
+
+// ForkCapabilities is what a host must have to admit a fork.
+var ForkCapabilities = []string{sdk.CapStateFork}
+
 // RequiredCapabilities says what a host must really have to execute a kind.
 var RequiredCapabilities = map[string][]string{
 	KindObserve: nil,
@@ -118,7 +125,7 @@ func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
 	if err := idOK("$.decision_id", d.DecisionID); err != nil {
 		return err
 	}
-	if _, ok := RequiredCapabilities[d.Kind]; !ok {
+	if _, ok := RequiredCapabilities[d.Kind]; !ok && d.Kind != KindFork {
 		return fault.Invalidf("$.kind %q is not one of observe, inject, handoff, discard", d.Kind)
 	}
 	if len(d.ReasonCodes) == 0 {
@@ -142,7 +149,9 @@ func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
 		KindInject:  {"target", "message"},
 		KindHandoff: {"source", "target", "state_ref"},
 		KindDiscard: {"target", "state_ref"},
+		KindFork:    {"source"},
 	}[d.Kind]
+	optional := map[string][]string{KindFork: {"target"}}[d.Kind]
 	have := map[string]string{"target": d.Target, "source": d.Source, "message": d.Message, "state_ref": d.StateRef}
 	for _, f := range need {
 		if strings.TrimSpace(have[f]) == "" {
@@ -150,7 +159,7 @@ func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
 		}
 	}
 	for f, v := range have {
-		if v != "" && !contains(need, f) {
+		if v != "" && !contains(need, f) && !contains(optional, f) {
 			return fault.Invalidf("$.%s does not belong in a %s decision", f, d.Kind)
 		}
 	}

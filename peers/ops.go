@@ -19,6 +19,9 @@ type Service struct {
 	Repo   *gitrepo.Repo
 	Ledger *gitstore.Ledger
 	Now    func() time.Time
+	// ForkGate says whether fork is in this clone's decision set (its
+	// fork mode is on and its host check passes); nil: it is not.
+	ForkGate func() error
 }
 
 func (s *Service) now() time.Time {

@@ -49,6 +49,15 @@ func (s *Service) Propose(goalID, agent string, d *Decision, execute bool) (*Pro
 		return nil, false, err
 	}
 	need := RequiredCapabilities[d.Kind]
+	if d.Kind == KindFork {
+		if s.ForkGate == nil {
+			return nil, false, fault.Refusedf("fork is not in this clone's decision set")
+		}
+		if err := s.ForkGate(); err != nil {
+			return nil, false, err
+		}
+		need = ForkCapabilities
+	}
 	if need == nil {
 		need = []string{}
 	}
