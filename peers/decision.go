@@ -119,13 +119,19 @@ func idOK(what, s string) error {
 // configuration: the right fields for its kind and nothing else, reason
 // codes and evidence always, targets among the supervised peers.
 func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
+	return d.validate(st, cfg, false)
+}
+
+// validate is Validate with fork in the decision set when withFork: only
+// on a clone whose fork gate passed.
+func (d *Decision) validate(st *State, cfg *SupervisorConfig, withFork bool) error {
 	if d.Schema != SchemaDecision {
 		return fault.Invalidf("$.schema must be %q", SchemaDecision)
 	}
 	if err := idOK("$.decision_id", d.DecisionID); err != nil {
 		return err
 	}
-	if _, ok := RequiredCapabilities[d.Kind]; !ok && d.Kind != KindFork {
+	if _, ok := RequiredCapabilities[d.Kind]; !ok && !(withFork && d.Kind == KindFork) {
 		return fault.Invalidf("$.kind %q is not one of observe, inject, handoff, discard", d.Kind)
 	}
 	if len(d.ReasonCodes) == 0 {

@@ -45,17 +45,18 @@ func (s *Service) Propose(goalID, agent string, d *Decision, execute bool) (*Pro
 	if err != nil {
 		return nil, false, err
 	}
-	if err := d.Validate(st, cfg); err != nil {
+	withFork := false
+	if d.Kind == KindFork && s.ForkGate != nil {
+		if err := s.ForkGate(); err != nil {
+			return nil, false, err
+		}
+		withFork = true
+	}
+	if err := d.validate(st, cfg, withFork); err != nil {
 		return nil, false, err
 	}
 	need := RequiredCapabilities[d.Kind]
 	if d.Kind == KindFork {
-		if s.ForkGate == nil {
-			return nil, false, fault.Refusedf("fork is not in this clone's decision set")
-		}
-		if err := s.ForkGate(); err != nil {
-			return nil, false, err
-		}
 		need = ForkCapabilities
 	}
 	if need == nil {
