@@ -9,6 +9,8 @@ package fork
 import (
 	"encoding/json"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
 )
@@ -128,6 +130,17 @@ func (b *Branch) Live() bool {
 // outcome, the part a lease bounds.
 func (b *Branch) Executing() bool {
 	return b.State == StateAdmitted || b.State == StateLeased || b.State == StateRunning
+}
+
+// since returns when the branch entered state.
+func (b *Branch) since(state string) (time.Time, bool) {
+	for _, h := range b.History {
+		if st, at, ok := strings.Cut(h, "@"); ok && st == state {
+			t, err := time.Parse(time.RFC3339Nano, at)
+			return t, err == nil
+		}
+	}
+	return time.Time{}, false
 }
 
 // Read projects every fork event of the ledger, by branch id.

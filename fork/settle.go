@@ -87,7 +87,18 @@ func (s *Service) Reconcile() error {
 func (s *Service) reconcile(b *Branch) error {
 	now := s.now()
 	if b.State == StateAdmitted || b.LeaseEnd == "" {
-		return nil // the admitting process is between its steps
+		// The admitting process is between its steps, or died there: an
+		// admission that got no lease within the lease's length gives its
+		// capacity back.
+		if at, ok := b.since(StateAdmitted); ok && now.Sub(at) > time.Duration(b.LeaseSeconds)*time.Second {
+			s.release(b)
+			step := Step{BranchID: b.BranchID, Cause: "admission_abandoned",
+				Reason: "the admission took no lease within " + (time.Duration(b.LeaseSeconds) * time.Second).String(), EvidenceRefs: b.evidence()}
+			_, err := s.append(KindExpired, recordID(b.BranchID, "outcome"), step)
+			b.State, b.Outcome = StateExpired, &step
+			return err
+		}
+		return nil
 	}
 	held, err := holdsLease(s.Repo, b.ExecutorAgent, b.BranchLeaseID, now)
 	if err != nil {
