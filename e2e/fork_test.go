@@ -219,40 +219,24 @@ func TestForkModesOffAndDryRun(t *testing.T) {
 	}
 }
 
-// A branch runs from the source state of its admission: the source changes
-// afterwards and the branch does not see it; the branch writes only its own
-// worktree; its result is held on its own ref, never merged, until settled.
-func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
-	h := newForkHost(t, 2, "e1")
-	srcHead := h.git("rev-parse", "refs/heads/wt/src")
-	mainHead := h.git("rev-parse", "HEAD")
+// heldBranch admits b1, changes the source worktree after the admission,
+// and waits until the branch holds its result. The branch reads the
+// source's files only after the change.
+func heldBranch(t *testing.T, h *forkHost) forkBranch {
+	t.Helper()
 	steps := []string{`{"op":"sleep","ms":1500}`,
 		`{"op":"run","cmd":"cat base.txt notes.txt > seen.txt; ls > listing.txt"}`,
 		`{"op":"write","path":"result.txt","content":"the branch's work\n"}`}
-	_, errOut, err := h.admit("b1", nil, steps...)
-	if err != nil {
+	if _, errOut, err := h.admit("b1", nil, steps...); err != nil {
 		t.Fatalf("admit: %v %s", err, errOut)
 	}
 	b := h.show("b1")
 	if b.State != "running" || b.ExecutorAgent != "e1" || b.Session == "" || b.Session == b.SourceSession {
 		t.Fatalf("after admit: %+v", b)
 	}
-	if h.sessionState(b.Session) == "" {
-		t.Fatalf("no session record %s", b.Session)
-	}
 	// The source keeps working after the admission.
 	os.WriteFile(filepath.Join(h.src, "base.txt"), []byte("changed after admission\n"), 0o644)
 	os.WriteFile(filepath.Join(h.src, "later.txt"), []byte("written after admission\n"), 0o644)
-
-	if h.git("rev-parse", b.SourceStateRef) != b.SourceStateCommit {
-		t.Fatal("the source state ref does not name the admitted commit")
-	}
-	if got := h.git("show", b.SourceStateCommit+":notes.txt"); got != "untracked notes" {
-		t.Fatalf("the source state lacks the untracked file: %q", got)
-	}
-	if got := h.git("rev-parse", b.SourceStateCommit+"^"); got != srcHead {
-		t.Fatalf("the source state's parent is %s, want the source branch head %s", got, srcHead)
-	}
 	h.code(5, "fork", "settle", "b1", "--select", "--reason", "too early") // not held yet
 	waitFor(t, "the branch's turn to end", func() bool { return h.sessionState(b.Session) == "settled" })
 	// The same admission again does nothing new; like every write verb it
@@ -264,6 +248,25 @@ func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
 	if b.State != "held_result" || b.Outcome == nil || b.Outcome.ResultCommit == "" {
 		t.Fatalf("after the turn: %+v", b)
 	}
+	return b
+}
+
+// The source state is an immutable commit of the whole source worktree at
+// admission, untracked files included; the branch runs from it and does
+// not see what the source does afterwards.
+func TestForkSourceStateIsImmutable(t *testing.T) {
+	h := newForkHost(t, 2, "e1")
+	srcHead := h.git("rev-parse", "refs/heads/wt/src")
+	b := heldBranch(t, h)
+	if h.git("rev-parse", b.SourceStateRef) != b.SourceStateCommit {
+		t.Fatal("the source state ref does not name the admitted commit")
+	}
+	if got := h.git("show", b.SourceStateCommit+":notes.txt"); got != "untracked notes" {
+		t.Fatalf("the source state lacks the untracked file: %q", got)
+	}
+	if got := h.git("rev-parse", b.SourceStateCommit+"^"); got != srcHead {
+		t.Fatalf("the source state's parent is %s, want the source branch head %s", got, srcHead)
+	}
 	res := b.Outcome.ResultCommit
 	if got := h.git("show", res+":seen.txt"); got != "base as the source left it\nuntracked notes" {
 		t.Fatalf("the branch saw %q, not the admitted source state", got)
@@ -271,13 +274,25 @@ func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
 	if strings.Contains(h.git("show", res+":listing.txt"), "later.txt") {
 		t.Fatal("the branch saw a file the source wrote after admission")
 	}
-	if got := h.git("rev-parse", b.ResultRef); got != res {
-		t.Fatalf("%s names %s, want %s", b.ResultRef, got, res)
+	if got := h.git("show", b.SourceStateCommit+":base.txt"); got != "base as the source left it" {
+		t.Fatalf("the source state moved: %q", got)
 	}
-	if got := h.git("rev-parse", res+"^"); got != b.SourceStateCommit {
-		t.Fatalf("the result's parent is %s, want the source state", got)
+}
+
+// The branch writes only its own worktree: nothing reaches the source's
+// worktree or branch, the main worktree or HEAD, and the source's own work
+// is untouched.
+func TestForkWorkspaceIsolation(t *testing.T) {
+	h := newForkHost(t, 2, "e1")
+	srcHead := h.git("rev-parse", "refs/heads/wt/src")
+	mainHead := h.git("rev-parse", "HEAD")
+	b := heldBranch(t, h)
+	if p := h.worktreePath(b.Worktree); p == h.src || p == h.dir {
+		t.Fatalf("the branch ran in %s", p)
 	}
-	// Isolation: nothing of the branch reached the source, its branch or main.
+	if _, err := os.Stat(filepath.Join(h.worktreePath(b.Worktree), "result.txt")); err != nil {
+		t.Fatalf("the branch's own worktree lacks its work: %v", err)
+	}
 	for _, f := range []string{"result.txt", "seen.txt"} {
 		if _, err := os.Stat(filepath.Join(h.src, f)); err == nil {
 			t.Fatalf("%s appeared in the source worktree", f)
@@ -292,15 +307,35 @@ func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(h.src, "base.txt")); string(got) != "changed after admission\n" {
 		t.Fatalf("the source's own work changed: %q", got)
 	}
-	if h.sessionState(b.Session) == "settled" || h.sessionState(b.Session) == "running" {
-		t.Fatalf("the branch's session is still live after its result was held: %s", h.sessionState(b.Session))
+	if st := h.sessionState(b.Session); st == "settled" || st == "running" {
+		t.Fatalf("the branch's session is still live after its result was held: %s", st)
+	}
+}
+
+// The result is held on its own ref, on top of the source state, until it
+// is settled: selected marks it and merges nothing, discarded keeps the
+// evidence; both release the peer and the capacity and delete nothing.
+func TestForkHeldResultSettlement(t *testing.T) {
+	h := newForkHost(t, 2, "e1")
+	srcHead := h.git("rev-parse", "refs/heads/wt/src")
+	mainHead := h.git("rev-parse", "HEAD")
+	b := heldBranch(t, h)
+	res := b.Outcome.ResultCommit
+	if got := h.git("rev-parse", b.ResultRef); got != res {
+		t.Fatalf("%s names %s, want %s", b.ResultRef, got, res)
+	}
+	if got := h.git("rev-parse", res+"^"); got != b.SourceStateCommit {
+		t.Fatalf("the result's parent is %s, want the source state", got)
+	}
+	if !strings.Contains(strings.Join(b.Outcome.Changed, ","), "result.txt") {
+		t.Fatalf("changed paths: %v", b.Outcome.Changed)
 	}
 	if h.leaseState("e1") != "settling" {
 		t.Fatalf("lease of e1: %s", h.leaseState("e1"))
 	}
-	// Held until settled: selected marks it, merges nothing, releases.
 	h.code(2, "fork", "settle", "b1", "--reason", "r")
 	h.code(2, "fork", "settle", "b1", "--select", "--discard", "--reason", "r")
+	h.code(2, "fork", "settle", "b1", "--select")
 	h.ok("fork", "settle", "b1", "--select", "--reason", "best of the branches", "--evidence-ref", "review:1")
 	b = h.show("b1")
 	if b.State != "selected" || b.Settled == nil {
@@ -312,6 +347,9 @@ func TestForkRunsFromSourceStateAndHoldsItsResult(t *testing.T) {
 	h.code(5, "fork", "settle", "b1", "--discard", "--reason", "changed my mind")
 	if h.git("rev-parse", "HEAD") != mainHead || h.git("rev-parse", "refs/heads/wt/src") != srcHead {
 		t.Fatal("selecting merged something")
+	}
+	if h.git("rev-parse", b.ResultRef) != res {
+		t.Fatal("selecting moved the result ref")
 	}
 	if h.leaseState("e1") != "released" || h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json") != "{\n  \"active\": []\n}" {
 		t.Fatalf("select did not release: lease %s, capacity %s", h.leaseState("e1"), h.git("cat-file", "blob", "refs/agentproto/fork/capacity:doc.json"))
