@@ -134,6 +134,9 @@ func say(f *cmdutil.Factory, b *fork.Branch, already bool) {
 		fmt.Fprintf(f.IO.Out, ", result held on %s (%.12s)", b.ResultRef, b.Outcome.ResultCommit)
 	}
 	fmt.Fprintln(f.IO.Out)
+	if b.State == fork.StateSelected {
+		fmt.Fprintf(f.IO.Out, "nothing was merged: verify, review and consolidate it from worktree %s (git agentproto worktree changes %s)\n", b.Worktree, b.Worktree)
+	}
 }
 
 func newCmdLs(f *cmdutil.Factory) *cobra.Command {
