@@ -69,6 +69,11 @@ var jsonCommands = []jsonCase{
 	{path: "peer ls"},
 	{path: "peer quota-guard", args: []string{"a1"}},
 	{path: "supervisor event list", args: []string{"--goal-id", "g1", "--agent-id", "a1"}},
+	{path: "fork admit", args: []string{"j1", "--source", "a1", "--source-worktree", "demo-wp1", "--authority-ref", "op", "--task", "hello", "--wait", "30s"}},
+	{path: "fork ls"},
+	{path: "fork show", args: []string{"j1"}},
+	{path: "fork settle", args: []string{"j1", "--discard", "--reason", "json"}},
+	{path: "fork cancel", args: []string{"j1"}},
 	{path: "ledger append", args: []string{"--kind", "note", "--id", "json-note", "--data", "{}"}, once: true},
 	{path: "ledger show", args: []string{"{E}"}},
 	{path: "ledger log", args: []string{"--limit", "3"}, stream: true},
@@ -170,6 +175,13 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 			case "policy ls":
 				// The settled session is idle: the policy fires within a second.
 				vars["{P}"] = strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", vars["{S}"], "--on", "idle:1s", "--do", "kill"))
+			case "supervisor event list":
+				// A fork source: a1 with a live session in demo-wp1, and
+				// an idle executor.
+				must(t, dir, "git", "agentproto", "peer", "register", "a2", "--adapter", "scripted")
+				src := strings.TrimSpace(must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--worktree", "demo-wp1", "--prompt", "hello"))
+				must(t, dir, "git", "agentproto", "peer", "attach", "a1", "--session", src)
+				must(t, dir, "git", "config", "--local", "agentproto.fork.mode", "on")
 			case "ledger append":
 				vars["{E}"] = "json-note"
 			}

@@ -35,6 +35,13 @@ const (
 	KindDiscard = "discard"
 )
 
+// KindFork is outside the closed set: it joins it only on a clone whose
+// fork mode is on and whose host check passes (Service.ForkGate).
+const KindFork = "fork"
+
+// ForkCapabilities is what a host must have to admit a fork.
+var ForkCapabilities = []string{sdk.CapStateFork}
+
 // RequiredCapabilities says what a host must really have to execute a kind.
 var RequiredCapabilities = map[string][]string{
 	KindObserve: nil,
@@ -119,13 +126,19 @@ func idOK(what, s string) error {
 // configuration: the right fields for its kind and nothing else, reason
 // codes and evidence always, targets among the supervised peers.
 func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
+	return d.validate(st, cfg, false)
+}
+
+// validate is Validate with fork in the decision set when withFork: only
+// on a clone whose fork gate passed.
+func (d *Decision) validate(st *State, cfg *SupervisorConfig, withFork bool) error {
 	if d.Schema != SchemaDecision {
 		return fault.Invalidf("$.schema must be %q", SchemaDecision)
 	}
 	if err := idOK("$.decision_id", d.DecisionID); err != nil {
 		return err
 	}
-	if _, ok := RequiredCapabilities[d.Kind]; !ok {
+	if _, ok := RequiredCapabilities[d.Kind]; !ok && !(withFork && d.Kind == KindFork) {
 		return fault.Invalidf("$.kind %q is not one of observe, inject, handoff, discard", d.Kind)
 	}
 	if len(d.ReasonCodes) == 0 {
@@ -149,7 +162,9 @@ func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
 		KindInject:  {"target", "message"},
 		KindHandoff: {"source", "target", "state_ref"},
 		KindDiscard: {"target", "state_ref"},
+		KindFork:    {"source"},
 	}[d.Kind]
+	optional := map[string][]string{KindFork: {"target"}}[d.Kind]
 	have := map[string]string{"target": d.Target, "source": d.Source, "message": d.Message, "state_ref": d.StateRef}
 	for _, f := range need {
 		if strings.TrimSpace(have[f]) == "" {
@@ -157,7 +172,7 @@ func (d *Decision) Validate(st *State, cfg *SupervisorConfig) error {
 		}
 	}
 	for f, v := range have {
-		if v != "" && !contains(need, f) {
+		if v != "" && !contains(need, f) && !contains(optional, f) {
 			return fault.Invalidf("$.%s does not belong in a %s decision", f, d.Kind)
 		}
 	}

@@ -18,6 +18,9 @@ type Service struct {
 	Repo   *gitrepo.Repo
 	Ledger gitstore.Store
 	Now    func() time.Time
+	// ForkGate says whether fork is in this clone's decision set (its
+	// fork mode is on and its host check passes); nil: it is not.
+	ForkGate func() error
 }
 
 func (s *Service) now() time.Time {

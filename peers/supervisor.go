@@ -45,10 +45,20 @@ func (s *Service) Propose(goalID, agent string, d *Decision, execute bool) (*Pro
 	if err != nil {
 		return nil, false, err
 	}
-	if err := d.Validate(st, cfg); err != nil {
+	withFork := false
+	if d.Kind == KindFork && s.ForkGate != nil {
+		if err := s.ForkGate(); err != nil {
+			return nil, false, err
+		}
+		withFork = true
+	}
+	if err := d.validate(st, cfg, withFork); err != nil {
 		return nil, false, err
 	}
 	need := RequiredCapabilities[d.Kind]
+	if d.Kind == KindFork {
+		need = ForkCapabilities
+	}
 	if need == nil {
 		need = []string{}
 	}

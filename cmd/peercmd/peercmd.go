@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/cmd/forkcmd"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
@@ -32,7 +33,14 @@ func service(f *cmdutil.Factory) (*peers.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &peers.Service{Repo: repo, Ledger: l}, nil
+	gate := func() error {
+		fs, err := forkcmd.Service(f)
+		if err != nil {
+			return err
+		}
+		return fs.HostCheck()
+	}
+	return &peers.Service{Repo: repo, Ledger: l, ForkGate: gate}, nil
 }
 
 func say(f *cmdutil.Factory, written bool, did, same string) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/cmd/configcmd"
+	"github.com/agentproto/agentproto/cmd/forkcmd"
 	"github.com/agentproto/agentproto/cmd/hookscmd"
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
@@ -81,6 +82,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(sessionscmd.NewCmdServe(f))
 	cmd.AddCommand(pipelinecmd.Commands(f)...)
 	cmd.AddCommand(peercmd.Commands(f)...)
+	cmd.AddCommand(forkcmd.NewCmdFork(f))
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))

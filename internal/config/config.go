@@ -18,6 +18,7 @@ type Config struct {
 	Ledger   Ledger             `toml:"ledger" json:"ledger"`
 	Sync     Sync               `toml:"sync" json:"sync"`
 	Claims   Claims             `toml:"claims" json:"claims"`
+	Fork     Fork               `toml:"fork" json:"fork"`
 	Plans    Plans              `toml:"plans" json:"plans"`
 	Worktree Worktree           `toml:"worktree" json:"worktree"`
 	Plugins  Plugins            `toml:"plugins" json:"plugins"`

@@ -143,3 +143,9 @@ type Claims struct {
 	// claim refs; empty: the remote `init` gave the ledger fetch refspec.
 	Remote string `toml:"remote" json:"remote,omitempty"`
 }
+
+// Fork bounds the fork extension: how many execution branches may hold
+// capacity at once (0: one).
+type Fork struct {
+	MaxBranches int `toml:"max_branches" json:"max_branches,omitempty"`
+}

@@ -45,6 +45,9 @@ func (c *Config) validate() error {
 	if c.Sync.Remote == "" || strings.ContainsAny(c.Sync.Remote, " \t\n:") {
 		return BadValue(fmt.Sprintf("%q is not a remote name", c.Sync.Remote), "sync", "remote")
 	}
+	if c.Fork.MaxBranches < 0 {
+		return BadValue(fmt.Sprintf("%d is not a branch count", c.Fork.MaxBranches), "fork", "max_branches")
+	}
 	if c.Claims.Remote != "" && (strings.ContainsAny(c.Claims.Remote, " \t\n:") || strings.HasPrefix(c.Claims.Remote, "-")) {
 		return BadValue(fmt.Sprintf("%q is not a remote name", c.Claims.Remote), "claims", "remote")
 	}
