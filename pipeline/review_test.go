@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -113,20 +114,19 @@ func FuzzJSTests(f *testing.F) {
 }
 
 // FuzzGoJudge: any Go file a change brings is parsed and judged without
-// a panic.
+// a panic. The trees are held in memory: the disk would cost more than
+// the judging.
 func FuzzGoJudge(f *testing.F) {
 	f.Add("package m\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { for range []int{} { t.Fatal() } }\n")
 	f.Add("package m\n\nfunc F(n int) (int, error) { if err != nil { return 0, nil }; if n == 4 { return 16 }; panic(\"todo\") }\n")
 	f.Add("package m\nfunc TestMain(m *testing.M) { m.Run(); os.Exit(0) }")
+	base := fstest.MapFS{}
 	f.Fuzz(func(t *testing.T, src string) {
-		base := t.TempDir()
-		head := t.TempDir()
-		for _, name := range []string{"a.go", "a_test.go"} {
-			if err := os.WriteFile(filepath.Join(head, name), []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		head := fstest.MapFS{
+			"a.go":      &fstest.MapFile{Data: []byte(src)},
+			"a_test.go": &fstest.MapFile{Data: []byte(src)},
 		}
-		for _, fd := range goFindings(base, head, []string{"a.go", "a_test.go"}) {
+		for _, fd := range goFindingsFS(base, head, []string{"a.go", "a_test.go"}) {
 			if fd.Severity != "error" || fd.Code == "" || fd.Message == "" {
 				t.Fatalf("finding without code, severity or why: %+v", fd)
 			}
