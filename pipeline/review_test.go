@@ -85,34 +85,6 @@ func TestCompareTestsKeepsRenamedTests(t *testing.T) {
 	}
 }
 
-func TestJSTestBodies(t *testing.T) {
-	src := "test(\"a\", { skip: false }, () => {\n  const s = \"}\";\n  assert.strictEqual(s, \"}\");\n});\ntest('b', function () {\n  add(1, 2);\n});\n"
-	ts := jsTests(src)
-	if len(ts) != 2 || ts[0].name != "a" || !strings.Contains(src[ts[0].bodyStart:ts[0].end], "assert.strictEqual") || ts[1].name != "b" {
-		t.Fatalf("spans %+v", ts)
-	}
-	base := writeTree(t, nil)
-	head := writeTree(t, map[string]string{"x.test.js": src})
-	if c := codes(jsFindings(base, head, []string{"x.test.js"})); c != "test-no-assertion" {
-		t.Fatalf("findings %q", c)
-	}
-}
-
-func FuzzJSTests(f *testing.F) {
-	f.Add("test(\"a\", () => { assert.ok(x) });")
-	f.Add("it('b', function () { try { expect(1).toBe(1) } catch (e) {} })")
-	f.Add("test(`c`, {}, async () => { \"unterminated")
-	f.Fuzz(func(t *testing.T, src string) {
-		last := -1
-		for _, s := range jsTests(src) {
-			if s.start < 0 || s.start > s.bodyStart || s.bodyStart >= s.end || s.end > len(src) || s.start < last {
-				t.Fatalf("bad span %+v in %d bytes", s, len(src))
-			}
-			last = s.start
-		}
-	})
-}
-
 // FuzzGoJudge: any Go file a change brings is parsed and judged without
 // a panic. The trees are held in memory: the disk would cost more than
 // the judging.
