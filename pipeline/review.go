@@ -24,7 +24,10 @@ type ReviewResult struct {
 	Gates    []GateRun `json:"gates"`
 	Findings []Finding `json:"findings"`
 	Reviewer string    `json:"reviewer_session,omitempty"`
-	OK       bool      `json:"ok"`
+	// ReviewerVerdicts is what the reviewer session said; attached,
+	// never counted in OK.
+	ReviewerVerdicts *ReviewerVerdicts `json:"reviewer,omitempty"`
+	OK               bool              `json:"ok"`
 }
 
 // Review is adversarial and never fixes: it re-runs every gate, diffs each

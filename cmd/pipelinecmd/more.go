@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,11 +21,11 @@ import (
 
 func newCmdReview(f *cmdutil.Factory) *cobra.Command {
 	var asJSON bool
-	var adapter, base, head, gate string
+	var adapter, profile, base, head, gate string
 	var own []string
 	var budget time.Duration
 	cmd := &cobra.Command{
-		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
+		Use:   "review PROJECT [--json] [--adapter NAME|--profile P] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
 		Short: "Adversarial review: re-run every gate, check commits against perimeters, scan for fake work",
 		Long: `Review reports and never fixes. It re-runs every gate, diffs each WP's commits
 against its brief's perimeter, and scans the added code for the classic
@@ -34,8 +33,10 @@ fake-work patterns: tests with no assertion, skipped or deleted tests,
 swallowed errors and recovered panics, not-implemented stubs and TODO
 placeholders, mocks standing in for the unit under test, production code
 returning the value a test expects, gate scripts that pipe away exit codes.
-With --adapter, a reviewer session also reads the review brief and its
-report is attached. Exit 1 when there are findings.
+With --adapter or --profile, a reviewer session also reads the static
+findings, the diff and the plan's REVIEW.md, confirms or refutes each
+finding and adds its own; its verdicts and report are attached to the
+review, and never make it pass. Exit 1 when there are findings.
 
 With --base (and --head, default HEAD) instead of a plan, review judges one
 change the same way — what a CI job reviewing a pull request runs; --gate
@@ -43,7 +44,7 @@ is the command that must pass on it. Nothing is recorded.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if base != "" || head != "" || gate != "" || len(own) > 0 {
-				if len(args) != 0 || adapter != "" {
+				if len(args) != 0 || adapter != "" || profile != "" {
 					return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
 				}
 				return reviewChange(f, base, head, pipeline.ChangeOptions{Gate: gate, Own: own, MutationBudget: budget}, asJSON)
@@ -60,12 +61,13 @@ is the command that must pass on it. Nothing is recorded.`,
 				return err
 			}
 			var report []byte
-			if adapter != "" {
-				id, out, err := reviewer(f, e, cfg, adapter, r)
-				if err != nil {
+			if adapter != "" || profile != "" {
+				if adapter != "" && profile != "" {
+					return fault.Invalidf("--profile names the adapter; do not give --adapter too")
+				}
+				if report, err = reviewer(f, e, cfg, adapter, profile, r); err != nil {
 					return err
 				}
-				r.Reviewer, report = id, out
 			}
 			if err := e.RecordReview(r, report); err != nil {
 				return err
@@ -80,6 +82,7 @@ is the command that must pass on it. Nothing is recorded.`,
 				fmt.Fprintf(f.IO.Out, "review of %s: %d findings%s\n", e.Project.Name, errorCount(r.Findings), warnings(r.Findings))
 				if r.Reviewer != "" {
 					fmt.Fprintf(f.IO.Out, "reviewer session %s; its report is attached to the review event\n", r.Reviewer)
+					printVerdicts(f, r)
 				}
 			}
 			if !r.OK {
@@ -90,12 +93,31 @@ is the command that must pass on it. Nothing is recorded.`,
 	}
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the review as JSON")
 	cmd.Flags().StringVar(&adapter, "adapter", "", "also run a reviewer session with this adapter")
+	cmd.Flags().StringVar(&profile, "profile", "", "also run a reviewer session with this profile ([profiles.NAME])")
 	cmd.Flags().StringVar(&base, "base", "", "review the change from this revision (no plan)")
 	cmd.Flags().StringVar(&head, "head", "", "to this revision (default HEAD)")
 	cmd.Flags().StringVar(&gate, "gate", "", "the command that must pass on the change")
 	cmd.Flags().DurationVar(&budget, "mutation-budget", -1, "bound of the mutation smoke (default [review] mutation_budget; 0 turns it off)")
 	cmd.Flags().StringArrayVar(&own, "own", nil, "a glob the change may touch (repeatable; default: any path)")
 	return cmd
+}
+
+// printVerdicts shows what the reviewer session said; it never changes
+// the review's outcome.
+func printVerdicts(f *cmdutil.Factory, r *pipeline.ReviewResult) {
+	v := r.ReviewerVerdicts
+	if v == nil {
+		return
+	}
+	for _, fv := range v.Verdicts {
+		fmt.Fprintf(f.IO.Out, "reviewer: %s %s: %s\n", fv.Finding, fv.Verdict, fv.Why)
+	}
+	for _, fd := range v.Findings {
+		fmt.Fprintf(f.IO.Out, "reviewer: %s %s:%d %s\n", fd.Severity, fd.File, fd.Line, fd.Message)
+	}
+	if v.Problem != "" {
+		fmt.Fprintf(f.IO.Out, "reviewer: its answer is incomplete: %s\n", v.Problem)
+	}
 }
 
 // errorCount counts the findings that fail a review; warnings do not.
@@ -156,43 +178,34 @@ func reviewChange(f *cmdutil.Factory, base, head string, opt pipeline.ChangeOpti
 	return nil
 }
 
-// reviewer runs a review session on a brief written for it and returns its
-// output.
-func reviewer(f *cmdutil.Factory, e *pipeline.Env, cfg config.Config, adapter string, r *pipeline.ReviewResult) (string, []byte, error) {
-	found, err := host.Discover(adapter, cfg.Plugins, e.Repo.WorkTree)
+// reviewer resolves the reviewer session's launch (an adapter or a
+// profile) and runs the LLM leg of the review on r.
+func reviewer(f *cmdutil.Factory, e *pipeline.Env, cfg config.Config, adapter, profile string, r *pipeline.ReviewResult) ([]byte, error) {
+	launch := profiles.Launch{Adapter: adapter, Profile: profile}
+	start := sessions.StartArgs{Env: os.Environ(), Profile: profile}
+	if profile != "" {
+		p, err := profiles.Resolve(cfg, profile)
+		if err != nil {
+			return nil, err
+		}
+		launch.Adapter, start.Model = p.Adapter, p.Model
+		if p.KeyEnv != "" {
+			start.AllowEnv = []string{p.KeyEnv}
+		}
+	}
+	found, err := host.Discover(launch.Adapter, cfg.Plugins, e.Repo.WorkTree)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	launch := profiles.Launch{Adapter: adapter}
 	if err := launch.RequireTrust(cfg, e.Repo.WorkTree, e.Repo.CommonDir, e.Repo.WorkTree, ""); err != nil {
-		return "", nil, err
-	}
-	brief := filepath.Join(e.Project.Dir, "REVIEW-brief.md")
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Review brief: plan %s\n\nYou review; you never fix. Read SPEC.md, CONTRACT.md and the WP briefs beside this file,\nthen the integration branch %s. Report every place where the code does not do\nwhat the briefs say, with file, line and why. The mechanical findings so far:\n\n", e.Project.Name, pipeline.IntegrationSlug(e.Project.Name))
-	for _, fd := range r.Findings {
-		fmt.Fprintf(&b, "- %s %s:%d %s\n", fd.Code, fd.File, fd.Line, fd.Message)
-	}
-	if err := os.WriteFile(brief, []byte(b.String()), 0o644); err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	c, err := sessionsClient(f)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	prompt := fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
-	resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{Adapter: adapter, Path: found.Path, SHA256: found.SHA256,
-		Dir: e.Repo.WorkTree, Prompt: prompt, Label: e.Project.Name + "/review", Env: os.Environ(), Options: launch.Options(cfg)}})
-	if err != nil {
-		return "", nil, err
-	}
-	id := resp.Session.ID
-	if _, err := c.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: cfg.Dispatch.Timeout}); err != nil {
-		return id, nil, err
-	}
-	out, _ := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
-	c.Call(&sessions.Request{Op: "kill", ID: id})
-	return id, out, nil
+	start.Adapter, start.Path, start.SHA256, start.Options = launch.Adapter, found.Path, found.SHA256, launch.Options(cfg)
+	return e.LLMReview(pipeline.ReviewerLaunch{Sessions: c, Start: start, Timeout: cfg.Dispatch.Timeout}, r)
 }
 
 func newCmdE2E(f *cmdutil.Factory) *cobra.Command {
