@@ -206,7 +206,7 @@ func reviewVariant(t *testing.T, c corpusCase, variant string) (bool, time.Durat
 
 func TestReviewCorpus(t *testing.T) {
 	cases := loadCorpus(t)
-	runtimes := map[string]string{"python": "python3", "js": "node", "go": "go", "shell": "sh"}
+	runtimes := map[string]string{"python": "python3", "js": "node", "go": "go", "shell": "sh", "bats": "bats"}
 	var mu sync.Mutex
 	var outs []corpusOutcome
 	t.Run("cases", func(t *testing.T) {
