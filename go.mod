@@ -26,6 +26,7 @@ require (
 	github.com/evanw/esbuild v0.28.2 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 require (

@@ -90,6 +90,7 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 		return tr, err
 	}
 	shellTests(ctx, dir, tr)
+	batsTests(ctx, dir, tr)
 	return tr, nil
 }
 
@@ -332,6 +333,10 @@ func testName(id string) string {
 func testFile(id string) string {
 	if strings.HasPrefix(id, "sh:") {
 		return testName(id)
+	}
+	if f, ok := strings.CutPrefix(id, "bats:"); ok {
+		f, _, _ = strings.Cut(f, ":")
+		return f
 	}
 	return ""
 }
