@@ -153,6 +153,12 @@ type changeReview struct {
 // reviewVariant commits one variant over the base and reviews it through
 // the CLI; it returns whether review rejected it.
 func reviewVariant(t *testing.T, c corpusCase, variant string) (bool, time.Duration) {
+	_, rejected, took := reviewVariantResult(t, c, variant)
+	return rejected, took
+}
+
+// reviewVariantResult is reviewVariant with the review itself.
+func reviewVariantResult(t *testing.T, c corpusCase, variant string) (*changeReview, bool, time.Duration) {
 	home := t.TempDir()
 	repo := filepath.Join(home, "repo")
 	env := corpusEnv(t, home)
@@ -201,12 +207,12 @@ func reviewVariant(t *testing.T, c corpusCase, variant string) (bool, time.Durat
 		fmt.Fprintf(&b, "\n  %s %s %s:%d %s", f.Severity, f.Code, f.File, f.Line, f.Message)
 	}
 	t.Logf("%s/%s: rejected=%v in %s (mutation %s)%s", c.name, variant, err != nil, took.Round(time.Millisecond), r.MutationTime, b.String())
-	return err != nil, took
+	return &r, err != nil, took
 }
 
 func TestReviewCorpus(t *testing.T) {
 	cases := loadCorpus(t)
-	runtimes := map[string]string{"python": "python3", "js": "node", "go": "go", "shell": "sh"}
+	runtimes := map[string]string{"python": "python3", "js": "node", "go": "go", "shell": "sh", "bats": "bats"}
 	var mu sync.Mutex
 	var outs []corpusOutcome
 	t.Run("cases", func(t *testing.T) {

@@ -24,7 +24,10 @@ type ReviewResult struct {
 	Gates    []GateRun `json:"gates"`
 	Findings []Finding `json:"findings"`
 	Reviewer string    `json:"reviewer_session,omitempty"`
-	OK       bool      `json:"ok"`
+	// ReviewerVerdicts is what the reviewer session said; attached,
+	// never counted in OK.
+	ReviewerVerdicts *ReviewerVerdicts `json:"reviewer,omitempty"`
+	OK               bool              `json:"ok"`
 }
 
 // Review is adversarial and never fixes: it re-runs every gate, diffs each
@@ -45,6 +48,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 		return nil, err
 	}
 	var heads, bases []string
+	var wpDirs [][2]string // WP id, worktree
 	for _, wp := range order(e.Project) {
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 		if err != nil {
@@ -76,16 +80,27 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			}
 		}
 		heads, bases = append(heads, branch), append(bases, wpBase)
+		wpDirs = append(wpDirs, [2]string{wp.ID, m.Path})
 	}
+	claimsBy, registries := reportClaims(e.Project, st)
 	// The code to read: the integration branch when there is one, else each
 	// WP branch.
 	if m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name)); err == nil {
+		var all []claim
+		for _, wp := range order(e.Project) {
+			all = append(all, claimsBy[wp.ID]...)
+		}
+		r.Findings = append(r.Findings, registryFindings(m.Path, all, registries)...)
 		g, _ := RunGate(ctx, m.Path, frozen.Gate)
 		r.Gates = append(r.Gates, GateRun{Where: "integration", Gate: g})
 		if g.ExitCode != 0 {
 			r.Findings = append(r.Findings, Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
 		}
 		heads, bases = []string{m.Branch}, []string{base}
+	} else {
+		for _, w := range wpDirs {
+			r.Findings = append(r.Findings, registryFindings(w[1], claimsBy[w[0]], registries)...)
+		}
 	}
 	// The same engine as one change's review judges each head: executed
 	// tests at base and head, parsed code, text patterns as warnings.

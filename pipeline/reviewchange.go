@@ -90,6 +90,7 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	r.Findings = append(r.Findings, goFindings(dirs["base"], dirs["head"], changed)...)
 	r.Findings = append(r.Findings, pyFindings(ctx, dirs["base"], dirs["head"], changed)...)
 	r.Findings = append(r.Findings, jsFindings(dirs["base"], dirs["head"], changed)...)
+	r.Findings = append(r.Findings, batsFindings(dirs["base"], dirs["head"], changed)...)
 	mfs, used := mutationSmoke(ctx, dirs["base"], dirs["head"], changed, opt.MutationBudget)
 	r.Findings = append(r.Findings, mfs...)
 	if used > 0 {

@@ -5,9 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -22,14 +22,15 @@ import (
 type goPkg struct {
 	fset  *token.FileSet
 	files map[string]*ast.File // by relative path
+	srcs  map[string][]byte    // the text of each file, by relative path
 	funcs map[string]*ast.FuncDecl
 	vars  map[string]bool // package-level vars of production files
 	lits  map[string]bool // basic literals of test files
 }
 
-func parseGoDir(root, dir string) *goPkg {
-	p := &goPkg{fset: token.NewFileSet(), files: map[string]*ast.File{}, funcs: map[string]*ast.FuncDecl{}, vars: map[string]bool{}, lits: map[string]bool{}}
-	ents, err := os.ReadDir(filepath.Join(root, dir))
+func parseGoDir(root fs.FS, dir string) *goPkg {
+	p := &goPkg{fset: token.NewFileSet(), files: map[string]*ast.File{}, srcs: map[string][]byte{}, funcs: map[string]*ast.FuncDecl{}, vars: map[string]bool{}, lits: map[string]bool{}}
+	ents, err := fs.ReadDir(root, dir)
 	if err != nil {
 		return p
 	}
@@ -38,11 +39,15 @@ func parseGoDir(root, dir string) *goPkg {
 			continue
 		}
 		rel := path.Join(dir, e.Name())
-		f, err := parser.ParseFile(p.fset, filepath.Join(root, rel), nil, parser.ParseComments)
+		src, err := fs.ReadFile(root, rel)
 		if err != nil {
 			continue
 		}
-		p.files[rel] = f
+		f, err := parser.ParseFile(p.fset, rel, src, parser.ParseComments)
+		if err != nil {
+			continue
+		}
+		p.files[rel], p.srcs[rel] = f, src
 		test := strings.HasSuffix(rel, "_test.go")
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -78,8 +83,12 @@ func goBodies(file string) map[string]string {
 	if err != nil {
 		return nil
 	}
+	return goBodiesOf(src)
+}
+
+func goBodiesOf(src []byte) map[string]string {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, 0)
+	f, err := parser.ParseFile(fset, "", src, 0)
 	if err != nil {
 		return nil
 	}
@@ -95,6 +104,23 @@ func goBodies(file string) map[string]string {
 // goFindings judges the Go files the change touched, function by
 // function: only functions new or changed since the base are judged.
 func goFindings(baseDir, headDir string, changed []string) []Finding {
+	// os.Root keeps every read inside the tree, whatever its symlinks say.
+	base, err := os.OpenRoot(baseDir)
+	if err != nil {
+		return nil
+	}
+	defer base.Close()
+	head, err := os.OpenRoot(headDir)
+	if err != nil {
+		return nil
+	}
+	defer head.Close()
+	return goFindingsFS(base.FS(), head.FS(), changed)
+}
+
+// goFindingsFS is goFindings over any two trees: the fuzz target judges
+// sources held in memory.
+func goFindingsFS(baseFS, headFS fs.FS, changed []string) []Finding {
 	var fs []Finding
 	pkgs := map[string]*goPkg{}
 	for _, rel := range changed {
@@ -103,20 +129,23 @@ func goFindings(baseDir, headDir string, changed []string) []Finding {
 		}
 		dir := path.Dir(rel)
 		if pkgs[dir] == nil {
-			pkgs[dir] = parseGoDir(headDir, dir)
+			pkgs[dir] = parseGoDir(headFS, dir)
 		}
 		p := pkgs[dir]
 		f := p.files[rel]
 		if f == nil {
 			continue
 		}
-		old := goBodies(filepath.Join(baseDir, rel))
+		var old map[string]string
+		if src, err := fsReadFile(baseFS, rel); err == nil {
+			old = goBodiesOf(src)
+		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue
 			}
-			body := goText(p.fset, fn.Body)
+			body := p.text(rel, fn.Body)
 			if b, ok := old[fn.Name.Name]; ok && b == body {
 				continue
 			}
@@ -135,17 +164,17 @@ func goFindings(baseDir, headDir string, changed []string) []Finding {
 	return fs
 }
 
-func goText(fset *token.FileSet, n ast.Node) string {
-	f := fset.File(n.Pos())
+// text is the source of a node of file rel, read once with the file.
+func (p *goPkg) text(rel string, n ast.Node) string {
+	f := p.fset.File(n.Pos())
 	if f == nil {
 		return ""
 	}
-	src, err := os.ReadFile(f.Name())
-	if err != nil {
-		return ""
-	}
-	return string(src[f.Offset(n.Pos()):f.Offset(n.End())])
+	return string(p.srcs[rel][f.Offset(n.Pos()):f.Offset(n.End())])
 }
+
+// fsReadFile is fs.ReadFile, which a variable named fs hides above.
+func fsReadFile(root fs.FS, name string) ([]byte, error) { return fs.ReadFile(root, name) }
 
 func (p *goPkg) judgeTest(fn *ast.FuncDecl, add func(string, ast.Node, string)) {
 	name := fn.Name.Name

@@ -27,8 +27,10 @@ import (
 // one by one, and the two sets of results are compared.
 //
 // The hooks: Python's unittest records each result through a
-// sitecustomize module put first on PYTHONPATH; node's test runner writes
-// TAP to a file through NODE_OPTIONS. Any other runner can append JSON
+// sitecustomize module put first on PYTHONPATH, and pytest through a
+// plugin beside it (reviewrunners.go); node's test runner writes TAP to a
+// file through NODE_OPTIONS; jest and vitest write their JSON results
+// when the gate runs them directly. Any other runner can append JSON
 // lines {"id": ..., "outcome": "pass"|"fail"|"skip"} to the file named by
 // AGENTPROTO_TESTLOG.
 
@@ -80,16 +82,25 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 		"PYTHONPATH=" + joinList(hooks, os.Getenv("PYTHONPATH")),
 		"NODE_OPTIONS=" + strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="+tapFile),
 	}
+	renv, err := runnerEnv(hooks)
+	if err != nil {
+		return tr, err
+	}
+	env = append(env, renv...)
 	if gate != "" {
-		tr.gate, _ = runEnv(ctx, dir, gate, env)
+		jsonFile := filepath.Join(hooks, "js-results.json")
+		tr.gate, _ = runEnv(ctx, dir, withJSReporter(gate, jsonFile), env)
+		tr.gate.Command = gate // the gate as given, whatever reporter review added
 		readTestLog(logFile, tr.results)
 		readTAP(tapFile, tr.results)
+		readJestJSON(jsonFile, dir, tr.results)
 	}
 	goTestBodies(dir, tr.same)
 	if err := goTests(ctx, dir, tr.results); err != nil {
 		return tr, err
 	}
 	shellTests(ctx, dir, tr)
+	batsTests(ctx, dir, tr)
 	return tr, nil
 }
 
@@ -332,6 +343,10 @@ func testName(id string) string {
 func testFile(id string) string {
 	if strings.HasPrefix(id, "sh:") {
 		return testName(id)
+	}
+	if f, ok := strings.CutPrefix(id, "bats:"); ok {
+		f, _, _ = strings.Cut(f, ":")
+		return f
 	}
 	return ""
 }

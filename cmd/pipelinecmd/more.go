@@ -3,6 +3,7 @@ package pipelinecmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -22,8 +23,8 @@ type ReviewOptions struct {
 	Config func() (config.Config, config.Source, error)
 
 	Project string
-	// Adapter also runs a reviewer session.
-	Adapter string
+	// Adapter or Profile also runs a reviewer session.
+	Adapter, Profile string
 	// Base, Head, Gate and Own review one change with no plan.
 	Base, Head, Gate string
 	Own              []string
@@ -56,7 +57,7 @@ is the command that must pass on it. Nothing is recorded.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			change := opts.Base != "" || opts.Head != "" || opts.Gate != "" || len(opts.Own) > 0
 			switch {
-			case change && (len(args) != 0 || opts.Adapter != ""):
+			case change && (len(args) != 0 || opts.Adapter != "" || opts.Profile != ""):
 				return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
 			case change && opts.Base == "":
 				return fmt.Errorf("--base is needed to review a change")
@@ -78,6 +79,7 @@ is the command that must pass on it. Nothing is recorded.`,
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the review as JSON")
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Adapter, "adapter", "", "also run a reviewer session with this adapter")
+	fl.StringVar(&opts.Profile, "profile", "", "also run a reviewer session with this profile ([profiles.NAME])")
 	fl.StringVar(&opts.Base, "base", "", "review the change from this revision (no plan)")
 	fl.StringVar(&opts.Head, "head", "", "to this revision (default HEAD)")
 	fl.StringVar(&opts.Gate, "gate", "", "the command that must pass on the change")
@@ -96,16 +98,14 @@ func reviewRun(o *ReviewOptions) error {
 		return err
 	}
 	var report []byte
-	if o.Adapter != "" {
+	if o.Adapter != "" || o.Profile != "" {
 		c, err := o.Sessions()
 		if err != nil {
 			return err
 		}
-		id, out, err := e.RunReviewer(pipeline.ReviewerOptions{Sessions: c, Config: cfg, Adapter: o.Adapter, Env: os.Environ()}, r)
-		if err != nil {
+		if report, err = e.RunReviewer(pipeline.ReviewerOptions{Sessions: c, Config: cfg, Adapter: o.Adapter, Profile: o.Profile, Env: os.Environ()}, r); err != nil {
 			return err
 		}
-		r.Reviewer, report = id, out
 	}
 	if err := e.RecordReview(r, report); err != nil {
 		return err
@@ -117,6 +117,7 @@ func reviewRun(o *ReviewOptions) error {
 		fmt.Fprintf(o.IO.Out, "review of %s: %d findings%s\n", e.Project.Name, errorCount(r.Findings), warnings(r.Findings))
 		if r.Reviewer != "" {
 			fmt.Fprintf(o.IO.Out, "reviewer session %s; its report is attached to the review event\n", r.Reviewer)
+			printVerdicts(o.IO.Out, r)
 		}
 	}
 	if !r.OK {
@@ -219,4 +220,22 @@ func e2eRun(o *E2EOptions) error {
 		return cmdutil.Silent(fmt.Errorf("e2e failed"))
 	}
 	return nil
+}
+
+// printVerdicts shows what the reviewer session said; it never changes
+// the review's outcome.
+func printVerdicts(w io.Writer, r *pipeline.ReviewResult) {
+	v := r.ReviewerVerdicts
+	if v == nil {
+		return
+	}
+	for _, fv := range v.Verdicts {
+		fmt.Fprintf(w, "reviewer: %s %s: %s\n", fv.Finding, fv.Verdict, fv.Why)
+	}
+	for _, fd := range v.Findings {
+		fmt.Fprintf(w, "reviewer: %s %s:%d %s\n", fd.Severity, fd.File, fd.Line, fd.Message)
+	}
+	if v.Problem != "" {
+		fmt.Fprintf(w, "reviewer: its answer is incomplete: %s\n", v.Problem)
+	}
 }

@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// The LLM leg of review: a reviewer session reads the static findings,
+// the diff and the plan's review brief, confirms or refutes each finding
+// and adds its own. What it says is attached to the review record and
+// never makes a review pass: OK is the static review's alone.
+
+// ReviewerVerdicts is what a reviewer session answered.
+type ReviewerVerdicts struct {
+	Verdicts []FindingVerdict `json:"verdicts"`
+	Findings []Finding        `json:"findings"`
+	// Problem says why the answer could not be read, when it could not.
+	Problem string `json:"problem,omitempty"`
+}
+
+// FindingVerdict is the reviewer's word on one static finding.
+type FindingVerdict struct {
+	Finding string `json:"finding"` // F1, F2, … in the brief's order
+	Verdict string `json:"verdict"` // confirmed or refuted
+	Why     string `json:"why"`
+}
+
+// ReviewerLaunch is a reviewer session resolved by the caller: adapter,
+// its path and checksum, options, environment.
+type ReviewerLaunch struct {
+	Sessions *sessions.Client
+	Start    sessions.StartArgs
+	Timeout  string
+}
+
+const reviewFence = "```agentproto-review"
+
+// maxBriefDiff bounds the diff the brief carries; the reviewer reads the
+// rest from the branch.
+const maxBriefDiff = 256 << 10
+
+// LLMReview runs the reviewer session on r and attaches its verdicts to
+// r. It returns the session's output, to be attached in full.
+func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
+	brief, err := e.writeReviewerBrief(r)
+	if err != nil {
+		return nil, err
+	}
+	st := l.Start
+	st.Dir = e.Repo.WorkTree
+	st.Label = e.Project.Name + "/review"
+	st.Prompt = fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
+	resp, err := l.Sessions.Call(&sessions.Request{Op: "start", Start: &st})
+	if err != nil {
+		return nil, err
+	}
+	id := resp.Session.ID
+	r.Reviewer = id
+	defer l.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
+	if _, err := l.Sessions.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: l.Timeout}); err != nil {
+		return nil, err
+	}
+	out, err := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
+	if err != nil {
+		return nil, err
+	}
+	v := ParseReviewerVerdicts(out, len(r.Findings))
+	r.ReviewerVerdicts = &v
+	return out, nil
+}
+
+// writeReviewerBrief writes REVIEW-brief.md beside the plan: the static
+// findings numbered F1…, the plan's own REVIEW.md if it has one, the
+// answer expected, and the diff under review.
+func (e *Env) writeReviewerBrief(r *ReviewResult) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Review brief: plan %s\n\nYou review; you never fix. Read SPEC.md, CONTRACT.md and the WP briefs beside this file,\nthen the integration branch %s. Report every place where the code does not do\nwhat the briefs say, with file, line and why.\n\n## Static findings\n\n", e.Project.Name, IntegrationSlug(e.Project.Name))
+	if len(r.Findings) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for i, fd := range r.Findings {
+		sev := fd.Severity
+		if sev == "" {
+			sev = "error"
+		}
+		fmt.Fprintf(&b, "- F%d %s %s %s:%d %s\n", i+1, sev, fd.Code, fd.File, fd.Line, fd.Message)
+	}
+	if own, err := os.ReadFile(filepath.Join(e.Project.Dir, "REVIEW.md")); err == nil {
+		b.WriteString("\n## The plan's review brief\n\n")
+		b.Write(own)
+	}
+	b.WriteString("\n## Your answer\n\nConfirm or refute every static finding, and add your own. End your output with one block:\n\n" +
+		reviewFence + "\n{\"verdicts\": [{\"finding\": \"F1\", \"verdict\": \"confirmed\", \"why\": \"...\"}],\n \"findings\": [{\"file\": \"a.go\", \"line\": 3, \"severity\": \"error\", \"code\": \"reviewer\", \"message\": \"...\"}]}\n```\n")
+	if d := e.reviewDiff(); d != "" {
+		b.WriteString("\n## The change\n\n````diff\n" + d + "````\n")
+	}
+	brief := filepath.Join(e.Project.Dir, ReviewerBriefName)
+	return brief, os.WriteFile(brief, []byte(b.String()), 0o644)
+}
+
+// reviewDiff is the diff from the frozen base to the integration branch
+// (or, before consolidate, to each WP branch), bounded.
+func (e *Env) reviewDiff() string {
+	frozen, err := e.Frozen()
+	if err != nil {
+		return ""
+	}
+	heads := []string{worktree.BranchPrefix + IntegrationSlug(e.Project.Name)}
+	if _, err := e.Repo.Git("rev-parse", "--verify", "--quiet", heads[0]); err != nil {
+		heads = nil
+		for _, wp := range order(e.Project) {
+			heads = append(heads, worktree.BranchPrefix+Slug(e.Project.Name, wp.ID))
+		}
+	}
+	var b strings.Builder
+	for _, h := range heads {
+		out, err := e.Repo.Git("diff", "--no-color", "--no-ext-diff", frozen.BaseCommit, h, "--")
+		if err == nil {
+			b.Write(out)
+		}
+		if b.Len() > maxBriefDiff {
+			return b.String()[:maxBriefDiff] + "\n… (cut: read the rest from the branch)\n"
+		}
+	}
+	return b.String()
+}
+
+// ParseReviewerVerdicts reads the last agentproto-review block of a
+// reviewer's output. n is the number of static findings the brief
+// numbered. A missing or malformed block, a verdict for no finding, or a
+// verdict other than confirmed/refuted is named in Problem; what could
+// be read is kept.
+func ParseReviewerVerdicts(out []byte, n int) ReviewerVerdicts {
+	v := ReviewerVerdicts{Verdicts: []FindingVerdict{}, Findings: []Finding{}}
+	i := bytes.LastIndex(out, []byte(reviewFence))
+	if i < 0 {
+		v.Problem = "the reviewer gave no " + reviewFence[3:] + " block"
+		return v
+	}
+	body := out[i+len(reviewFence):]
+	j := bytes.Index(body, []byte("```"))
+	if j < 0 {
+		v.Problem = "the " + reviewFence[3:] + " block is not closed"
+		return v
+	}
+	var got ReviewerVerdicts
+	dec := json.NewDecoder(bytes.NewReader(body[:j]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&got); err != nil {
+		v.Problem = "the " + reviewFence[3:] + " block is not valid: " + err.Error()
+		return v
+	}
+	seen := map[string]bool{}
+	var problems []string
+	for _, fv := range got.Verdicts {
+		var k int
+		if _, err := fmt.Sscanf(fv.Finding, "F%d", &k); err != nil || k < 1 || k > n || fmt.Sprintf("F%d", k) != fv.Finding {
+			problems = append(problems, fmt.Sprintf("a verdict names %q, which is no static finding (F1..F%d)", fv.Finding, n))
+			continue
+		}
+		if fv.Verdict != "confirmed" && fv.Verdict != "refuted" {
+			problems = append(problems, fmt.Sprintf("%s: verdict %q is neither confirmed nor refuted", fv.Finding, fv.Verdict))
+			continue
+		}
+		if seen[fv.Finding] {
+			problems = append(problems, fv.Finding+" is judged twice")
+			continue
+		}
+		seen[fv.Finding] = true
+		v.Verdicts = append(v.Verdicts, fv)
+	}
+	for k := 1; k <= n; k++ {
+		if !seen[fmt.Sprintf("F%d", k)] {
+			problems = append(problems, fmt.Sprintf("F%d has no verdict", k))
+		}
+	}
+	for _, f := range got.Findings {
+		if strings.TrimSpace(f.Message) == "" {
+			problems = append(problems, "a reviewer finding has no message")
+			continue
+		}
+		if f.Severity != "warning" {
+			f.Severity = "error"
+		}
+		if f.Code == "" {
+			f.Code = "reviewer"
+		}
+		v.Findings = append(v.Findings, f)
+	}
+	v.Problem = strings.Join(problems, "; ")
+	return v
+}
