@@ -133,7 +133,7 @@ func checkPlan(e *pipeline.Env, cfg config.Config) *plans.Report {
 	if err != nil {
 		return &plans.Report{Errors: 1}
 	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.Repo.WorkTree}
+	in := plans.CheckInput{Contract: contract, WorkTree: e.Repo.WorkTree, AgentInstructions: cfg.Plans.AgentInstructions}
 	if e.History.Frozen != nil {
 		if bt, err := plans.ReadBaseTree(e.Repo, e.History.Frozen.BaseCommit); err == nil {
 			in = in.WithBase(bt)
