@@ -241,7 +241,7 @@ func prTarget(e *pipeline.Env, cfg config.Config) (forge.Repo, error) {
 	} else {
 		u, err := e.Repo.Git("remote", "get-url", cfg.PR.Remote)
 		if err != nil {
-			return repo, fault.Invalidf("no remote %q to open a pull request on", cfg.PR.Remote)
+			return repo, fault.Invalidf("no remote %q names the GitHub repository: add one (git remote add %s https://github.com/OWNER/NAME), or set [pr] repo = \"OWNER/NAME\" in %s", cfg.PR.Remote, cfg.PR.Remote, config.FileName)
 		}
 		if repo, err = forge.ParseRemote(strings.TrimSpace(string(u))); err != nil {
 			return repo, err
