@@ -100,7 +100,14 @@ ignores its prompt) fails to start: --no-ping skips the ping.`,
 				Timeout: duration(timeout), GateTimeout: duration(cfg.Dispatch.GateTimeout), Out: f.IO.Out, CallerEnv: os.Environ(),
 				TTY: f.IO.IsStdoutTTY(), NoPing: noPing}
 			if !asJSON {
-				return d.Run(wps)
+				if err := d.Run(wps); err != nil {
+					return err
+				}
+				done, next, err := dispatchDone(e, wps, !noWait)
+				if err == nil {
+					fmt.Fprintf(f.IO.Out, "\n%s\nnext: %s\n", done, next)
+				}
+				return err
 			}
 			// Progress to a watching stderr; stdout gets the latest verifications.
 			d.Out, d.TTY = f.IO.Progress(), false
@@ -112,6 +119,8 @@ ignores its prompt) fails to start: --no-ping skips the ping.`,
 			doc := map[string]any{"project": e.Project.Name, "ok": runErr == nil, "verifications": st.Verifications}
 			if runErr != nil {
 				doc["error"] = runErr.Error()
+			} else if _, next, err := dispatchDone(e, wps, !noWait); err == nil {
+				doc["next"] = next
 			}
 			if err := cmdutil.ExportJSON(cmd, f.IO.Out, doc); err != nil {
 				return err
