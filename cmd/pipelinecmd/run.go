@@ -123,7 +123,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 			step("pull request")
 			repo, err := prTarget(e, cfg)
 			if err != nil {
-				return red("pull request", err, "set [pr] repo")
+				return red("pull request", err, "add a GitHub remote, or set [pr] repo = \"OWNER/NAME\", then git agentproto run "+p+" again")
 			}
 			o := pipeline.PROptions{Remote: cfg.PR.Remote, Repo: repo, Draft: cfg.PR.Draft, DryRun: dryRun, AgentsFile: cfg.Plans.AgentInstructions}
 			if !dryRun {
