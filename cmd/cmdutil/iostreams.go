@@ -21,7 +21,10 @@ type IOStreams struct {
 	stderrTTY bool
 }
 
-// System returns the process's own streams.
+// System returns the process's own streams. Terminal detection stays with
+// go-isatty: go-gh's pkg/term is a wrapper over the same call for stdout
+// only (stderr needs its own check here), and would add GH_FORCE_TTY and
+// gh's colour variables, which are not ours to honour.
 func System() *IOStreams {
 	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		stdoutTTY: isatty.IsTerminal(os.Stdout.Fd()), stderrTTY: isatty.IsTerminal(os.Stderr.Fd())}
