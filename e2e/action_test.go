@@ -86,7 +86,11 @@ func TestActionCommentsVerifyAndReview(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	must(t, dir, "git", "init", "-q", "--bare", remote)
 	must(t, dir, "git", "remote", "add", "origin", remote)
-	must(t, dir, "git", "agentproto", "dispatch", "demo")
+	// dispatch ends saying which steps it took and what comes next.
+	out := must(t, dir, "git", "agentproto", "dispatch", "demo")
+	if !strings.Contains(out, "\ndone: WP0 verified and checkpointed, WP1 verified, WP2 verified\nnext: git agentproto run demo (") {
+		t.Fatalf("dispatch's closing lines:\n%s", out)
+	}
 	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP1")
 	must(t, dir, "git", "push", "-q", "origin", "main", "wt/demo-wp1")
 	must(t, dir, "git", "agentproto", "sync", "origin")
@@ -97,6 +101,7 @@ func TestActionCommentsVerifyAndReview(t *testing.T) {
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
 
+	var errOut string
 	ci := filepath.Join(t.TempDir(), "ci")
 	must(t, dir, "git", "clone", "-q", "--depth", "1", "file://"+remote, ci)
 	state := t.TempDir()
@@ -115,7 +120,7 @@ func TestActionCommentsVerifyAndReview(t *testing.T) {
 
 	// The checkpointed head is a state its verification saw: pass, and
 	// review re-runs the gate on the change. One comment is posted.
-	out, errOut, err := action("wt/demo-wp1")
+	out, errOut, err = action("wt/demo-wp1")
 	if err != nil {
 		t.Fatalf("action: %v\n%s\n%s\n%s", err, out, errOut, strings.Join(gh.texts, "\n----\n"))
 	}

@@ -35,7 +35,7 @@ func (r Repo) String() string { return r.Host + "/" + r.Owner + "/" + r.Name }
 // as gh does. A local path is no remote URL, even one that reads as
 // OWNER/REPO.
 func ParseRemote(u string) (Repo, error) {
-	bad := fault.Invalidf("remote URL %q does not name a GitHub repository (set [pr] repo = \"OWNER/NAME\" and [pr] host)", u)
+	bad := fault.Invalidf("remote URL %q does not name a GitHub repository: point the remote at one (https://HOST/OWNER/NAME or git@HOST:OWNER/NAME), or set [pr] repo = \"OWNER/NAME\" (and [pr] host for an Enterprise host)", u)
 	if !strings.Contains(u, ":") || strings.HasPrefix(u, "file:") {
 		return Repo{}, bad
 	}

@@ -13,7 +13,7 @@ func (e *Env) CheckPlan(cfg config.Plans) *plans.Report {
 	if err != nil {
 		return &plans.Report{Errors: 1}
 	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.Repo.WorkTree}
+	in := plans.CheckInput{Contract: contract, WorkTree: e.Repo.WorkTree, AgentInstructions: cfg.AgentInstructions}
 	if e.History.Frozen != nil {
 		if bt, err := plans.ReadBaseTree(e.Repo, e.History.Frozen.BaseCommit); err == nil {
 			in = in.WithBase(bt)

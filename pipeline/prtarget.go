@@ -19,7 +19,7 @@ func (e *Env) PRTarget(cfg config.PR) (forge.Repo, error) {
 	} else {
 		u, err := e.Repo.Git("remote", "get-url", cfg.Remote)
 		if err != nil {
-			return repo, fault.Invalidf("no remote %q to open a pull request on", cfg.Remote)
+			return repo, fault.Invalidf("no remote %q names the GitHub repository: add one (git remote add %s https://github.com/OWNER/NAME), or set [pr] repo = \"OWNER/NAME\" in %s", cfg.Remote, cfg.Remote, config.FileName)
 		}
 		if repo, err = forge.ParseRemote(strings.TrimSpace(string(u))); err != nil {
 			return repo, err
@@ -65,7 +65,7 @@ func (e *Env) PullRequest(cfg config.Config, req PRRequest) (*PROutcome, error) 
 func (e *Env) pullRequest(cfg config.Config, req PRRequest) (*PROutcome, string, error) {
 	repo, err := e.PRTarget(cfg.PR)
 	if err != nil {
-		return nil, "set [pr] repo", err
+		return nil, "add a GitHub remote, or set [pr] repo = \"OWNER/NAME\", then git agentproto run "+e.Project.Name+" again", err
 	}
 	o := PROptions{Remote: cfg.PR.Remote, Repo: repo, Base: req.Base, Title: req.Title, Draft: req.Draft || cfg.PR.Draft,
 		DryRun: req.DryRun, AgentsFile: cfg.Plans.AgentInstructions}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/repopath"
 )
 
 // Severity of a finding: errors block freeze, warnings do not.
@@ -50,6 +51,10 @@ type CheckInput struct {
 	WorkTree string
 	// Recon is the plan's checked RECON.md (CheckRecon); nil when none.
 	Recon *ReconCheck
+	// AgentInstructions is the file holding the definition of done
+	// ([plans] agent_instructions); a contract that names it points every
+	// executor there, so the base tree must have it.
+	AgentInstructions string
 }
 
 // WithBase fills the base-tree fields of a CheckInput from bt (nil when
@@ -76,6 +81,7 @@ func Check(p *Project, in CheckInput) *Report {
 	c.checkBriefs()
 	c.checkChangeTargets()
 	c.checkRecon()
+	c.checkAgentInstructions()
 	r := &Report{Project: p.Name, Findings: c.findings}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
@@ -424,4 +430,26 @@ func (c *checker) owner(path string) string {
 		}
 	}
 	return ""
+}
+
+// checkAgentInstructions warns when the contract block sends executors to
+// a definition of done the base tree does not have: each executor would
+// look for it in its worktree, find nothing, and guess.
+func (c *checker) checkAgentInstructions() {
+	name := c.in.AgentInstructions
+	if name == "" || c.in.BaseFiles == nil || !strings.Contains(c.in.Contract, name) {
+		return
+	}
+	clean, err := repopath.Clean(name)
+	if err != nil || c.files[clean] {
+		return // a path out of the tree is config check's to refuse
+	}
+	where := "commit it"
+	if c.in.WorkTree != "" {
+		if _, err := os.Lstat(filepath.Join(c.in.WorkTree, filepath.FromSlash(clean))); err == nil {
+			where = "it is in the working tree but not committed: commit it"
+		}
+	}
+	c.add(SevWarning, "agent-instructions-missing", "", name,
+		"the contract block points executors to %s for the definition of done, but the base %s has no such file: %s, or set [plans] agent_instructions", name, c.p.Plan.Base, where)
 }

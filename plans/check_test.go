@@ -163,3 +163,44 @@ owns=["**/*.go"]`, nil)
 		}
 	}
 }
+
+// The built-in contract points executors to AGENTS.md: a base tree without
+// it is a warning, which says whether the file only lacks a commit.
+func TestCheckAgentInstructionsMissing(t *testing.T) {
+	contract, err := ContractBlock("", config.Default().Plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := project(t, `base="main"
+gate="make test"
+[[wp]]
+id="WP0"
+brief="b0.md"
+owns=["a"]`, map[string]string{"b0.md": goodBrief(t, contract)})
+	in := CheckInput{Contract: contract, BaseFiles: []string{"a/x.go"}, AgentInstructions: "AGENTS.md"}
+	r := Check(p, in)
+	var got *Finding
+	for i, f := range r.Findings {
+		if f.Code == "agent-instructions-missing" {
+			got = &r.Findings[i]
+		}
+	}
+	if got == nil || got.Severity != SevWarning || got.File != "AGENTS.md" || !r.OK || !strings.Contains(got.Message, "commit it, or set [plans] agent_instructions") {
+		t.Fatalf("without AGENTS.md: %+v", r.Findings)
+	}
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "AGENTS.md"), []byte("# done\n"), 0o644)
+	in.WorkTree = work
+	if r := Check(p, in); !strings.Contains(r.Findings[len(r.Findings)-1].Message, "in the working tree but not committed") {
+		t.Fatalf("uncommitted AGENTS.md: %+v", r.Findings)
+	}
+	in.BaseFiles = append(in.BaseFiles, "AGENTS.md")
+	if c := codes(Check(p, in)); c["agent-instructions-missing"] != 0 {
+		t.Fatalf("with AGENTS.md at the base: %v", c)
+	}
+	// A contract of the repository's own that names no such file.
+	in.BaseFiles, in.Contract = []string{"a/x.go"}, ContractBegin+"\nbe good\n"+ContractEnd+"\n"
+	if c := codes(Check(p, in)); c["agent-instructions-missing"] != 0 {
+		t.Fatalf("a contract without the name: %v", c)
+	}
+}

@@ -21,7 +21,10 @@ type IOStreams struct {
 	stderrTTY bool
 }
 
-// System returns the process's own streams.
+// System returns the process's own streams. Terminal detection stays with
+// go-isatty: go-gh's term.IsTerminal is the same call wrapped, and its
+// Term (FromEnv) judges stdout only and honours GH_FORCE_TTY and gh's
+// colour variables, which are not ours; the swap would change no line.
 func System() *IOStreams {
 	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		stdoutTTY: isatty.IsTerminal(os.Stdout.Fd()), stderrTTY: isatty.IsTerminal(os.Stderr.Fd())}

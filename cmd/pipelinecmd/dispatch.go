@@ -90,7 +90,14 @@ func dispatchRun(o *DispatchOptions) error {
 		Timeout: timeout, GateTimeout: cfg.Dispatch.GateTimeout.Duration, CallerEnv: os.Environ(), NoPing: o.NoPing,
 		Report: newProgress(o.IO.Out, o.IO.IsStdoutTTY())}
 	if !o.JSON {
-		return d.Run(o.WPs)
+		if err := d.Run(o.WPs); err != nil {
+			return err
+		}
+		done, next, err := dispatchDone(e, o.WPs, !o.NoWait)
+		if err == nil {
+			fmt.Fprintf(o.IO.Out, "\n%s\nnext: %s\n", done, next)
+		}
+		return err
 	}
 	// Progress to a watching stderr; stdout gets the latest verifications.
 	d.Report = newProgress(o.IO.Progress(), false)
@@ -102,6 +109,8 @@ func dispatchRun(o *DispatchOptions) error {
 	doc := map[string]any{"project": e.Project.Name, "ok": runErr == nil, "verifications": st.Verifications}
 	if runErr != nil {
 		doc["error"] = runErr.Error()
+	} else if _, next, err := dispatchDone(e, o.WPs, !o.NoWait); err == nil {
+		doc["next"] = next
 	}
 	if err := o.Export.Write(o.IO.Out, doc); err != nil {
 		return err

@@ -121,6 +121,7 @@ func (e *env) check(p *plans.Project) (*plans.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree, Recon: rc}
+	cfg, _, _ := e.f.Config() // read by contract already
+	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree, Recon: rc, AgentInstructions: cfg.Plans.AgentInstructions}
 	return plans.Check(p, in.WithBase(e.baseTree(p.Plan.Base))), nil
 }
