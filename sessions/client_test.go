@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,14 +15,36 @@ import (
 	"github.com/agentproto/agentproto/sessions"
 )
 
-var binDir string
+// The binaries are built once, by the first test that needs them: fuzz
+// workers and the unit tests of this package run without.
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
 
-func TestMain(m *testing.M) { testbin.Main(m, &binDir) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func built(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() { binDir, buildErr = testbin.Build() })
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
 
 // newClient is a client of a fresh repository whose daemon is the real
 // git-agentproto serve, started on demand as the CLI starts it.
 func newClient(t *testing.T) (*sessions.Client, string) {
 	t.Helper()
+	built(t)
 	testgit.Isolate(t)
 	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("AGENTPROTO_DAEMON_IDLE", "5s")
