@@ -23,6 +23,9 @@ const (
 	turnStartTimeout = 5 * time.Second
 	// pingTimeout bounds the liveness check of the spawn protocol.
 	pingTimeout = 2 * time.Minute
+	// terminateTimeout is what a polite end gets before the process group
+	// is killed.
+	terminateTimeout = 3 * time.Second
 )
 
 // start launches a session's plugin and starts the session: its first
@@ -186,7 +189,7 @@ func (d *Daemon) kill(id, why string) (*Record, error) {
 	d.mu.Lock()
 	l.ending = true // a plugin that exits on Terminate has not failed
 	d.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), terminateTimeout)
 	l.client.Terminate(ctx)
 	cancel()
 	d.endPlugin(l)

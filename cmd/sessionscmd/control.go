@@ -131,6 +131,10 @@ func gcRun(o *GCOptions) error {
 		return err
 	}
 	if !running {
+		// Nothing is live: --json still gets a document, the empty list.
+		if o.JSON {
+			return o.Export.Write(o.IO.Out, []*sessions.Record{})
+		}
 		fmt.Fprintln(o.IO.Out, "no sessions daemon runs; nothing is live")
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/testgit"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -122,5 +124,22 @@ func TestLastLines(t *testing.T) {
 	}
 	if got := string(lastLines([]byte("a\nb"), 1)); got != "b" {
 		t.Errorf("an unfinished last line: %q", got)
+	}
+}
+
+// With no daemon nothing is live; gc --json still prints JSON (the empty
+// list), and starts no daemon to say so.
+func TestGCWithoutADaemonPrintsJSON(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io, _, out, _ := cmdutil.Test()
+	c := &sessions.Client{Repo: repo} // no Serve: a call that needed a daemon would fail
+	err = gcRun(&GCOptions{IO: io, Sessions: func() (*sessions.Client, error) { return c, nil }, JSON: true})
+	if err != nil || strings.TrimSpace(out.String()) != "[]" {
+		t.Fatalf("gc --json without a daemon: %q, %v", out, err)
 	}
 }

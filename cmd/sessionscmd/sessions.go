@@ -22,7 +22,6 @@ import (
 
 // ServeOptions are the inputs of `serve`.
 type ServeOptions struct {
-	IO   *cmdutil.IOStreams
 	Repo func() (*gitrepo.Repo, error)
 	// IdleExit is [sessions] idle_exit: how long the daemon stays with
 	// nothing to do.
@@ -33,7 +32,7 @@ type ServeOptions struct {
 
 // NewCmdServe returns the daemon command, normally started by the CLI.
 func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
-	opts := &ServeOptions{IO: f.IO, Repo: f.Repo, IdleExit: func() (time.Duration, error) {
+	opts := &ServeOptions{Repo: f.Repo, IdleExit: func() (time.Duration, error) {
 		cfg, _, err := f.Config()
 		return cfg.Sessions.IdleExit.Duration, err
 	}}

@@ -1,6 +1,11 @@
 package host
 
 import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agentproto/agentproto/plugins/internal/proto"
@@ -38,5 +43,37 @@ func TestFromWireKeepsEveryField(t *testing.T) {
 	}
 	if got.Kind.String() != "error" || EventKind(99).String() != "kind(99)" {
 		t.Errorf("kind names: %q %q", got.Kind, EventKind(99))
+	}
+}
+
+// The host's Event is its own type, not the wire's under another name:
+// what sessions and tests hold does not change with the protocol.
+func TestEventIsTheHostsOwn(t *testing.T) {
+	if p := reflect.TypeOf(Event{}).PkgPath(); p != reflect.TypeOf(Client{}).PkgPath() {
+		t.Fatalf("host.Event is declared in %s", p)
+	}
+}
+
+// The host gets what it needs of the config from its caller: none of its
+// files reads internal/config.
+func TestHostReadsNoConfig(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if strings.HasSuffix(strings.Trim(imp.Path.Value, `"`), "/internal/config") {
+				t.Errorf("%s imports %s", name, imp.Path.Value)
+			}
+		}
+	}
+	if len(files) < 5 {
+		t.Fatalf("found only %v", files)
 	}
 }
