@@ -16,6 +16,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
 	"github.com/agentproto/agentproto/cmd/lessoncmd"
+	"github.com/agentproto/agentproto/cmd/mcpcmd"
 	"github.com/agentproto/agentproto/cmd/peercmd"
 	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
@@ -83,6 +84,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(profilecmd.NewCmdProfile(f))
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
+	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)
 	addDynamicCompletion(cmd, f)
