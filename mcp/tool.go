@@ -222,9 +222,15 @@ func stamped(v any, schema string) ([]byte, error) {
 		if items == nil {
 			items = []json.RawMessage{}
 		}
-		return json.Marshal(map[string]any{"schema": schema, "items": items})
+		return json.Marshal(list{Schema: schema, Items: items})
 	}
 	return stampObject(b, schema)
+}
+
+// list is a list result: the schema first, as on every document.
+type list struct {
+	Schema string            `json:"schema"`
+	Items  []json.RawMessage `json:"items"`
 }
 
 func stampObject(b []byte, schema string) ([]byte, error) {
