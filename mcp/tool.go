@@ -108,6 +108,9 @@ func argError(err error) error {
 		return fault.Invalidf("unknown argument %s; see the tool's input schema", f)
 	}
 	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		return fault.Invalidf("arguments must be a JSON object")
+	}
 	if errors.As(err, &te) {
 		return fault.Invalidf("argument %q must be %s, not %s", te.Field, jsonKind(te.Type), te.Value)
 	}
