@@ -137,7 +137,8 @@ func TestMCPSupervisorLoop(t *testing.T) {
 	tools, names := toolNames(t, a)
 	for _, want := range []string{"ledger_log", "plan_check", "plan_freeze", "plan_status", "plan_render", "plan_amend",
 		"adapter_list", "profile_check", "worktree_new", "worktree_ls", "worktree_changes", "session_start", "session_list",
-		"session_monitor", "session_wait", "session_output", "session_prompt", "session_kill", "lesson_add"} {
+		"session_monitor", "session_wait", "session_output", "session_prompt", "session_kill", "lesson_add",
+		"verify", "checkpoint", "consolidate", "e2e", "policy_attach", "supervisor_observe", "supervisor_propose", "supervisor_receipt"} {
 		if tools[want] == nil {
 			t.Errorf("tools/list has no %s (has %v)", want, names)
 		}
@@ -363,5 +364,60 @@ func TestMCPConfigWriteMergesAndRefusesBadJSON(t *testing.T) {
 		if out := must(t, dir, "git", "agentproto", "mcp", "config", "--client", client); !strings.Contains(out, "git-agentproto") {
 			t.Fatalf("%s snippet: %s", client, out)
 		}
+	}
+}
+
+// The peer protocol over MCP: a proposal validated then recorded, an
+// executed receipt refused (only the host path writes one), and an
+// executor server acting only as its own agent: its quota, its evidence.
+func TestMCPPeerToolsAndExecutorEvidence(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	for _, args := range [][]string{
+		{"peer", "register", "sup", "--adapter", "scripted"},
+		{"peer", "register", "alice", "--adapter", "scripted", "--quota-turns", "2"},
+		{"goal", "new", "g1", "--title", "Ship the parser"},
+		{"goal", "configure", "--goal-id", "g1", "--supervisor-agent", "sup", "--supervised-agent", "alice", "--execute"},
+	} {
+		must(t, dir, "git", append([]string{"agentproto"}, args...)...)
+	}
+	sup := mcpConnect(t, dir)
+	if c := mustTool(t, sup, "supervisor_observe", map[string]any{"goal": "g1", "agent": "sup"}); !strings.Contains(mustJSON(c.Doc), "alice") {
+		t.Fatalf("supervisor_observe: %+v", c.Doc)
+	}
+	decision := map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d-1", "kind": "observe",
+		"reason_codes": []string{"all_green"}, "evidence_refs": []string{"issue:12"}}
+	before := ledgerCount(t, dir)
+	if c := mustTool(t, sup, "supervisor_propose", map[string]any{"goal": "g1", "agent": "sup", "decision": decision}); !strings.Contains(c.Text, "nothing recorded") {
+		t.Fatalf("propose without apply: %+v", c)
+	}
+	if ledgerCount(t, dir) != before {
+		t.Fatal("propose without apply wrote to the ledger")
+	}
+	mustTool(t, sup, "supervisor_propose", map[string]any{"goal": "g1", "agent": "sup", "decision": decision, "apply": true})
+	if !strings.Contains(must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "supervisor_proposed", "--json"), `"decision_id":"d-1"`) {
+		t.Fatal("the applied proposal is not in the ledger")
+	}
+	executed := map[string]any{"schema": "supervisor_receipt_v0", "receipt_id": "r-1", "decision_id": "d-1", "status": "executed", "reason": "done", "evidence_refs": []string{"x"}}
+	before = ledgerCount(t, dir)
+	if c := callTool(t, sup, "supervisor_receipt", map[string]any{"goal": "g1", "agent": "sup", "receipt": executed, "apply": true}); !c.IsError || c.Doc["exit_code"] != float64(5) {
+		t.Fatalf("an executed receipt through MCP: %+v", c)
+	}
+	if ledgerCount(t, dir) != before {
+		t.Fatal("a refused receipt wrote to the ledger")
+	}
+
+	ex := mcpConnect(t, dir, "--role", "executor", "--agent", "alice")
+	c := mustTool(t, ex, "quota_guard", map[string]any{})
+	if c.Doc["agent"] != "alice" || c.Doc["remaining"] != float64(2) || c.Doc["schema"] != "agentproto.peer.quota-guard/v1" {
+		t.Fatalf("quota_guard: %+v", c.Doc)
+	}
+	if c := callTool(t, ex, "quota_guard", map[string]any{"agent": "sup"}); !c.IsError || c.Doc["exit_code"] != float64(2) {
+		t.Fatalf("an executor named another agent: %+v", c)
+	}
+	mustTool(t, ex, "evidence_add", map[string]any{"goal": "g1", "ref": "commit:abc123", "summary": "parser passes"})
+	ev := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "evidence_added", "--json")
+	if !strings.Contains(ev, `"agent":"alice"`) || !strings.Contains(ev, `"ref":"commit:abc123"`) {
+		t.Fatalf("evidence: %s", ev)
 	}
 }

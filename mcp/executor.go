@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -95,6 +96,57 @@ func addPeerTools(s *sdk.Server, e *env) {
 			}
 			return &Result{Command: "supervisor observe", Doc: o, Summary: "observation of goal " + in.Goal}, nil
 		})
+	addTool(s, "supervisor_propose", "Validate a supervisor_decision_v0 (observe, inject, handoff, discard) and, with apply, record it as supervisor_proposed. A proposal never proves anything happened.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in proposeIn) (*Result, error) {
+			return recordPeerDoc(e, "supervisor event propose", "the decision", in.Decision, func(svc *peers.Service, d *peers.Decision) (any, bool, error) {
+				return svc.Propose(in.Goal, in.Agent, d, in.Apply)
+			}, in.Apply)
+		})
+	addTool(s, "supervisor_receipt", "Validate a rejected or failed supervisor_receipt_v0 and, with apply, record it. An executed receipt is refused (exit 5): only the host adapter path writes one.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in receiptIn) (*Result, error) {
+			return recordPeerDoc(e, "supervisor event receipt", "the receipt", in.Receipt, func(svc *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
+				return svc.RecordReceipt(in.Goal, in.Agent, r, in.Apply)
+			}, in.Apply)
+		})
+}
+
+type proposeIn struct {
+	Goal     string          `json:"goal" jsonschema:"goal id"`
+	Agent    string          `json:"agent" jsonschema:"the supervisor's agent id"`
+	Decision json.RawMessage `json:"decision" jsonschema:"a supervisor_decision_v0 object"`
+	Apply    bool            `json:"apply,omitempty" jsonschema:"record it (otherwise only validated)"`
+}
+
+type receiptIn struct {
+	Goal    string          `json:"goal" jsonschema:"goal id"`
+	Agent   string          `json:"agent" jsonschema:"the supervisor's agent id"`
+	Receipt json.RawMessage `json:"receipt" jsonschema:"a supervisor_receipt_v0 object, rejected or failed (executed is the host's alone)"`
+	Apply   bool            `json:"apply,omitempty" jsonschema:"record it (otherwise only validated)"`
+}
+
+// recordPeerDoc decodes a peer protocol document strictly and validates
+// or records it, as `supervisor event propose|receipt` do.
+func recordPeerDoc[T any](e *env, command, what string, raw json.RawMessage, act func(*peers.Service, *T) (any, bool, error), apply bool) (*Result, error) {
+	svc, err := e.peers()
+	if err != nil {
+		return nil, err
+	}
+	var doc T
+	if err := peers.DecodeStrict(raw, what, &doc); err != nil {
+		return nil, err
+	}
+	out, written, err := act(svc, &doc)
+	if err != nil {
+		return nil, err
+	}
+	sum := "valid; nothing recorded (give apply)"
+	switch {
+	case apply && written:
+		sum = "recorded"
+	case apply:
+		sum = "already recorded with the same content"
+	}
+	return &Result{Command: command, Doc: out, Summary: sum}, nil
 }
 
 func (e *env) peers() (*peers.Service, error) {

@@ -132,6 +132,7 @@ func New(opts Options) (*sdk.Server, error) {
 	addPreflightTools(s, e)
 	addWorktreeTools(s, e)
 	addSessionTools(s, e)
+	addPipelineTools(s, e)
 	addPeerTools(s, e)
 	addBriefResources(s, e)
 	addSessionResources(s, e)

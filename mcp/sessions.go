@@ -53,6 +53,7 @@ func (w *worktreeArg) UnmarshalJSON(b []byte) error {
 
 // typeSchemas are the schemas inference cannot find by itself.
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {Type: "object"},
 	reflect.TypeFor[worktreeArg](): {
 		Description: "run in this agentproto worktree: a slug, or {slug, base} (it is provisioned, setup hooks run once trusted, when it does not exist)",
 		OneOf: []*jsonschema.Schema{
