@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -419,5 +420,88 @@ func TestMCPPeerToolsAndExecutorEvidence(t *testing.T) {
 	ev := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "evidence_added", "--json")
 	if !strings.Contains(ev, `"agent":"alice"`) || !strings.Contains(ev, `"ref":"commit:abc123"`) {
 		t.Fatalf("evidence: %s", ev)
+	}
+}
+
+// dispatch over MCP returns once a wave is launched, with progress
+// notifications; the supervisor waits, verifies and calls dispatch again
+// for the next wave, which reuses what passed.
+func TestMCPDispatchWaveByWave(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	var mu sync.Mutex
+	var notes []string
+	cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), "mcp")
+	cmd.Dir, cmd.Env = dir, gitEnv(homeOf(t))
+	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			notes = append(notes, r.Params.Message)
+			mu.Unlock()
+		}})
+	cs, err := client.Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dispatch := func() map[string]any {
+		p := &sdk.CallToolParams{Name: "dispatch", Arguments: map[string]any{"project": "demo"}}
+		p.SetProgressToken("d1")
+		res, err := cs.CallTool(context.Background(), p)
+		if err != nil || res.IsError {
+			t.Fatalf("dispatch: %v %+v", err, res)
+		}
+		var doc map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &doc)
+		return doc
+	}
+	sessionsOf := func(doc map[string]any) map[string]string {
+		out := map[string]string{}
+		ds, _ := doc["dispatches"].(map[string]any)
+		for wp, list := range ds {
+			l, _ := list.([]any)
+			last, _ := l[len(l)-1].(map[string]any)
+			out[wp], _ = last["session"].(string)
+		}
+		return out
+	}
+	doc := dispatch()
+	first := sessionsOf(doc)
+	if doc["schema"] != "agentproto.dispatch/v1" || len(first) != 1 || first["WP0"] == "" {
+		t.Fatalf("the first wave is WP0 alone: %+v", doc)
+	}
+	mu.Lock()
+	got := len(notes)
+	mu.Unlock()
+	if got == 0 {
+		t.Fatal("dispatch sent no progress notifications")
+	}
+	mustTool(t, cs, "session_wait", map[string]any{"ids": []string{first["WP0"]}, "timeout": "40s"})
+	if c := mustTool(t, cs, "verify", map[string]any{"project": "demo", "wp": "WP0"}); c.Doc["verdict"] != "pass" {
+		t.Fatalf("verify WP0: %+v", c.Doc)
+	}
+	doc = dispatch()
+	next := sessionsOf(doc)
+	if len(next) != 3 || next["WP0"] != first["WP0"] || next["WP1"] == "" || next["WP2"] == "" {
+		t.Fatalf("the second wave: %+v", doc)
+	}
+	// The client goes; the daemon's turn-end policies verify the wave.
+	cs.Close()
+	b := mcpConnect(t, dir)
+	mustTool(t, b, "session_wait", map[string]any{"ids": []string{next["WP1"], next["WP2"]}, "timeout": "40s"})
+	var st toolCall
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		st = mustTool(t, b, "dispatch_status", map[string]any{"project": "demo"})
+		if v, _ := st.Doc["verifications"].(map[string]any); v["WP1"] != nil && v["WP2"] != nil {
+			break
+		}
+	}
+	v, _ := st.Doc["verifications"].(map[string]any)
+	for _, wp := range []string{"WP1", "WP2"} {
+		if r, _ := v[wp].(map[string]any); r["verdict"] != "pass" {
+			t.Fatalf("%s was not verified after the client left: %+v", wp, st.Doc)
+		}
+	}
+	if len(sessionsOf(st.Doc)) != 3 {
+		t.Fatalf("dispatch_status: %+v", st.Doc)
 	}
 }

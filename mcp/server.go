@@ -133,6 +133,7 @@ func New(opts Options) (*sdk.Server, error) {
 	addWorktreeTools(s, e)
 	addSessionTools(s, e)
 	addPipelineTools(s, e)
+	addDispatchTools(s, e)
 	addPeerTools(s, e)
 	addBriefResources(s, e)
 	addSessionResources(s, e)
