@@ -272,6 +272,22 @@ func TestMCPSupervisorLoop(t *testing.T) {
 	if err != nil || !strings.Contains(rr.Contents[0].Text, "input: default stdin") {
 		t.Fatalf("frozen brief resource: %v %+v", err, rr)
 	}
+	// Bounded waits on a session that is still busy: monitor returns
+	// after `for`, and a wait shorter than the cap ends as a timeout
+	// (exit 4) naming what is pending.
+	c = mustTool(t, b, "session_start", map[string]any{"adapter": "scripted", "dir": dir, "no_ping": true,
+		"prompt": "```agentproto-script\n{\"op\":\"sleep\",\"ms\":60000}\n```"})
+	busy, _ := c.Doc["id"].(string)
+	c = mustTool(t, b, "session_monitor", map[string]any{"ids": []string{busy}, "for": "1s"})
+	if !strings.Contains(mustJSON(c.Doc), `"id":"`+busy+`"`) || c.Doc["waited_at_most"] != "1s" {
+		t.Fatalf("session_monitor: %+v", c.Doc)
+	}
+	c = callTool(t, b, "session_wait", map[string]any{"ids": []string{busy}, "timeout": "1s"})
+	if res, _ := c.Doc["result"].(map[string]any); !c.IsError || c.Doc["exit_code"] != float64(4) || !strings.Contains(mustJSON(res["pending"]), busy) {
+		t.Fatalf("session_wait timing out: %+v", c)
+	}
+	mustTool(t, b, "session_kill", map[string]any{"id": busy})
+
 	c = mustTool(t, b, "session_kill", map[string]any{"id": id})
 	if c.Doc["id"] != id {
 		t.Fatalf("session_kill: %+v", c.Doc)
@@ -295,7 +311,10 @@ func mustJSON(v any) string {
 // the supervisor's tools do not exist for it.
 func TestMCPExecutorRoleCannotSpawn(t *testing.T) {
 	dir := mcpPlanRepo(t)
-	must(t, dir, "git", "agentproto", "worktree", "new", "wp1")
+	sup := mcpConnect(t, dir)
+	if c := mustTool(t, sup, "worktree_new", map[string]any{"slug": "wp1"}); c.Doc["schema"] != "agentproto.worktree.new/v1" || c.Doc["branch"] != "wt/wp1" {
+		t.Fatalf("worktree_new: %+v", c.Doc)
+	}
 	var wtPath string
 	for _, line := range strings.Split(must(t, dir, "git", "worktree", "list", "--porcelain"), "\n") {
 		if p, ok := strings.CutPrefix(line, "worktree "); ok && strings.HasSuffix(p, "wp1") {
