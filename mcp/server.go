@@ -141,12 +141,26 @@ func New(opts Options) (*sdk.Server, error) {
 }
 
 // Run serves one client over stdin and stdout until it disconnects.
+//
+// The protocol owns both streams, so the process lets nothing else near
+// them: os.Stdin becomes /dev/null and os.Stdout is stderr. go-plugin hands
+// a launched adapter os.Stdin (profile_check describes adapters in this
+// process), and a child reading the protocol's stdin would eat the
+// client's requests.
 func Run(ctx context.Context, opts Options) error {
 	s, err := New(opts)
 	if err != nil {
 		return err
 	}
-	return s.Run(ctx, &sdk.StdioTransport{})
+	in, out := os.Stdin, os.Stdout
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	os.Stdin, os.Stdout = null, os.Stderr
+	defer func() { os.Stdin, os.Stdout = in, out }()
+	return s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 }
 
 // secretPolicy is what the configuration tells the secrets package: the
