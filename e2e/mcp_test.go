@@ -225,6 +225,12 @@ func TestMCPSupervisorLoop(t *testing.T) {
 	if p, _ := c.Doc["prompt"].(string); !strings.Contains(p, "executor of work package WP1") {
 		t.Fatalf("plan_render: %+v", c.Doc)
 	}
+	if c := mustTool(t, a, "plan_amend", map[string]any{"project": "demo", "correction": "inputs are UTF-8"}); c.Doc["recorded"] != true {
+		t.Fatalf("plan_amend: %+v", c.Doc)
+	}
+	if c := mustTool(t, a, "plan_status", map[string]any{"project": "demo"}); c.Doc["frozen"] != true || c.Doc["amendments"] != float64(1) {
+		t.Fatalf("plan_status: %+v", c.Doc)
+	}
 	if c := mustTool(t, a, "ledger_log", map[string]any{"kind": "plan_frozen", "limit": 1}); len(c.Doc["items"].([]any)) != 1 {
 		t.Fatalf("ledger_log: %+v", c.Doc)
 	}
