@@ -530,3 +530,80 @@ func TestMCPDispatchWaveByWave(t *testing.T) {
 		t.Fatalf("dispatch_status: %+v", st.Doc)
 	}
 }
+
+// cliDoc runs a command with --json and gives the document an MCP tool
+// answers with: an object as printed, a list (or one document per line)
+// as {"schema", "items"}.
+func cliDoc(t *testing.T, dir, schema string, args ...string) string {
+	t.Helper()
+	out := strings.TrimSpace(must(t, dir, "git", append([]string{"agentproto"}, args...)...))
+	if strings.HasPrefix(out, "{") && !strings.Contains(out, "\n") {
+		return canonical(t, out)
+	}
+	items := []json.RawMessage{}
+	if strings.HasPrefix(out, "[") {
+		json.Unmarshal([]byte(out), &items)
+	} else {
+		for _, line := range strings.Split(out, "\n") {
+			items = append(items, json.RawMessage(line))
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"schema": schema, "items": items})
+	return canonical(t, string(b))
+}
+
+func canonical(t *testing.T, doc string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, doc)
+	}
+	return mustJSON(v)
+}
+
+// Every read tool answers with the document its command prints with
+// --json, schema included.
+func TestMCPDocumentsMatchTheCLI(t *testing.T) {
+	dir := mcpPlanRepo(t)
+	for _, wp := range []string{"WP0", "WP1"} {
+		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(b), "- (fork): default (choice).", "- input: default stdin.", 1)), 0o644)
+	}
+	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
+	must(t, dir, "git", "agentproto", "worktree", "new", "wp1")
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--worktree", "wp1", "--prompt", "hi")
+	if err != nil {
+		t.Fatalf("start: %v %s", err, errOut)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "kill", id)
+	must(t, dir, "git", "agentproto", "sessions", "wait", id, "--until", "exit", "--timeout", "20s")
+	wt := strings.TrimSpace(must(t, dir, "git", "agentproto", "worktree", "ls", "--json", "--jq", ".[0].path"))
+	os.WriteFile(filepath.Join(wt, "lib.txt"), []byte("x\n"), 0o644)
+
+	cs := mcpConnect(t, dir)
+	cases := []struct {
+		tool string
+		args map[string]any
+		cli  []string
+	}{
+		{"ledger_log", map[string]any{"limit": 5}, []string{"ledger", "log", "--json", "--limit", "5"}},
+		{"plan_check", map[string]any{"project": "demo"}, []string{"plan", "check", "demo", "--json"}},
+		{"plan_status", map[string]any{"project": "demo"}, []string{"plan", "status", "demo", "--json"}},
+		{"plan_render", map[string]any{"project": "demo", "wp": "WP1"}, []string{"plan", "render", "demo", "WP1", "--json"}},
+		{"worktree_ls", map[string]any{"status": true}, []string{"worktree", "ls", "--status", "--json"}},
+		{"worktree_changes", map[string]any{"slug": "wp1"}, []string{"worktree", "changes", "wp1", "--json"}},
+		{"adapter_list", map[string]any{}, []string{"plugin", "ls", "--json"}},
+		{"profile_check", map[string]any{}, []string{"profile", "check", "--json"}},
+		{"session_list", map[string]any{"all": true}, []string{"sessions", "ls", "--all", "--json"}},
+		{"session_output", map[string]any{"id": id, "clean": true}, []string{"sessions", "output", id, "--clean", "--json"}},
+	}
+	for _, c := range cases {
+		got := mustTool(t, cs, c.tool, c.args)
+		schema, _ := got.Doc["schema"].(string)
+		want := cliDoc(t, dir, schema, c.cli...)
+		if mustJSON(got.Doc) != want {
+			t.Errorf("%s differs from %s --json:\nmcp %s\ncli %s", c.tool, strings.Join(c.cli[:len(c.cli)-1], " "), mustJSON(got.Doc), want)
+		}
+	}
+}

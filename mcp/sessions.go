@@ -238,9 +238,10 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 			return nil, err
 		}
 	} else {
-		abs, err := filepath.Abs(in.Dir)
-		if err != nil {
-			return nil, err
+		// A relative dir is the repository's, wherever the server runs.
+		abs := in.Dir
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(e.repo.WorkTree, abs)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return nil, fault.Invalidf("dir %s is not a directory", in.Dir)
@@ -254,7 +255,7 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	launch := profiles.Launch{Adapter: adapter, Profile: in.Profile}
 	trustDir := "" // a worktree holds the repository's files
 	if slug == "" && dir != e.repo.WorkTree {
-		trustDir = in.Dir
+		trustDir = dir
 	}
 	if err := launch.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
 		return nil, err
