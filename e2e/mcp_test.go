@@ -342,6 +342,10 @@ func TestMCPExecutorRoleCannotSpawn(t *testing.T) {
 			t.Fatalf("an executor called %s", name)
 		}
 	}
+	mustTool(t, sup, "plan_freeze", map[string]any{"project": "demo"})
+	if c := mustTool(t, ex, "brief_read", map[string]any{"project": "demo", "wp": "WP1"}); !strings.Contains(c.Doc["text"].(string), "WP1") {
+		t.Fatalf("brief_read in the worktree: %+v", c.Doc)
+	}
 	c := mustTool(t, ex, "my_changes", map[string]any{})
 	if !strings.Contains(mustJSON(c.Doc), `"path":"new.txt"`) || c.Doc["schema"] != "agentproto.worktree.changes/v1" {
 		t.Fatalf("my_changes: %+v", c.Doc)
