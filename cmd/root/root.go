@@ -17,6 +17,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/initcmd"
 	"github.com/agentproto/agentproto/cmd/ledger"
 	"github.com/agentproto/agentproto/cmd/lessoncmd"
+	"github.com/agentproto/agentproto/cmd/mcpcmd"
 	"github.com/agentproto/agentproto/cmd/peercmd"
 	"github.com/agentproto/agentproto/cmd/pipelinecmd"
 	"github.com/agentproto/agentproto/cmd/plan"
@@ -87,6 +88,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
 	cmd.AddCommand(watchcmd.NewCmdWatch(f))
+	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)
 	addDynamicCompletion(cmd, f)

@@ -1,0 +1,94 @@
+// Package mcpcmd wires `mcp` (the MCP server over stdio) and `mcp config`.
+package mcpcmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/mcp"
+)
+
+// NewCmdMCP returns the `mcp` command.
+func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
+	var opts mcp.Options
+	cmd := &cobra.Command{
+		Use:   "mcp [--repo DIR] [--role supervisor|executor] [--agent ID]",
+		Short: "Serve agentproto's tools to an MCP client (Claude Code, Codex, Cursor) over stdio",
+		Long: `Run a Model Context Protocol server on stdin and stdout, one process per
+client, in the repository it is started in (--repo to choose). Tools are
+typed: each takes a JSON object that rejects unknown arguments and returns
+the same document, with the same schema, as the matching command's --json.
+Errors are tool errors carrying the exit code and one line. Sessions belong
+to the sessions daemon, so they outlive the connection.
+
+--role executor serves only what an executor may use on itself: its frozen
+brief, its own worktree's changes, evidence and its quota guard (as --agent).
+
+Register it with: git agentproto mcp config --client claude|codex|cursor`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			opts.Version = f.Version
+			opts.Serve = []string{exe, "serve"}
+			return mcp.Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Dir, "repo", "", "serve the repository holding this `DIR` (default: the current directory)")
+	cmd.Flags().StringVar(&opts.Role, "role", mcp.RoleSupervisor, "supervisor or executor")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the executor's peer `ID` (its quota and evidence)")
+	cmd.AddCommand(newCmdConfig(f))
+	return cmd
+}
+
+func newCmdConfig(f *cmdutil.Factory) *cobra.Command {
+	var client string
+	var write bool
+	cmd := &cobra.Command{
+		Use:   "config --client claude|codex|cursor [--write]",
+		Short: "Print the snippet that registers the server with a client (--write: add it to .mcp.json)",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			if repo.WorkTree == "" {
+				return fault.Invalidf("mcp config needs a working tree")
+			}
+			text, err := mcp.Snippet(client, repo.WorkTree)
+			if err != nil {
+				return err
+			}
+			if !write {
+				fmt.Fprint(f.IO.Out, text)
+				return nil
+			}
+			if client != "claude" {
+				return fault.Invalidf("--write adds to %s, Claude Code's file; for %s, paste the snippet", mcp.MCPJSON, client)
+			}
+			changed, err := mcp.WriteMCPJSON(repo.WorkTree)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(repo.WorkTree, mcp.MCPJSON)
+			if !changed {
+				fmt.Fprintf(f.IO.Out, "%s already registers %s; nothing written\n", path, mcp.ServerName)
+				return nil
+			}
+			fmt.Fprintf(f.IO.Out, "added %s to %s\n", mcp.ServerName, path)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&client, "client", "", "claude, codex or cursor")
+	cmd.Flags().BoolVar(&write, "write", false, "add the server to the repository's .mcp.json (claude)")
+	cmd.MarkFlagRequired("client")
+	return cmd
+}

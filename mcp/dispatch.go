@@ -1,0 +1,205 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/agentproto/agentproto/profiles"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/plans"
+)
+
+type dispatchIn struct {
+	Project     string   `json:"project" jsonschema:"the plan name (frozen)"`
+	WPs         []string `json:"wps,omitempty" jsonschema:"only these work packages"`
+	MaxParallel int      `json:"max_parallel,omitempty" jsonschema:"sessions at once (default [dispatch] max_parallel)"`
+	NoPing      bool     `json:"no_ping,omitempty" jsonschema:"skip the liveness ping before the brief"`
+}
+
+func addDispatchTools(s *sdk.Server, e *env) {
+	addTool(s, "dispatch", "Start the next wave of work packages (WP0 first and alone, then the ones it unblocks), each in its own worktree, and return once launched. "+
+		"Follow with session_wait or session_monitor, then verify; call dispatch again to continue where it stopped (worktrees, live sessions and passing verifications are reused).",
+		func(ctx context.Context, req *sdk.CallToolRequest, in dispatchIn) (*Result, error) {
+			pe, cfg, err := e.pipeline(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			if rep := e.dispatchCheck(pe); !rep.OK {
+				return nil, fmt.Errorf("plan %s has %d errors (run plan_check)", pe.Project.Name, rep.Errors)
+			}
+			max := in.MaxParallel
+			if max == 0 {
+				max = cfg.Dispatch.MaxParallel
+			}
+			if max < 0 {
+				return nil, fmt.Errorf("max_parallel must be 1 or more")
+			}
+			progress := newProgress(ctx, req)
+			d := &pipeline.Dispatcher{Env: pe, Sessions: e.sessions(), Config: cfg, MaxParallel: max, Wait: false,
+				Timeout: cfg.Dispatch.Timeout.Duration, GateTimeout: cfg.Dispatch.GateTimeout.Duration, Report: progress,
+				CallerEnv: os.Environ(), NoPing: in.NoPing}
+			runErr := d.Run(in.WPs)
+			progress.flush()
+			doc, err := e.dispatchDoc(pe)
+			if err != nil {
+				return nil, err
+			}
+			doc["ok"] = runErr == nil
+			res := &Result{Command: "dispatch", Doc: doc, Fail: runErr,
+				Summary: fmt.Sprintf("dispatched plan %s: %s", pe.Project.Name, progress.last())}
+			if runErr != nil {
+				doc["error"] = runErr.Error()
+			}
+			return res, nil
+		})
+	addTool(s, "dispatch_status", "Where a plan's dispatch stands: its dispatches, sessions and latest verifications, from the ledger.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+			pe, _, err := e.pipeline(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			doc, err := e.dispatchDoc(pe)
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Command: "dispatch status", Doc: doc, Summary: fmt.Sprintf("plan %s: %d WPs dispatched, %d verified",
+				pe.Project.Name, len(doc["dispatches"].(map[string][]pipeline.Dispatch)), len(doc["verifications"].(map[string]pipeline.Verification)))}, nil
+		})
+	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns. Recorded; findings are a tool error carrying the review.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+			pe, cfg, err := e.pipeline(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			r, err := pe.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
+			if err != nil {
+				return nil, err
+			}
+			if err := pe.RecordReview(r, nil); err != nil {
+				return nil, err
+			}
+			res := &Result{Command: "review", Doc: r, Summary: fmt.Sprintf("review of %s: %d findings", pe.Project.Name, len(r.Findings))}
+			if !r.OK {
+				res.Fail = fmt.Errorf("review found problems")
+			}
+			return res, nil
+		})
+}
+
+// dispatchCheck is plan check against the frozen base, as dispatch runs it.
+func (e *env) dispatchCheck(pe *pipeline.Env) *plans.Report {
+	cfg, err := e.config()
+	if err != nil {
+		return &plans.Report{Errors: 1}
+	}
+	contract, err := plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
+	if err != nil {
+		return &plans.Report{Errors: 1}
+	}
+	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree}
+	if pe.History.Frozen != nil {
+		if bt, err := plans.ReadBaseTree(e.repo, pe.History.Frozen.BaseCommit); err == nil {
+			in = in.WithBase(bt)
+		}
+	}
+	return plans.Check(pe.Project, in)
+}
+
+func (e *env) dispatchDoc(pe *pipeline.Env) (map[string]any, error) {
+	st, err := pipeline.ReadState(pe.Ledger, pe.Project.Name)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"project": pe.Project.Name, "dispatches": st.Dispatches, "verifications": st.Verifications}, nil
+}
+
+// progress turns the dispatcher's progress lines into MCP progress
+// notifications while the client that asked for them is connected.
+type progress struct {
+	ctx   context.Context
+	req   *sdk.CallToolRequest
+	token any
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	n     float64
+	lines []string
+}
+
+var _ io.Writer = (*progress)(nil)
+
+func newProgress(ctx context.Context, req *sdk.CallToolRequest) *progress {
+	p := &progress{ctx: ctx, req: req}
+	if req != nil && req.Params != nil {
+		p.token = req.Params.GetProgressToken()
+	}
+	return p
+}
+
+func (p *progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	for {
+		line, err := p.buf.ReadString('\n')
+		if err != nil {
+			p.buf.WriteString(line)
+			return len(b), nil
+		}
+		p.send(strings.TrimSpace(line))
+	}
+}
+
+// The Reporter: each event is a progress line (the words the CLI prints);
+// the table of a wave's sessions is the CLI's to draw and is not sent.
+func (p *progress) Step(name string) { p.Write([]byte("step " + name + "\n")) }
+func (p *progress) Event(wp, what, detail string) {
+	line := strings.TrimSpace(strings.Join([]string{wp, what, detail}, " "))
+	p.Write([]byte(line + "\n"))
+}
+func (p *progress) Sessions([]pipeline.SessionStatus) {}
+func (p *progress) Preflight(rs []profiles.Result) {
+	for _, r := range rs {
+		b, _ := json.Marshal(r)
+		p.Write(append([]byte("preflight "), append(b, '\n')...))
+	}
+}
+func (p *progress) Result(any)        {}
+func (p *progress) Output() io.Writer { return p }
+
+func (p *progress) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if rest := strings.TrimSpace(p.buf.String()); rest != "" {
+		p.send(rest)
+	}
+	p.buf.Reset()
+}
+
+func (p *progress) send(line string) {
+	if line == "" {
+		return
+	}
+	p.lines = append(p.lines, line)
+	if p.token == nil || p.req.Session == nil {
+		return
+	}
+	p.n++
+	p.req.Session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Message: line, Progress: p.n})
+}
+
+func (p *progress) last() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.lines) == 0 {
+		return "nothing to start"
+	}
+	return p.lines[len(p.lines)-1]
+}

@@ -1,0 +1,241 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/lessons"
+	"github.com/agentproto/agentproto/plans"
+)
+
+type ledgerLogIn struct {
+	Kind    string `json:"kind,omitempty" jsonschema:"only events of this kind"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many events (0 = all)"`
+	Reverse bool   `json:"reverse,omitempty" jsonschema:"oldest first"`
+}
+
+func addLedgerTools(s *sdk.Server, e *env) {
+	addTool(s, "ledger_log", "List ledger events, newest first: each item is one event envelope exactly as stored (as `ledger log --json`).",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in ledgerLogIn) (*Result, error) {
+			if in.Limit < 0 {
+				return nil, fault.Invalidf("limit must be 0 (all) or more, got %d", in.Limit)
+			}
+			q := gitstore.Query{Limit: in.Limit, Reverse: in.Reverse}
+			if in.Kind != "" {
+				if err := gitstore.ValidateKind(in.Kind); err != nil {
+					return nil, err
+				}
+				q.Kinds = []string{in.Kind}
+			}
+			items := []json.RawMessage{}
+			l := e.readLedger()
+			err := l.Envelopes(q, func(env []byte) error {
+				items = append(items, append(json.RawMessage(nil), env...))
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Command: "ledger log", Doc: items, Summary: fmt.Sprintf("%d events", len(items))}, nil
+		})
+}
+
+type projectIn struct {
+	Project string `json:"project" jsonschema:"the plan name (.plans/PROJECT)"`
+}
+
+type renderIn struct {
+	Project string `json:"project" jsonschema:"the plan name"`
+	WP      string `json:"wp" jsonschema:"the work package id, such as WP1"`
+}
+
+type amendIn struct {
+	Project    string `json:"project" jsonschema:"the plan name"`
+	Correction string `json:"correction" jsonschema:"the corrected fact, appended to the SPEC as a dated CORRECTION"`
+}
+
+type lessonIn struct {
+	Text string   `json:"text" jsonschema:"the lesson"`
+	Tags []string `json:"tags,omitempty" jsonschema:"tags; plan render includes lessons sharing a tag with the plan"`
+}
+
+func addPlanTools(s *sdk.Server, e *env) {
+	addTool(s, "plan_check", "Check a plan: perimeters, contract blocks, briefs, dependencies. Findings are data; a plan with errors is a tool error carrying them.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+			p, err := e.loadPlan(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			rep, err := e.checkPlan(p)
+			if err != nil {
+				return nil, err
+			}
+			res := &Result{Command: "plan check", Doc: rep,
+				Summary: fmt.Sprintf("plan %s: %d errors, %d warnings", rep.Project, rep.Errors, rep.Warnings)}
+			if !rep.OK {
+				res.Fail = fmt.Errorf("plan %s has %d errors", p.Name, rep.Errors)
+			}
+			return res, nil
+		})
+	addTool(s, "plan_freeze", "Record the checked plan in the ledger (plan_frozen, every file attached). Refused (exit 5) while the check has errors.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+			p, err := e.loadPlan(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			rep, err := e.checkPlan(p)
+			if err != nil {
+				return nil, err
+			}
+			if !rep.OK {
+				return nil, fault.Refusedf("plan %s has %d errors; nothing was recorded (run plan_check)", p.Name, rep.Errors)
+			}
+			l, err := e.ledger()
+			if err != nil {
+				return nil, err
+			}
+			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base))
+			if err != nil {
+				return nil, err
+			}
+			sum := fmt.Sprintf("froze plan %s as %s (%d files)", p.Name, fr.RecordID, len(fr.Files))
+			if !written {
+				sum = fmt.Sprintf("plan %s is already frozen as %s; nothing written", p.Name, fr.RecordID)
+			}
+			return &Result{Command: "plan freeze", Doc: map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files}, Summary: sum}, nil
+		})
+	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+			p, h, err := e.planHistory(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			if h.Frozen == nil {
+				return &Result{Command: "plan status", Doc: map[string]any{"project": p.Name, "frozen": false},
+					Summary: fmt.Sprintf("plan %s is not frozen", p.Name)}, nil
+			}
+			drift, err := plans.Drift(p, h)
+			if err != nil {
+				return nil, err
+			}
+			changed := 0
+			for _, d := range drift {
+				if d.State != "unchanged" {
+					changed++
+				}
+			}
+			return &Result{Command: "plan status", Doc: map[string]any{"project": p.Name, "frozen": true,
+				"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift},
+				Summary: fmt.Sprintf("plan %s frozen as %s; %d files drifted, %d amendments", p.Name, h.Frozen.RecordID, changed, len(h.Amendments))}, nil
+		})
+	addTool(s, "plan_render", "The executor's session prompt for one work package: a pointer to its frozen brief and the overrides.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in renderIn) (*Result, error) {
+			p, h, err := e.planHistory(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			ls, err := lessons.List(e.readLedger(), p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
+			if err != nil {
+				return nil, err
+			}
+			text, err := plans.Render(p, h, in.WP, lessons.Texts(ls))
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Command: "plan render", Doc: map[string]any{"project": p.Name, "wp": in.WP, "prompt": text},
+				Summary: fmt.Sprintf("prompt for %s of plan %s (%d bytes)", in.WP, p.Name, len(text))}, nil
+		})
+	addTool(s, "plan_amend", "Append a dated CORRECTION to the plan's SPEC and record it in the ledger.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in amendIn) (*Result, error) {
+			if strings.TrimSpace(in.Correction) == "" {
+				return nil, fault.Invalidf("correction is empty")
+			}
+			p, err := e.loadPlan(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			l, err := e.ledger()
+			if err != nil {
+				return nil, err
+			}
+			recorded, err := plans.Amend(p, l, in.Correction, time.Now())
+			if err != nil {
+				return nil, err
+			}
+			sum := "appended a CORRECTION to the SPEC and recorded it"
+			if !recorded {
+				sum = "this correction is already recorded; nothing written"
+			}
+			return &Result{Command: "plan amend", Doc: map[string]any{"project": p.Name, "recorded": recorded}, Summary: sum}, nil
+		})
+	addTool(s, "lesson_add", "Record a lesson: the next supervisor and every executor prompt of a plan sharing a tag learn it.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in lessonIn) (*Result, error) {
+			l, err := e.ledger()
+			if err != nil {
+				return nil, err
+			}
+			written, err := lessons.Add(l, in.Text, in.Tags)
+			if err != nil {
+				return nil, err
+			}
+			sum := "recorded the lesson"
+			if !written {
+				sum = "this lesson is already recorded"
+			}
+			return &Result{Command: "lesson add", Doc: map[string]any{"written": written}, Summary: sum}, nil
+		})
+}
+
+func (e *env) loadPlan(name string) (*plans.Project, error) {
+	if err := plans.ValidateProject(name); err != nil {
+		return nil, err
+	}
+	return plans.Load(e.repo.WorkTree, name)
+}
+
+func (e *env) planHistory(name string) (*plans.Project, *plans.History, error) {
+	p, err := e.loadPlan(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := plans.ReadHistory(e.readLedger(), p.Name)
+	return p, h, err
+}
+
+// checkPlan runs plan check as the CLI does: with the configured contract
+// block and the base tree when the base resolves.
+func (e *env) checkPlan(p *plans.Project) (*plans.Report, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	contract, err := plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
+	if err != nil {
+		return nil, err
+	}
+	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree}
+	var bt *plans.BaseTree
+	if commit := e.resolve(p.Plan.Base); commit != "" {
+		bt, _ = plans.ReadBaseTree(e.repo, commit)
+	}
+	return plans.Check(p, in.WithBase(bt)), nil
+}
+
+// resolve returns the commit a revision names, or "" when it names none.
+func (e *env) resolve(rev string) string {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return ""
+	}
+	out, err := e.repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,188 @@
+// Package mcp is the Model Context Protocol server of agentproto: typed
+// tools over the same library functions the CLI calls, so a supervisor LLM
+// drives plans, worktrees and sessions without parsing text. One process
+// serves one client over stdio, in one repository.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/secrets"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// Roles a server can play. A supervisor steers sessions; an executor only
+// reads its own brief and changes and records evidence, so an executor
+// given this server cannot spawn or steer other agents.
+const (
+	RoleSupervisor = "supervisor"
+	RoleExecutor   = "executor"
+)
+
+// Options configure a server.
+type Options struct {
+	// Dir is a directory inside the repository to serve.
+	Dir string
+	// Role is RoleSupervisor (the default) or RoleExecutor.
+	Role string
+	// Agent is the executor's peer id: its quota guard and evidence are
+	// its own and nobody else's.
+	Agent string
+	// Version is reported to clients.
+	Version string
+	// Serve starts the sessions daemon (git-agentproto serve).
+	Serve []string
+}
+
+// env is what every tool works on. The repository is found once; the
+// configuration is read on every call, as each CLI command reads it, so
+// an edit of agentproto.toml between calls is seen.
+type env struct {
+	repo  *gitrepo.Repo
+	opts  Options
+	serve []string
+}
+
+func (e *env) config() (config.Config, error) {
+	cfg, _, err := config.Load(e.repo.WorkTree)
+	if err == nil {
+		cfg, err = config.WithLocal(cfg, e.repo.CommonDir)
+	}
+	return cfg, err
+}
+
+// ledger opens the ledger for a tool that writes: the configured
+// maintenance applies, as for the CLI.
+func (e *env) ledger() (*gitstore.Ledger, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	maint := cfg.Ledger.AutoMaintenance
+	if maint == 0 {
+		maint = -1
+	}
+	return gitstore.Open(e.repo, gitstore.Options{PackThreshold: cfg.Ledger.PackThreshold, AutoMaintenance: maint}), nil
+}
+
+// readLedger opens the ledger for a tool that only reads; a broken
+// agentproto.toml never hides the history.
+func (e *env) readLedger() *gitstore.Ledger { return gitstore.Open(e.repo, gitstore.Options{}) }
+
+func (e *env) sessions() *sessions.Client {
+	return &sessions.Client{Repo: e.repo, Serve: e.serve}
+}
+
+func (e *env) store() sessions.Store { return sessions.NewStore(e.repo.CommonDir) }
+
+// New returns the server for opts, with the tools and resources of its role.
+func New(opts Options) (*sdk.Server, error) {
+	if opts.Role == "" {
+		opts.Role = RoleSupervisor
+	}
+	if opts.Role != RoleSupervisor && opts.Role != RoleExecutor {
+		return nil, fault.Invalidf("--role %q: give supervisor or executor", opts.Role)
+	}
+	if opts.Role == RoleExecutor && opts.Agent != "" {
+		if err := secrets.Refuse("--agent", opts.Agent); err != nil {
+			return nil, err
+		}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = wd
+	}
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	if repo.WorkTree == "" {
+		return nil, fault.Invalidf("the MCP server needs a working tree; %s is a bare repository", repo.CommonDir)
+	}
+	e := &env{repo: repo, opts: opts, serve: opts.Serve}
+	secrets.Configure(func() secrets.Policy {
+		cfg, _ := e.config()
+		return secretPolicy(cfg)
+	})
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "agentproto", Title: "git agentproto", Version: version},
+		&sdk.ServerOptions{Instructions: instructions(opts.Role)})
+	if opts.Role == RoleExecutor {
+		addExecutorTools(s, e)
+		addBriefResources(s, e)
+		return s, nil
+	}
+	addLedgerTools(s, e)
+	addPlanTools(s, e)
+	addPreflightTools(s, e)
+	addWorktreeTools(s, e)
+	addSessionTools(s, e)
+	addPipelineTools(s, e)
+	addDispatchTools(s, e)
+	addPeerTools(s, e)
+	addBriefResources(s, e)
+	addSessionResources(s, e)
+	return s, nil
+}
+
+// Run serves one client over stdin and stdout until it disconnects.
+//
+// The protocol owns both streams, so the process lets nothing else near
+// them: os.Stdin becomes /dev/null and os.Stdout is stderr. go-plugin hands
+// a launched adapter os.Stdin (profile_check describes adapters in this
+// process), and a child reading the protocol's stdin would eat the
+// client's requests.
+func Run(ctx context.Context, opts Options) error {
+	s, err := New(opts)
+	if err != nil {
+		return err
+	}
+	in, out := os.Stdin, os.Stdout
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	os.Stdin, os.Stdout = null, os.Stderr
+	defer func() { os.Stdin, os.Stdout = in, out }()
+	return s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+}
+
+// secretPolicy is what the configuration tells the secrets package: the
+// profiles' key variables and what gates may get.
+func secretPolicy(cfg config.Config) secrets.Policy {
+	p := secrets.Policy{PassEnv: cfg.Gates.PassEnv}
+	for _, prof := range cfg.Profiles {
+		if prof.KeyEnv != "" {
+			p.SecretEnv = append(p.SecretEnv, prof.KeyEnv)
+		}
+	}
+	return p
+}
+
+func instructions(role string) string {
+	if role == RoleExecutor {
+		return "agentproto executor tools: read your frozen brief (brief_read), list your worktree's changes " +
+			"(my_changes), record evidence (evidence_add) and check your own quota (quota_guard). " +
+			"You cannot start, steer or dispatch other agents."
+	}
+	return fmt.Sprint("agentproto supervisor tools. A loop: plan_check, plan_freeze, plan_render; ",
+		"session_start (in a worktree); session_wait or session_monitor (each returns within 50s: call again ",
+		"while pending is not empty); session_output with clean; session_prompt; session_kill. ",
+		"Errors carry exit_code: 2 invalid input, 3 conflict, 4 timeout, 5 refused.")
+}

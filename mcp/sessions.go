@@ -1,0 +1,452 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/profiles"
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// maxWait bounds one blocking call: many MCP clients give up on a call
+// after about 60 s, so a wait returns before that and says to call again.
+const maxWait = 50 * time.Second
+
+// worktreeArg is session_start's worktree: a slug, or {slug, base} to
+// provision it from a base when it does not exist yet.
+type worktreeArg struct {
+	Slug string `json:"slug"`
+	Base string `json:"base,omitempty"`
+}
+
+func (w *worktreeArg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		return json.Unmarshal(b, &w.Slug)
+	}
+	type plain worktreeArg
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return fault.Invalidf("unknown argument worktree.%s; give {slug, base}", strings.Trim(f, `"`))
+		}
+		return fault.Invalidf("worktree must be a slug or {slug, base}")
+	}
+	*w = worktreeArg(p)
+	return nil
+}
+
+// typeSchemas are the schemas inference cannot find by itself.
+var typeSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {Type: "object"},
+	reflect.TypeFor[worktreeArg](): {
+		Description: "run in this agentproto worktree: a slug, or {slug, base} (it is provisioned, setup hooks run once trusted, when it does not exist)",
+		OneOf: []*jsonschema.Schema{
+			{Type: "string"},
+			{Type: "object", Required: []string{"slug"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+				Properties: map[string]*jsonschema.Schema{"slug": {Type: "string"}, "base": {Type: "string"}}},
+		},
+	},
+}
+
+type startIn struct {
+	Adapter  string      `json:"adapter,omitempty" jsonschema:"adapter name (or give profile)"`
+	Profile  string      `json:"profile,omitempty" jsonschema:"executor profile ([profiles.NAME]): adapter, model and auth"`
+	Model    string      `json:"model,omitempty" jsonschema:"model id"`
+	Dir      string      `json:"dir,omitempty" jsonschema:"run in this directory (or give worktree)"`
+	Worktree worktreeArg `json:"worktree,omitempty"`
+	Prompt   string      `json:"prompt" jsonschema:"the first prompt"`
+	Label    string      `json:"label,omitempty" jsonschema:"a label for people"`
+	NoPing   bool        `json:"no_ping,omitempty" jsonschema:"skip the liveness ping"`
+}
+
+type listIn struct {
+	All bool `json:"all,omitempty" jsonschema:"include cleaned sessions"`
+}
+
+type monitorIn struct {
+	IDs []string `json:"ids" jsonschema:"session ids"`
+	For string   `json:"for,omitempty" jsonschema:"the longest to wait, with a unit (default and cap 45s)"`
+}
+
+type waitIn struct {
+	IDs     []string `json:"ids" jsonschema:"session ids"`
+	Until   string   `json:"until,omitempty" jsonschema:"turn-end (default) or exit"`
+	Timeout string   `json:"timeout,omitempty" jsonschema:"how long to wait, with a unit; one call waits at most 50s"`
+}
+
+type outputIn struct {
+	ID    string `json:"id" jsonschema:"session id"`
+	Last  int    `json:"last,omitempty" jsonschema:"only the last N lines (0 = all)"`
+	Clean bool   `json:"clean,omitempty" jsonschema:"strip terminal escapes and control characters"`
+}
+
+type promptIn struct {
+	ID        string `json:"id" jsonschema:"session id"`
+	Text      string `json:"text,omitempty" jsonschema:"the next turn"`
+	Interrupt bool   `json:"interrupt,omitempty" jsonschema:"interrupt the current turn first"`
+}
+
+type idIn struct {
+	ID string `json:"id" jsonschema:"session id"`
+}
+
+func addSessionTools(s *sdk.Server, e *env) {
+	addTool(s, "session_start", "Start an executor session (owned by the sessions daemon: it outlives this connection) and return its record.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in startIn) (*Result, error) {
+			rec, err := e.startSession(in)
+			if err != nil {
+				if rec != nil {
+					doc, _ := stamped(rec, SchemaOf("sessions start"))
+					return nil, &withDoc{err: err, doc: doc}
+				}
+				return nil, err
+			}
+			return &Result{Command: "sessions start", Doc: rec, Summary: fmt.Sprintf("started %s (%s) in %s", rec.ID, rec.State, rec.Dir)}, nil
+		})
+	addTool(s, "session_list", "List sessions: id, label, adapter, model, dir, state, turns, last activity.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*Result, error) {
+			rows, err := e.listSessions(in.All)
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Command: "sessions ls", Doc: rows, Summary: fmt.Sprintf("%d sessions", len(rows))}, nil
+		})
+	addTool(s, "session_monitor", "Return as soon as a named session changes state or turn, or after `for` (at most 45s); at once when all are over.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in monitorIn) (*Result, error) {
+			return e.monitor(in)
+		})
+	addTool(s, "session_wait", "Wait until every named session reaches `until`. One call waits at most 50s; while `pending` is not empty, call again.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in waitIn) (*Result, error) {
+			return e.wait(in)
+		})
+	addTool(s, "session_output", "A session's output, one item per line (last N; clean strips terminal escapes).",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result, error) {
+			lines, err := e.output(in.ID, in.Last, in.Clean)
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
+		})
+	addTool(s, "session_prompt", "Send a session another turn, or interrupt its current one.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in promptIn) (*Result, error) {
+			if err := sessions.ValidateID(in.ID); err != nil {
+				return nil, err
+			}
+			if in.Text == "" && !in.Interrupt {
+				return nil, fault.Invalidf("give text (or interrupt alone)")
+			}
+			if _, err := e.sessions().Call(&sessions.Request{Op: "prompt", ID: in.ID, Text: in.Text, Interrupt: in.Interrupt}); err != nil {
+				return nil, err
+			}
+			return &Result{Command: "sessions prompt", Doc: map[string]any{"id": in.ID, "sent": true, "interrupt": in.Interrupt},
+				Summary: "sent to " + in.ID}, nil
+		})
+	addTool(s, "session_kill", "End a session and every process it started.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result, error) {
+			if err := sessions.ValidateID(in.ID); err != nil {
+				return nil, err
+			}
+			resp, err := e.sessions().Call(&sessions.Request{Op: "kill", ID: in.ID})
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Command: "sessions kill", Doc: resp.Session, Summary: fmt.Sprintf("%s is %s", in.ID, resp.Session.State)}, nil
+		})
+}
+
+// withDoc is an error that still has a document to show (a session that
+// failed while starting has a record).
+type withDoc struct {
+	err error
+	doc []byte
+}
+
+func (w *withDoc) Error() string { return w.err.Error() }
+func (w *withDoc) Unwrap() error { return w.err }
+
+// startSession starts a session as `sessions start` does. Everything that
+// can refuse (profile, adapter, trust) is checked before a worktree is
+// provisioned, so a refused start leaves nothing behind.
+func (e *env) startSession(in startIn) (*sessions.Record, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	adapter, model := in.Adapter, in.Model
+	var allow []string
+	if in.Profile != "" {
+		if adapter != "" {
+			return nil, fault.Invalidf("profile names the adapter; do not give adapter too")
+		}
+		p, err := profiles.Resolve(cfg, in.Profile)
+		if err != nil {
+			return nil, err
+		}
+		adapter = p.Adapter
+		if model == "" {
+			model = p.Model
+		}
+		if p.KeyEnv != "" {
+			if os.Getenv(p.KeyEnv) == "" {
+				return nil, fault.Refusedf("profile %s needs $%s, which is not set", in.Profile, p.KeyEnv)
+			}
+			allow = append(allow, p.KeyEnv)
+		}
+	}
+	if adapter == "" {
+		return nil, fault.Invalidf("adapter or profile is required")
+	}
+	if (in.Worktree.Slug == "") == (in.Dir == "") {
+		return nil, fault.Invalidf("give exactly one of worktree and dir")
+	}
+	if strings.TrimSpace(in.Prompt) == "" {
+		return nil, fault.Invalidf("a session starts with a prompt")
+	}
+	var dir, slug string
+	var missing bool
+	if in.Worktree.Slug != "" {
+		slug = in.Worktree.Slug
+		if err := worktree.ValidateSlug(slug); err != nil {
+			return nil, err
+		}
+		m, err := worktree.Load(e.repo, slug)
+		switch {
+		case err == nil:
+			dir = m.Path
+		case fault.KindOf(err) == fault.Invalid:
+			missing = true
+			if dir, err = worktree.Location(e.repo, cfg.Worktree.Root, slug); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, err
+		}
+	} else {
+		// A relative dir is the repository's, wherever the server runs.
+		abs := in.Dir
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(e.repo.WorkTree, abs)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fault.Invalidf("dir %s is not a directory", in.Dir)
+		}
+		dir = abs
+	}
+	found, err := host.Discover(adapter, cfg.Plugins, e.repo.WorkTree)
+	if err != nil {
+		return nil, err
+	}
+	launch := profiles.Launch{Adapter: adapter, Profile: in.Profile}
+	trustDir := "" // a worktree holds the repository's files
+	if slug == "" && dir != e.repo.WorkTree {
+		trustDir = dir
+	}
+	if err := launch.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
+		return nil, err
+	}
+	if missing {
+		m, err := e.provision(slug, in.Worktree.Base, false)
+		if err != nil {
+			return nil, err
+		}
+		dir = m.Path
+	}
+	resp, err := e.sessions().Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
+		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: dir, Worktree: slug,
+		Prompt: in.Prompt, Label: in.Label, Env: os.Environ(), Options: launch.Options(cfg),
+		Ping: !in.NoPing, AllowEnv: allow, Profile: in.Profile}})
+	if err != nil {
+		if resp != nil && resp.Session != nil {
+			return resp.Session, err
+		}
+		return nil, err
+	}
+	return resp.Session, nil
+}
+
+// listSessions is `sessions ls`: without a daemon nothing is live, so a
+// record it left running is an orphan until the next daemon recovers it.
+func (e *env) listSessions(all bool) ([]*sessions.Record, error) {
+	recs, err := e.store().All()
+	if err != nil {
+		return nil, err
+	}
+	daemon, perr := e.sessions().Probe()
+	rows := []*sessions.Record{}
+	for _, r := range recs {
+		if !daemon && perr == nil && !sessions.Terminal(r.State) {
+			r.Failure = "the sessions daemon is not running (it was " + r.State + "); the next sessions command recovers it"
+			r.State = "orphaned"
+		}
+		if all || r.State != sessions.StateCleaned {
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// records loads the named sessions; an unknown id is exit 2.
+func (e *env) records(ids []string) ([]*sessions.Record, error) {
+	if len(ids) == 0 {
+		return nil, fault.Invalidf("ids: name at least one session")
+	}
+	st := e.store()
+	out := []*sessions.Record{}
+	for _, id := range ids {
+		if err := sessions.ValidateID(id); err != nil {
+			return nil, err
+		}
+		r, err := st.Load(id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func allOver(recs []*sessions.Record) bool {
+	for _, r := range recs {
+		if !sessions.Terminal(r.State) {
+			return false
+		}
+	}
+	return true
+}
+
+// boundedWait parses a wait and caps it at cap; capped says the cap cut it.
+func boundedWait(s, def string, limit time.Duration, what string) (time.Duration, bool, error) {
+	if s == "" {
+		s = def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, false, fault.Invalidf("%s %q needs a unit, such as 40m or 30s", what, s)
+	}
+	if d > limit {
+		return limit, true, nil
+	}
+	return d, false, nil
+}
+
+func (e *env) monitor(in monitorIn) (*Result, error) {
+	recs, err := e.records(in.IDs)
+	if err != nil {
+		return nil, err
+	}
+	d, _, err := boundedWait(in.For, "45s", 45*time.Second, "for")
+	if err != nil {
+		return nil, err
+	}
+	if !allOver(recs) {
+		resp, err := e.sessions().Call(&sessions.Request{Op: "monitor", IDs: in.IDs, Timeout: d.String()})
+		if err != nil {
+			return nil, err
+		}
+		recs = append([]*sessions.Record{}, resp.Records...)
+	}
+	var parts []string
+	for _, r := range recs {
+		parts = append(parts, fmt.Sprintf("%s %s turns=%d", r.ID, r.State, r.Turns))
+	}
+	return &Result{Command: "sessions monitor", Doc: map[string]any{"sessions": recs, "waited_at_most": d.String()},
+		Summary: strings.Join(parts, "; ") + fmt.Sprintf(" (a call waits at most %s)", d)}, nil
+}
+
+func (e *env) wait(in waitIn) (*Result, error) {
+	recs, err := e.records(in.IDs)
+	if err != nil {
+		return nil, err
+	}
+	until := in.Until
+	if until == "" {
+		until = "turn-end"
+	}
+	if until != "turn-end" && until != "exit" {
+		return nil, fault.Invalidf("until %q: give turn-end or exit", until)
+	}
+	d, capped, err := boundedWait(in.Timeout, "40m", maxWait, "timeout")
+	if err != nil {
+		return nil, err
+	}
+	pending := []string{}
+	if !allOver(recs) {
+		resp, err := e.sessions().Call(&sessions.Request{Op: "wait", IDs: in.IDs, Until: until, Timeout: d.String()})
+		if err != nil {
+			return nil, err
+		}
+		pending = append(pending, resp.Pending...)
+		if recs, err = e.records(in.IDs); err != nil {
+			return nil, err
+		}
+	}
+	doc := map[string]any{"sessions": recs, "pending": pending}
+	res := &Result{Command: "sessions wait", Doc: doc}
+	switch {
+	case len(pending) == 0:
+		res.Summary = fmt.Sprintf("all %d sessions reached %s", len(recs), until)
+	case capped:
+		doc["capped"] = true
+		doc["note"] = fmt.Sprintf("one call waits at most %s; still running: %s; call session_wait again", maxWait, strings.Join(pending, " "))
+		res.Summary = doc["note"].(string)
+	default:
+		res.Fail = fault.Timeoutf("timed out after %s; still running: %s", d, strings.Join(pending, " "))
+	}
+	return res, nil
+}
+
+// outputLine is one line of `sessions output --json`.
+type outputLine struct {
+	Session string `json:"session"`
+	Line    string `json:"line"`
+}
+
+func (e *env) output(id string, last int, clean bool) ([]outputLine, error) {
+	if err := sessions.ValidateID(id); err != nil {
+		return nil, err
+	}
+	if last < 0 {
+		return nil, fault.Invalidf("last must be 0 (all) or more")
+	}
+	st := e.store()
+	rec, err := st.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(st.OutputPath(rec.ID))
+	if err != nil {
+		return nil, err
+	}
+	if clean {
+		b = escapes.ReplaceAll(b, nil)
+	}
+	parts := bytes.SplitAfter(b, []byte("\n"))
+	if n := len(parts); n > 0 && len(parts[n-1]) == 0 {
+		parts = parts[:n-1]
+	}
+	if last > 0 && len(parts) > last {
+		parts = parts[len(parts)-last:]
+	}
+	lines := []outputLine{}
+	for _, p := range parts {
+		p = bytes.TrimSuffix(bytes.TrimSuffix(p, []byte("\n")), []byte("\r"))
+		lines = append(lines, outputLine{Session: rec.ID, Line: string(p)})
+	}
+	return lines, nil
+}

@@ -1,0 +1,257 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/secrets"
+)
+
+// schemaVersion matches the version every CLI --json shape carries.
+const schemaVersion = "v1"
+
+// Result is what a tool hands back: the document the matching command
+// prints with --json, stamped with that command's schema name, and a
+// one-line summary for the model to read first.
+type Result struct {
+	// Command is the CLI path of the matching command ("plan check"); the
+	// schema is derived from it exactly as the CLI derives its own.
+	Command string
+	Doc     any
+	Summary string
+	// Fail, when set, makes the call a tool error that still carries the
+	// document (a plan check with errors: its findings are data).
+	Fail error
+}
+
+// SchemaOf is the schema name of a command's --json shape: "plan check"
+// is "agentproto.plan.check/v1", as the CLI stamps it.
+func SchemaOf(command string) string {
+	return "agentproto." + strings.Join(strings.Fields(command), ".") + "/" + schemaVersion
+}
+
+// handler is a tool's body, called with arguments already checked.
+type handler[In any] func(ctx context.Context, req *sdk.CallToolRequest, in In) (*Result, error)
+
+// addTool registers a tool whose arguments are the JSON form of In. The
+// input schema is inferred from In and closed (additionalProperties
+// false). Before the body runs, the arguments are refused when they hold
+// something credential-shaped (named by JSON path, never echoed) and
+// decoded strictly: an unknown argument or a wrong type is exit 2 with
+// nothing done.
+func addTool[In any](s *sdk.Server, name, desc string, h handler[In]) {
+	schema, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", name, err))
+	}
+	tool := &sdk.Tool{Name: name, Description: desc, InputSchema: schema}
+	s.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		raw := []byte(req.Params.Arguments)
+		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+			raw = []byte("{}")
+		}
+		in, err := decodeArgs[In](raw, resolved)
+		if err != nil {
+			return errorResult(err, nil), nil
+		}
+		res, err := h(ctx, req, in)
+		if err != nil {
+			var wd *withDoc
+			if errors.As(err, &wd) {
+				return errorResult(err, wd.doc), nil
+			}
+			return errorResult(err, nil), nil
+		}
+		return toolResult(res)
+	})
+}
+
+// decodeArgs checks raw tool arguments and decodes them into In.
+func decodeArgs[In any](raw []byte, resolved *jsonschema.Resolved) (In, error) {
+	var in In
+	// Secrets first: no later message may quote the value.
+	if err := secrets.RefuseJSON("arguments", raw); err != nil {
+		return in, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, argError(err)
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return in, fault.Invalidf("arguments must be a JSON object")
+	}
+	if err := resolved.Validate(generic); err != nil {
+		return in, fault.Invalidf("arguments: %v", err)
+	}
+	return in, nil
+}
+
+// argError names what was wrong with the arguments without quoting them.
+func argError(err error) error {
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fault.Invalidf("unknown argument %s; see the tool's input schema", f)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		return fault.Invalidf("arguments must be a JSON object")
+	}
+	if errors.As(err, &te) {
+		return fault.Invalidf("argument %q must be %s, not %s", te.Field, jsonKind(te.Type), te.Value)
+	}
+	return fault.Invalidf("arguments are not valid JSON for this tool: %v", err)
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "an object"
+}
+
+// toolResult turns a tool's Result into the call's answer.
+func toolResult(res *Result) (*sdk.CallToolResult, error) {
+	doc, err := stamped(res.Doc, SchemaOf(res.Command))
+	if err != nil {
+		return nil, err
+	}
+	if res.Fail != nil {
+		out := errorResult(res.Fail, doc)
+		return out, nil
+	}
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: res.Summary}},
+		StructuredContent: json.RawMessage(doc),
+	}, nil
+}
+
+// errorDoc is the structured part of a tool error: the exit code the CLI
+// would end with, its class, and the one-line message.
+type errorDoc struct {
+	Schema   string          `json:"schema"`
+	Error    string          `json:"error"`
+	ExitCode int             `json:"exit_code"`
+	Class    string          `json:"class"`
+	Result   json.RawMessage `json:"result,omitempty"`
+}
+
+// errorResult is a tool error (isError) for err; doc, when given, is the
+// document the command would still print (findings of a failed check).
+func errorResult(err error, doc []byte) *sdk.CallToolResult {
+	kind := fault.KindOf(err)
+	msg := secrets.Scrub(firstLine(err.Error()))
+	d := errorDoc{Schema: "agentproto.error/" + schemaVersion, Error: msg, ExitCode: int(kind), Class: className(kind)}
+	if len(doc) > 0 {
+		d.Result = doc
+	}
+	b, _ := json.Marshal(d)
+	return &sdk.CallToolResult{
+		IsError:           true,
+		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("exit %d (%s): %s", kind, d.Class, msg)}},
+		StructuredContent: json.RawMessage(b),
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+func className(k fault.Kind) string {
+	switch k {
+	case fault.Invalid:
+		return "invalid"
+	case fault.Conflict:
+		return "conflict"
+	case fault.Timeout:
+		return "timeout"
+	case fault.Refused:
+		return "refused"
+	}
+	return "error"
+}
+
+// stamped encodes v and puts "schema" first in it. A list becomes
+// {"schema", "items"} (a structured result is an object), each item as the
+// CLI prints it; a document naming its own schema keeps it.
+func stamped(v any, schema string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if rv := reflect.ValueOf(v); v == nil || (rv.Kind() == reflect.Slice && rv.IsNil()) {
+		v = []any{}
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSpace(buf.Bytes())
+	if len(b) > 0 && b[0] == '[' {
+		var items []json.RawMessage
+		if err := json.Unmarshal(b, &items); err != nil {
+			return nil, err
+		}
+		for i, it := range items {
+			s, err := stampObject(it, schema)
+			if err != nil {
+				return nil, err
+			}
+			items[i] = s
+		}
+		if items == nil {
+			items = []json.RawMessage{}
+		}
+		return json.Marshal(list{Schema: schema, Items: items})
+	}
+	return stampObject(b, schema)
+}
+
+// list is a list result: the schema first, as on every document.
+type list struct {
+	Schema string            `json:"schema"`
+	Items  []json.RawMessage `json:"items"`
+}
+
+func stampObject(b []byte, schema string) ([]byte, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return b, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, err
+	}
+	if _, ok := fields["schema"]; ok {
+		return b, nil
+	}
+	name, _ := json.Marshal(schema)
+	head := append([]byte(`{"schema":`), name...)
+	if len(fields) == 0 {
+		return append(head, '}'), nil
+	}
+	return append(append(head, ','), b[1:]...), nil
+}
