@@ -2,13 +2,10 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -134,92 +131,18 @@ func (e *env) liveWorktrees() map[string]bool {
 	return live
 }
 
-// provision creates a worktree the way `worktree new` does: base resolved,
-// setup hooks read from the base commit and run only once trusted, the
-// provisioning recorded in the ledger. Hook output goes to the recorded
-// log only: this process's stdout is the protocol.
+// provision creates a worktree through the worktree Manager, the sequence
+// `worktree new` runs: base resolved, setup hooks read from the base
+// commit and run only once trusted, the provisioning recorded. Hook output
+// goes to the recorded log only: this process's stdout is the protocol.
 func (e *env) provision(slug, base string, noSetup bool) (*worktree.Meta, error) {
-	start := time.Now()
-	if err := worktree.ValidateSlug(slug); err != nil {
-		return nil, err
-	}
 	cfg, err := e.config()
 	if err != nil {
 		return nil, err
 	}
-	baseName, baseCommit, err := worktree.ResolveBase(e.repo, base, cfg.Worktree.Base)
-	if err != nil {
-		return nil, err
-	}
-	path, err := worktree.Location(e.repo, cfg.Worktree.Root, slug)
-	if err != nil {
-		return nil, err
-	}
-	hooks := &worktree.Hooks{}
-	if !noSetup {
-		if hooks, err = worktree.HooksAt(e.repo, baseCommit); err != nil {
-			return nil, err
-		}
-		if err := worktree.RequireTrust(e.repo, hooks, baseName); err != nil {
-			return nil, err
-		}
-	}
-	m, err := worktree.Provision(e.repo, worktree.NewOptions{Slug: slug, Path: path, Base: baseName, BaseCommit: baseCommit,
-		Submodules: cfg.Worktree.Submodules})
-	if err != nil {
-		return nil, err
-	}
-	data := map[string]any{"slug": m.Slug, "path": m.Path, "branch": m.Branch, "base": m.Base,
-		"base_commit": m.BaseCommit, "head": m.BaseCommit, "checkout": m.Checkout}
-	if m.CheckoutReason != "" {
-		data["checkout_reason"] = m.CheckoutReason
-	}
-	var atts []gitstore.AttachmentInput
-	var setupErr error
-	if !hooks.Empty() {
-		copied, err := worktree.CopyFiles(e.mainWorkTree(), hooks.Copy, m, io.Discard)
-		log, herr := []byte(nil), err
-		if err == nil {
-			log, herr = worktree.RunHooks("setup", hooks.Setup, m, hooks.Env, io.Discard)
-		}
-		data["setup"] = map[string]any{"commands": hooks.Setup, "copied": copied, "ok": herr == nil}
-		if len(log) > 0 {
-			atts = append(atts, gitstore.AttachmentInput{Name: "setup.log", Content: log})
-		}
-		if herr != nil {
-			setupErr = herr
-			data["failure"] = herr.Error()
-			if err := worktree.MarkFailed(e.repo, m, herr); err != nil {
-				return nil, err
-			}
-		}
-	}
-	data["duration_ms"] = time.Since(start).Milliseconds()
-	b, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	l, err := e.ledger()
-	if err != nil {
-		return nil, err
-	}
-	id := fmt.Sprintf("worktree/%s/provisioned/%d", m.Slug, start.UnixNano())
-	if _, err := l.Append([]gitstore.Draft{{Kind: "worktree_provisioned", ID: id, Data: b, Attachments: atts}}); err != nil {
-		return nil, fmt.Errorf("recording worktree_provisioned in the ledger: %w", err)
-	}
-	if setupErr != nil {
-		return nil, fmt.Errorf("%w; the worktree is kept for inspection at %s (marked %s)", setupErr, m.Path, worktree.StateSetupFailed)
-	}
-	return m, nil
-}
-
-// mainWorkTree is where copy sources live: the parent of the common dir
-// when that is a ".git" directory.
-func (e *env) mainWorkTree() string {
-	if filepath.Base(e.repo.CommonDir) == ".git" {
-		return filepath.Dir(e.repo.CommonDir)
-	}
-	return e.repo.WorkTree
+	mg := &worktree.Manager{Repo: e.repo, Config: cfg.Worktree, Out: io.Discard, By: "mcp",
+		Ledger: func() (gitstore.Store, error) { return e.ledger() }}
+	return mg.New(worktree.CreateOptions{Slug: slug, Base: base, NoSetup: noSetup})
 }
 
 type adapterRow struct {
