@@ -40,6 +40,8 @@ var jsonCommands = []jsonCase{
 	{path: "plan check", args: []string{"demo"}},
 	{path: "plan status", args: []string{"demo"}},
 	{path: "watch", args: []string{"demo"}},
+	{path: "scout", args: []string{"demo", "--adapter", "scripted", "--question", "{Q}"}, once: true},
+	{path: "scout check", args: []string{"demo", "--base", "main"}, exits: []int{1}},
 	{path: "plan show", args: []string{"demo"}},
 	{path: "plan owner", args: []string{"demo", "lib/upper.sh"}},
 	{path: "plan render", args: []string{"demo", "WP1"}},
@@ -124,7 +126,8 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 	must(t, dir, "git", "agentproto", "goal", "new", "g1", "--title", "json")
 	must(t, dir, "git", "agentproto", "peer", "register", "a1", "--adapter", "scripted", "--quota-turns", "5")
 	must(t, dir, "git", "agentproto", "goal", "configure", "--goal-id", "g1", "--supervisor-agent", "a1", "--execute")
-	vars := map[string]string{}
+	vars := map[string]string{"{Q}": filepath.Join(t.TempDir(), "question.md")}
+	os.WriteFile(vars["{Q}"], []byte("Where is the gate?\n"+script(`{"op":"write","path":"RECON.md","content":"## C1: the gate is test.sh\n`+"`test.sh:1`"+`\n> #!/bin/sh\n"}`)+"\n"), 0o644)
 	// One repository and one HOME for the whole table: each command sees
 	// what the earlier ones did. A failing row is reported and the rest run.
 	for _, c := range jsonCommands {

@@ -35,4 +35,8 @@ type Amendment struct {
 	Correction string `json:"correction"`
 	SpecSHA256 string `json:"spec_sha256"`
 	Date       string `json:"date"`
+	// File is the amended file when it is not the SPEC (RECON.md), and
+	// FileSHA256 its hash after the amendment.
+	File       string `json:"file,omitempty"`
+	FileSHA256 string `json:"sha256,omitempty"`
 }

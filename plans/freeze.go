@@ -20,6 +20,11 @@ import (
 // CONTRACT.md, then each brief.
 func (p *Project) files() ([]string, error) {
 	names := []string{PlanFile, "SPEC.md", "CONTRACT.md"}
+	// The recon, when the plan has one, is frozen with it: later briefs
+	// stand on what it said, and on its corrections.
+	if _, err := os.Lstat(filepath.Join(p.Dir, ReconFile)); err == nil {
+		names = append(names, ReconFile)
+	}
 	seen := map[string]bool{}
 	for i := range p.Plan.WPs {
 		path, err := p.BriefPath(&p.Plan.WPs[i])
@@ -103,8 +108,12 @@ func (h *History) expected() map[string]string {
 	for k, v := range h.Frozen.Files {
 		out[k] = v
 	}
-	if n := len(h.Amendments); n > 0 {
-		out["SPEC.md"] = h.Amendments[n-1].SpecSHA256
+	for _, a := range h.Amendments { // oldest first: the latest wins
+		if a.File == "" {
+			out["SPEC.md"] = a.SpecSHA256
+		} else {
+			out[a.File] = a.FileSHA256
+		}
 	}
 	return out
 }
@@ -160,9 +169,22 @@ func Drift(p *Project, h *History) ([]FileState, error) {
 // MaxCorrection bounds an amendment's text.
 const MaxCorrection = 8000
 
+// ReconFile is the scout's recon in a plan folder (see package scout).
+const ReconFile = "RECON.md"
+
 // Amend appends a dated CORRECTION block to the SPEC and records it. The
 // record id comes from the text: the same correction twice is recorded once.
 func Amend(p *Project, l gitstore.Store, text string, now time.Time) (bool, error) {
+	return AmendFile(p, l, "SPEC.md", text, now)
+}
+
+// AmendFile is Amend for the SPEC or the recon (ReconFile): a correction
+// found later goes in as a dated block, so briefs rendered afterwards
+// inherit the fix, never the error.
+func AmendFile(p *Project, l gitstore.Store, file, text string, now time.Time) (bool, error) {
+	if file != "SPEC.md" && file != ReconFile {
+		return false, fault.Invalidf("only SPEC.md and %s take corrections", ReconFile)
+	}
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return false, fault.Invalidf("--correction is empty")
@@ -175,26 +197,38 @@ func Amend(p *Project, l gitstore.Store, text string, now time.Time) (bool, erro
 			return false, fault.Invalidf("--correction contains a control character")
 		}
 	}
-	id := fmt.Sprintf("plan/%s/amend/%s", p.Name, sha([]byte(text))[:16])
+	kind := "amend"
+	if file == ReconFile {
+		kind = "amend-recon"
+	}
+	id := fmt.Sprintf("plan/%s/%s/%s", p.Name, kind, sha([]byte(text))[:16])
 	if _, _, err := l.Get(id); err == nil {
 		return false, nil
 	} else if !errors.Is(err, gitstore.ErrNotFound) {
 		return false, err
 	}
-	specPath := filepath.Join(p.Dir, "SPEC.md")
-	before, err := os.ReadFile(specPath)
+	path := filepath.Join(p.Dir, file)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return false, fault.Refusedf("%s is not a regular file; nothing is written through it", file)
+	}
+	before, err := os.ReadFile(path)
 	if err != nil {
-		return false, fault.Invalidf("reading SPEC.md: %v", err)
+		return false, fault.Invalidf("reading %s: %v", file, err)
 	}
 	date := now.UTC().Format(time.RFC3339)
 	after := strings.TrimRight(string(before), "\n") + "\n\n## CORRECTION " + date + "\n\n" + text + "\n"
-	if err := os.WriteFile(specPath, []byte(after), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(after), 0o644); err != nil {
 		return false, err
 	}
-	a := Amendment{Project: p.Name, Correction: text, SpecSHA256: sha([]byte(after)), Date: date}
+	a := Amendment{Project: p.Name, Correction: text, Date: date}
+	if file == "SPEC.md" {
+		a.SpecSHA256 = sha([]byte(after))
+	} else {
+		a.File, a.FileSHA256 = file, sha([]byte(after))
+	}
 	if _, err := amendedKind.Record(l, id, a); err != nil {
-		// Leave the SPEC as the user had it: the amendment did not happen.
-		os.WriteFile(specPath, before, 0o644)
+		// Leave the file as the user had it: the amendment did not happen.
+		os.WriteFile(path, before, 0o644)
 		return false, err
 	}
 	return true, nil

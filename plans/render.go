@@ -2,11 +2,13 @@ package plans
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/scout"
 )
 
 // Owner answers which work package owns path: a WP id, "shared", or
@@ -75,6 +77,14 @@ func Render(p *Project, h *History, wpID string, lessons []string) (string, erro
 	b.WriteString("- Start no sub-agents; do the work yourself.\n")
 	b.WriteString("- Other executors work in parallel on other work packages. Change only the\n  paths your brief says you own; shared files are wired by the supervisor from\n  your report.\n")
 	fmt.Fprintf(&b, "- Your work is verified on disk: the supervisor re-runs the gate (%s)\n  and reads the files, not your report.\n", h.Frozen.Gate)
+	if doc, err := os.ReadFile(filepath.Join(p.Dir, ReconFile)); err == nil {
+		if r, err := scout.Parse(doc); err == nil && len(r.Corrections) > 0 {
+			fmt.Fprintf(&b, "\nCorrections to %s (they win over what it says):\n", ReconFile)
+			for _, c := range r.Corrections {
+				fmt.Fprintf(&b, "- %s: %s\n", c.Date, strings.ReplaceAll(c.Text, "\n", "\n  "))
+			}
+		}
+	}
 	if len(lessons) > 0 {
 		b.WriteString("\nLessons from earlier runs:\n")
 		for _, l := range lessons {

@@ -224,9 +224,10 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 
 func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 	var correction string
+	var recon bool
 	cmd := &cobra.Command{
-		Use:   "amend PROJECT --correction TEXT",
-		Short: "Append a dated CORRECTION to the SPEC and record it in the ledger",
+		Use:   "amend PROJECT --correction TEXT [--recon]",
+		Short: "Append a dated CORRECTION to the SPEC (or, with --recon, to RECON.md) and record it in the ledger",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, p, err := openPlan(f, args[0])
@@ -237,7 +238,11 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			recorded, err := plans.Amend(p, l, correction, time.Now())
+			file := "SPEC.md"
+			if recon {
+				file = plans.ReconFile
+			}
+			recorded, err := plans.AmendFile(p, l, file, correction, time.Now())
 			if err != nil {
 				return err
 			}
@@ -245,11 +250,12 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.Out, "this correction is already recorded; nothing written")
 				return nil
 			}
-			fmt.Fprintf(f.IO.Out, "appended a CORRECTION to %s and recorded it\n", filepath.Join(plans.Dir, p.Name, "SPEC.md"))
+			fmt.Fprintf(f.IO.Out, "appended a CORRECTION to %s and recorded it\n", filepath.Join(plans.Dir, p.Name, file))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&correction, "correction", "", "the corrected fact")
+	cmd.Flags().BoolVar(&recon, "recon", false, "correct the scout's RECON.md instead of the SPEC (briefs rendered afterwards carry it)")
 	cmd.MarkFlagRequired("correction")
 	return cmd
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/plugincmd"
 	"github.com/agentproto/agentproto/cmd/policycmd"
 	"github.com/agentproto/agentproto/cmd/profilecmd"
+	"github.com/agentproto/agentproto/cmd/scoutcmd"
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/cmd/watchcmd"
@@ -88,6 +89,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
 	cmd.AddCommand(watchcmd.NewCmdWatch(f))
+	cmd.AddCommand(scoutcmd.NewCmdScout(f))
 	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)

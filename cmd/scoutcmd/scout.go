@@ -1,0 +1,185 @@
+// Package scoutcmd is `git agentproto scout`: the read-only recon before a
+// plan, and the check of its citations against the source.
+package scoutcmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/scout"
+)
+
+// NewCmdScout builds `scout` and `scout check`.
+func NewCmdScout(f *cmdutil.Factory) *cobra.Command {
+	var o pipeline.ScoutOptions
+	var question string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "scout PROJECT --question FILE (--profile P | --adapter A) [--base REV] [--replace] [--no-ping] [--json]",
+		Short: "Run a read-only recon session whose every claim cites the source, and check each citation",
+		Long: `A scout session (a cheap long-context model) reads the repository in its own
+worktree, scout-PROJECT, and answers the question into RECON.md there; any
+other change it makes voids the run. Each claim is a "## C1: ..." heading with
+a citation: a back-quoted path:line and the quoted lines ("> ..."). The recon
+is copied to .plans/PROJECT/RECON.md and every citation checked against the
+base: verified (the quote is there, within 3 lines), moved (found elsewhere:
+the new place is given) or unverified. A SPEC or brief that relies on a
+claim says recon:C1; plan check warns when that claim is unverified.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if question == "" {
+				return fault.Invalidf("--question FILE is required: the question the scout answers")
+			}
+			b, err := readQuestion(f, question)
+			if err != nil {
+				return err
+			}
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			cfg, _, err := f.Config()
+			if err != nil {
+				return err
+			}
+			l, err := f.Ledger()
+			if err != nil {
+				return err
+			}
+			c, err := f.Sessions()
+			if err != nil {
+				return err
+			}
+			o.Repo, o.Config, o.Ledger, o.Sessions = repo, cfg, l, c
+			o.Project, o.Question, o.Env, o.Out = args[0], string(b), os.Environ(), f.IO.ErrOut
+			res, err := pipeline.Scout(o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, res)
+			}
+			fmt.Fprintf(f.IO.Out, "scout session %s wrote %s (base %.12s)\n", res.Session, res.Recon, res.BaseCommit)
+			printCheck(f.IO.Out, res.Check)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&question, "question", "", "a file with the question (- reads stdin)")
+	fl.StringVar(&o.Profile, "profile", "", "executor profile of the scout ([profiles.NAME])")
+	fl.StringVar(&o.Adapter, "adapter", "", "adapter of the scout")
+	fl.StringVar(&o.Base, "base", "", "revision to scout (default [worktree] base, origin/HEAD, HEAD)")
+	fl.BoolVar(&o.Replace, "replace", false, "replace an existing RECON.md (the old one is attached to the event)")
+	fl.BoolVar(&o.NoPing, "no-ping", false, "skip the liveness ping")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the run and its check as JSON")
+	cmd.AddCommand(newCmdCheck(f))
+	return cmd
+}
+
+func newCmdCheck(f *cmdutil.Factory) *cobra.Command {
+	var base string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check PROJECT [--base REV] [--json]",
+		Short: "Check every citation of the plan's RECON.md against the source again; exit 1 when one is unverified",
+		Long: `Check .plans/PROJECT/RECON.md against --base, else the plan's base (plan.toml),
+else the commit the last scout run read.`,
+		Args: cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo, err := f.Repo()
+			if err != nil {
+				return err
+			}
+			rev := base
+			if rev == "" {
+				if p, err := plans.Load(repo.WorkTree, args[0]); err == nil {
+					rev = p.Plan.Base
+				}
+			}
+			if rev == "" {
+				l, err := f.ReadLedger()
+				if err != nil {
+					return err
+				}
+				if last, err := pipeline.LastScout(l, args[0]); err != nil {
+					return err
+				} else if last != nil {
+					rev = last.BaseCommit
+				}
+			}
+			if rev == "" {
+				return fault.Invalidf("no base to check against: give --base REV (plan %s has no plan.toml and no scout run)", args[0])
+			}
+			out, err := repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
+			if err != nil {
+				return fault.Invalidf("base %q does not name a commit", rev)
+			}
+			res, err := pipeline.ScoutCheck(repo, args[0], strings.TrimSpace(string(out)))
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := cmdutil.ExportJSON(cmd, f.IO.Out, res); err != nil {
+					return err
+				}
+			} else {
+				printCheck(f.IO.Out, res)
+			}
+			if res.Unverified > 0 {
+				return cmdutil.Silent(fmt.Errorf("%d claims are unverified", res.Unverified))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&base, "base", "", "the revision the citations are checked against")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the verdicts as JSON")
+	return cmd
+}
+
+func printCheck(w io.Writer, r *scout.Result) {
+	for _, c := range r.Claims {
+		line := fmt.Sprintf("%-4s %-10s %s", c.ID, c.Verdict, c.Text)
+		for _, ct := range c.Citations {
+			switch {
+			case ct.Verdict == scout.Moved:
+				line += fmt.Sprintf("\n       cited %s, found at %s", ct.Citation, ct.Found)
+			case ct.Verdict == scout.Unverified:
+				line += fmt.Sprintf("\n       cited %s: %s", ct.Citation, ct.Reason)
+			}
+		}
+		if len(c.Citations) == 0 {
+			line += "\n       " + c.Reason
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "%d verified, %d moved, %d unverified\n", r.Verified, r.Moved, r.Unverified)
+}
+
+// readQuestion reads the question file (or stdin), a bounded text.
+func readQuestion(f *cmdutil.Factory, path string) ([]byte, error) {
+	var r io.Reader = f.IO.In
+	if path != "-" {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, fault.Invalidf("--question: %v", err)
+		}
+		defer fh.Close()
+		r = fh
+	}
+	b, err := io.ReadAll(io.LimitReader(r, 64<<10+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 64<<10 {
+		return nil, fault.Invalidf("--question is over 64 KiB")
+	}
+	return b, nil
+}
