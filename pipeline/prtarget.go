@@ -65,7 +65,7 @@ func (e *Env) PullRequest(cfg config.Config, req PRRequest) (*PROutcome, error) 
 func (e *Env) pullRequest(cfg config.Config, req PRRequest) (*PROutcome, string, error) {
 	repo, err := e.PRTarget(cfg.PR)
 	if err != nil {
-		return nil, "add a GitHub remote, or set [pr] repo = \"OWNER/NAME\", then git agentproto run "+e.Project.Name+" again", err
+		return nil, "add a GitHub remote, or set [pr] repo = \"OWNER/NAME\", then git agentproto run " + e.Project.Name + " again", err
 	}
 	o := PROptions{Remote: cfg.PR.Remote, Repo: repo, Base: req.Base, Title: req.Title, Draft: req.Draft || cfg.PR.Draft,
 		DryRun: req.DryRun, AgentsFile: cfg.Plans.AgentInstructions}
