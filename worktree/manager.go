@@ -31,7 +31,6 @@ type Manager struct {
 	// By names the command provisioning worktrees in the events, when it
 	// is not `worktree new`.
 	By string
-
 }
 
 // CreateOptions say which worktree New makes.
