@@ -17,7 +17,7 @@ func TestReviewDeclaredOnce(t *testing.T) {
 	// WP1 wires "upper lib/upper.sh": with WP2's second line, upper is
 	// declared twice.
 	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo")
-	if exitCode(err) != 1 || !strings.Contains(out, "merged [WP0 WP1 WP2]") {
+	if exitCode(err) != 1 || !strings.Contains(out+errOut, "merged [WP0 WP1 WP2]") {
 		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
 	}
 	out, errOut, err = sh(t, dir, nil, "git", "agentproto", "review", "demo", "--json")

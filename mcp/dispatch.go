@@ -100,17 +100,7 @@ func (e *env) dispatchCheck(pe *pipeline.Env) *plans.Report {
 	if err != nil {
 		return &plans.Report{Errors: 1}
 	}
-	contract, err := plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
-	if err != nil {
-		return &plans.Report{Errors: 1}
-	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree}
-	if pe.History.Frozen != nil {
-		if bt, err := plans.ReadBaseTree(e.repo, pe.History.Frozen.BaseCommit); err == nil {
-			in = in.WithBase(bt)
-		}
-	}
-	return plans.Check(pe.Project, in)
+	return pe.CheckPlan(cfg.Plans)
 }
 
 func (e *env) dispatchDoc(pe *pipeline.Env) (map[string]any, error) {

@@ -216,16 +216,7 @@ func (e *env) checkPlan(p *plans.Project) (*plans.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	contract, err := plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
-	if err != nil {
-		return nil, err
-	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree}
-	var bt *plans.BaseTree
-	if commit := e.resolve(p.Plan.Base); commit != "" {
-		bt, _ = plans.ReadBaseTree(e.repo, commit)
-	}
-	return plans.Check(p, in.WithBase(bt)), nil
+	return plans.CheckAt(e.repo, p, cfg.Plans, e.resolve(p.Plan.Base))
 }
 
 // resolve returns the commit a revision names, or "" when it names none.

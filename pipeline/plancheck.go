@@ -9,15 +9,13 @@ import (
 // was frozen on once it is frozen; dispatch and Run refuse a plan with
 // errors before anything starts.
 func (e *Env) CheckPlan(cfg config.Plans) *plans.Report {
-	contract, err := plans.ContractBlock(e.Repo.WorkTree, cfg)
+	commit := ""
+	if e.History.Frozen != nil {
+		commit = e.History.Frozen.BaseCommit
+	}
+	r, err := plans.CheckAt(e.Repo, e.Project, cfg, commit)
 	if err != nil {
 		return &plans.Report{Errors: 1}
 	}
-	in := plans.CheckInput{Contract: contract, WorkTree: e.Repo.WorkTree, AgentInstructions: cfg.AgentInstructions}
-	if e.History.Frozen != nil {
-		if bt, err := plans.ReadBaseTree(e.Repo, e.History.Frozen.BaseCommit); err == nil {
-			in = in.WithBase(bt)
-		}
-	}
-	return plans.Check(e.Project, in)
+	return r
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/scout"
 )
@@ -82,4 +83,26 @@ func reason(r *scout.Result, id string) string {
 		}
 	}
 	return ""
+}
+
+// CheckAt runs plan check as every front end does (plan check, dispatch,
+// the MCP tools): the configured contract block, the definition-of-done
+// file, and, when commit names the base, its tree and the recon's
+// citations checked against it. An empty commit checks without a base.
+func CheckAt(repo *gitrepo.Repo, p *Project, cfg config.Plans, commit string) (*Report, error) {
+	contract, err := ContractBlock(repo.WorkTree, cfg)
+	if err != nil {
+		return nil, err
+	}
+	in := CheckInput{Contract: contract, WorkTree: repo.WorkTree, AgentInstructions: cfg.AgentInstructions}
+	if commit != "" {
+		bt, err := ReadBaseTree(repo, commit)
+		if err == nil {
+			in = in.WithBase(bt)
+		}
+		if in.Recon, err = CheckRecon(repo, p, commit); err != nil {
+			return nil, err
+		}
+	}
+	return Check(p, in), nil
 }

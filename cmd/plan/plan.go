@@ -99,29 +99,10 @@ func (e *env) resolve(rev string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// baseTree reads the base tree, or nil when it does not resolve.
-func (e *env) baseTree(rev string) *plans.BaseTree {
-	commit := e.resolve(rev)
-	if commit == "" {
-		return nil
-	}
-	bt, err := plans.ReadBaseTree(e.repo, commit)
-	if err != nil {
-		return nil
-	}
-	return bt
-}
-
 func (e *env) check(p *plans.Project) (*plans.Report, error) {
-	contract, err := e.contract()
+	cfg, _, err := e.f.Config()
 	if err != nil {
 		return nil, err
 	}
-	rc, err := plans.CheckRecon(e.repo, p, e.resolve(p.Plan.Base))
-	if err != nil {
-		return nil, err
-	}
-	cfg, _, _ := e.f.Config() // read by contract already
-	in := plans.CheckInput{Contract: contract, WorkTree: e.repo.WorkTree, Recon: rc, AgentInstructions: cfg.Plans.AgentInstructions}
-	return plans.Check(p, in.WithBase(e.baseTree(p.Plan.Base))), nil
+	return plans.CheckAt(e.repo, p, cfg.Plans, e.resolve(p.Plan.Base))
 }
