@@ -26,8 +26,8 @@ func checkSpawn(a *StartArgs) error {
 	if a.ModelSwitchExpect == "" {
 		return fault.Invalidf("model switch %q has no model_switch_expect: its confirmation could not be checked", a.ModelSwitch)
 	}
-	if strings.ContainsAny(a.ModelSwitch, "\r\n") {
-		return fault.Invalidf("model switch %q is more than one line", a.ModelSwitch)
+	if strings.ContainsAny(a.ModelSwitch, "\r\n") || strings.TrimSpace(a.ModelSwitch) == "" {
+		return fault.Invalidf("model switch %q is not one line of text", a.ModelSwitch)
 	}
 	// Such agents explore with the default (expensive) model when a switch
 	// comes with the work: the switch goes alone, first.
