@@ -132,7 +132,7 @@ func (r *Resolved) StartArgs() *sessions.StartArgs {
 
 // pinnedAtLaunch are the adapters that give the agent its model on its
 // command line: a model switch prompt is never sent to them.
-var pinnedAtLaunch = map[string]bool{"claude": true, "codex": true}
+var pinnedAtLaunch = map[string]bool{"claude-code": true, "codex": true}
 
 // spawnSettings fills in the profile's model switch and error log.
 func (r *Resolved) spawnSettings(p config.Profile) error {

@@ -15,6 +15,11 @@
 // an agentproto-report block). A prompt without a script block
 // gets its text echoed back — unless it points to a brief ("Your task is
 // your brief: PATH", as plan render writes), whose script block is run.
+// Like a prompt-switched agent, it answers "/model NAME" with "Model
+// switched to: NAME" (option model_switch = "silent": without it); option
+// ping = "empty" or "empty-once" ends pings with no output, appending
+// option error_line to the file option error_log names, as agents log the
+// provider error they do not print.
 package scripted
 
 import (
