@@ -6,6 +6,8 @@ package launch
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/config"
@@ -52,6 +54,11 @@ type Resolved struct {
 	KeyEnv string
 	// Found is the adapter binary: its path and the sha256 it must have.
 	Found host.Found
+	// ModelSwitch and ModelSwitchExpect are the profile's, with {model}
+	// filled in; empty for agents whose model is pinned at launch.
+	ModelSwitch, ModelSwitchExpect string
+	// ErrorLog is the profile's agent error log, ~ expanded.
+	ErrorLog string
 
 	layers profiles.Launch
 }
@@ -69,6 +76,9 @@ func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
 		r.Adapter, r.KeyEnv = p.Adapter, p.KeyEnv
 		if r.Model == "" {
 			r.Model = p.Model
+		}
+		if err := r.spawnSettings(p); err != nil {
+			return nil, err
 		}
 		if r.KeyEnv != "" && req.Env != nil && lookup(req.Env, r.KeyEnv) == "" {
 			return nil, fault.Refusedf("profile %s needs $%s, which is not set", req.Profile, r.KeyEnv)
@@ -116,7 +126,36 @@ func (r *Resolved) AllowEnv() []string {
 // launch decides filled in; the caller adds where it runs and its prompt.
 func (r *Resolved) StartArgs() *sessions.StartArgs {
 	return &sessions.StartArgs{Adapter: r.Adapter, Path: r.Found.Path, SHA256: r.Found.SHA256, Model: r.Model,
-		Options: r.Options, AllowEnv: r.AllowEnv(), Profile: r.Profile}
+		Options: r.Options, AllowEnv: r.AllowEnv(), Profile: r.Profile,
+		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog}
+}
+
+// pinnedAtLaunch are the adapters that give the agent its model on its
+// command line: a model switch prompt is never sent to them.
+var pinnedAtLaunch = map[string]bool{"claude-code": true, "codex": true}
+
+// spawnSettings fills in the profile's model switch and error log.
+func (r *Resolved) spawnSettings(p config.Profile) error {
+	if p.ErrorLog != "" {
+		path := p.ErrorLog
+		if rest, ok := strings.CutPrefix(path, "~/"); ok {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fault.Invalidf("profile %s: error_log %q: %v", r.Profile, p.ErrorLog, err)
+			}
+			path = filepath.Join(home, rest)
+		}
+		r.ErrorLog = filepath.Clean(path)
+	}
+	if p.ModelSwitch == "" || pinnedAtLaunch[p.Adapter] {
+		return nil
+	}
+	if r.Model == "" {
+		return fault.Invalidf("profile %s has a model_switch but no model to switch to", r.Profile)
+	}
+	r.ModelSwitch = strings.ReplaceAll(p.ModelSwitch, "{model}", r.Model)
+	r.ModelSwitchExpect = strings.ReplaceAll(p.ModelSwitchExpect, "{model}", r.Model)
+	return nil
 }
 
 // Describe says how the session runs, for progress lines: "scripted" or

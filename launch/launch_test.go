@@ -191,3 +191,50 @@ func TestRequireTrustOfCommittedOptions(t *testing.T) {
 		t.Fatalf("options = %v", mine.Options)
 	}
 }
+
+// A prompt-switched profile gets its switch with the model filled in;
+// adapters that take the model on their command line never get one.
+func TestResolveFillsInTheModelSwitch(t *testing.T) {
+	onPath(t, "acp", "codex")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg, err := config.Parse([]byte(`
+[profiles.hermes]
+adapter = "acp"
+model = "openrouter/cheap"
+auth = "none"
+model_switch = "/model {model}"
+model_switch_expect = "Model switched to: {model}"
+error_log = "~/.hermes/logs/errors.log"
+[profiles.pinned]
+adapter = "codex"
+model = "gpt-5-mini"
+auth = "none"
+model_switch = "/model {model}"
+model_switch_expect = "switched"
+[profiles.nomodel]
+adapter = "acp"
+auth = "none"
+model_switch = "/model {model}"
+model_switch_expect = "ok"
+`), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resolve(cfg, ".", Request{Profile: "hermes", Model: "openrouter/other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.StartArgs()
+	if a.ModelSwitch != "/model openrouter/other" || a.ModelSwitchExpect != "Model switched to: openrouter/other" ||
+		a.ErrorLog != filepath.Join(home, ".hermes/logs/errors.log") {
+		t.Fatalf("start args: %+v", a)
+	}
+	r, err = Resolve(cfg, ".", Request{Profile: "pinned"})
+	if err != nil || r.StartArgs().ModelSwitch != "" || r.StartArgs().ModelSwitchExpect != "" {
+		t.Fatalf("a model pinned at launch got a switch: %+v %v", r, err)
+	}
+	if _, err := Resolve(cfg, ".", Request{Profile: "nomodel"}); fault.KindOf(err) != fault.Invalid || !strings.Contains(err.Error(), "no model to switch to") {
+		t.Fatalf("no model: %v", err)
+	}
+}

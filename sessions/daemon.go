@@ -47,6 +47,9 @@ type live struct {
 	// ending: the daemon is ending the plugin and will record why; the
 	// event stream breaking then is no news of its own.
 	ending bool
+	// errLog is the agent's own error log, read for a diagnosis when a
+	// turn goes wrong (nil: the profile names none).
+	errLog *errorLog
 }
 
 // NewDaemon prepares a daemon; Run serves it.

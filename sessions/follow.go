@@ -42,6 +42,12 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 	if eff.note != "" {
 		fmt.Fprint(l.out, eff.note)
 	}
+	if eff.extra["warning"] == "empty_turn" {
+		// Same symptom, many causes: the agent's own log may say which.
+		if f, ref := d.diagnose(l); f != "" {
+			eff.extra["fault"], eff.extra["error_log_ref"] = f, ref
+		}
+	}
 	if eff.to != "" {
 		d.transition(l.rec, eff.to, "", eff.extra)
 	}

@@ -34,6 +34,9 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	if a == nil || a.Adapter == "" || a.Path == "" || a.Dir == "" {
 		return nil, fault.Invalidf("start needs an adapter, its path and a directory")
 	}
+	if err := checkSpawn(a); err != nil {
+		return nil, err
+	}
 	now := time.Now().UTC()
 	rec := &Record{ID: newID(), Label: a.Label, Adapter: a.Adapter, Model: a.Model, Profile: a.Profile, Dir: a.Dir, Worktree: a.Worktree,
 		State: StateLaunched, Created: now, LastActivity: now}
@@ -62,16 +65,17 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	d.mu.Unlock()
 	d.transition(rec, StateLaunched, "", nil)
 	go d.follow(l)
+	l.errLog = openErrorLog(a.ErrorLog)
 	first := a.Prompt
-	if a.Ping {
-		first = "" // start idle: the brief waits for the liveness check
+	if a.Ping || a.ModelSwitch != "" {
+		first = "" // start idle: the brief waits for the spawn protocol
 	}
 	err = client.Start(ctx, sdk.StartRequest{SessionID: rec.ID, Dir: a.Dir, Model: a.Model, InitialPrompt: first, Options: a.Options})
 	if err != nil {
 		return d.failStart(l, fmt.Sprintf("starting the session: %v", err), err)
 	}
-	if a.Ping {
-		if err := d.pingFirst(l); err != nil {
+	if a.Ping || a.ModelSwitch != "" {
+		if err := d.spawn(l, a); err != nil {
 			return d.failStart(l, err.Error()+"; it never received its prompt", err)
 		}
 		// Like any prompt: answer once its turn has started, so that a wait
@@ -79,6 +83,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		if err := d.promptTurn(l, a.Prompt, false); err != nil {
 			return d.failStart(l, fmt.Sprintf("sending the prompt: %v", err), err)
 		}
+		d.spawnEvent(l, "prompt", nil)
 	}
 	// An adapter that died while taking the prompt fails the start too:
 	// the caller would otherwise wait on a session that is already over.
@@ -99,54 +104,62 @@ func (d *Daemon) openOutput(id string) (*os.File, error) {
 	return out, err
 }
 
-// pingFirst runs the liveness check with no policy firing on its turn.
-func (d *Daemon) pingFirst(l *live) error {
-	d.mu.Lock()
-	d.pinging[l.rec.ID] = true
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		delete(d.pinging, l.rec.ID)
-		d.mu.Unlock()
-	}()
-	return d.ping(l)
+// pingTurn sends sdk.PingPrompt and requires a line that is exactly READY
+// in the output of that turn; it returns that output.
+func (d *Daemon) pingTurn(l *live) (string, error) {
+	out, state, err := d.turnOutput(l, sdk.PingPrompt, pingTimeout)
+	if err != nil {
+		return "", fmt.Errorf("liveness ping: %v", err)
+	}
+	if state != StateSettled {
+		return out, fmt.Errorf("liveness ping: no answer (session %s)", state)
+	}
+	if hasLine(out, func(line string) bool { return line == "READY" }) {
+		return out, nil
+	}
+	return out, fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail(out), sdk.PingPrompt)
 }
 
-// ping sends sdk.PingPrompt and requires a line that is exactly READY in
-// the output of that turn.
-func (d *Daemon) ping(l *live) error {
+// turnOutput sends text as one turn, waits up to dur for its end and
+// returns what the agent printed in it and the state it left.
+func (d *Daemon) turnOutput(l *live, text string, dur time.Duration) (string, string, error) {
 	d.mu.Lock()
 	turns, from := l.rec.Turns, l.rec.OutputBytes
 	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	err := l.client.Prompt(ctx, sdk.PingPrompt, false)
+	err := l.client.Prompt(ctx, text, false)
 	cancel()
 	if err != nil {
-		return fmt.Errorf("liveness ping: %v", err)
+		return "", "", err
 	}
 	var state string
 	var to int64
-	d.await(pingTimeout, func() bool {
+	d.await(dur, func() bool {
 		state, to = l.rec.State, l.rec.OutputBytes
 		return (l.rec.Turns > turns && state == StateSettled) || Terminal(state)
 	})
-	if state != StateSettled {
-		return fmt.Errorf("liveness ping: no answer (session %s)", state)
-	}
 	out, _ := os.ReadFile(d.store.OutputPath(l.rec.ID))
 	if int64(len(out)) >= to && to >= from {
 		out = out[from:to]
 	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.TrimSpace(line) == "READY" {
-			return nil
+	return string(out), state, nil
+}
+
+func hasLine(out string, ok func(string) bool) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if ok(strings.TrimSpace(line)) {
+			return true
 		}
 	}
-	tail := strings.TrimSpace(string(out))
-	if len(tail) > 200 {
-		tail = tail[len(tail)-200:]
+	return false
+}
+
+func tail(out string) string {
+	t := strings.TrimSpace(out)
+	if len(t) > 200 {
+		t = t[len(t)-200:]
 	}
-	return fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail, sdk.PingPrompt)
+	return t
 }
 
 // prompt sends a live session another turn, or interrupts its turn.

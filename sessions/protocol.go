@@ -60,6 +60,14 @@ type StartArgs struct {
 	AllowEnv []string `json:"allow_env,omitempty"`
 	// Profile names the profile the session runs, for the record.
 	Profile string `json:"profile,omitempty"`
+	// ModelSwitch is the prompt that selects the model of an agent whose
+	// model is chosen by a prompt ("/model x"), sent alone before the
+	// ping; ModelSwitchExpect is the line its turn must print.
+	ModelSwitch       string `json:"model_switch,omitempty"`
+	ModelSwitchExpect string `json:"model_switch_expect,omitempty"`
+	// ErrorLog is the agent's own error log (an absolute path): its lines
+	// written during the session explain an empty turn or a failed ping.
+	ErrorLog string `json:"error_log,omitempty"`
 }
 
 // Response answers a Request.

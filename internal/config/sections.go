@@ -15,6 +15,15 @@ type Profile struct {
 	Auth    string            `toml:"auth" json:"auth"` // api-key, subscription, none
 	KeyEnv  string            `toml:"key_env" json:"key_env,omitempty"`
 	Options map[string]string `toml:"options" json:"options,omitempty"`
+	// ModelSwitch is the prompt that selects the model of an agent whose
+	// model is chosen by a prompt ("/model {model}"); it is sent alone
+	// before the ping and its turn must print ModelSwitchExpect
+	// ("Model switched to: {model}").
+	ModelSwitch       string `toml:"model_switch" json:"model_switch,omitempty"`
+	ModelSwitchExpect string `toml:"model_switch_expect" json:"model_switch_expect,omitempty"`
+	// ErrorLog is the agent's own error log ("~/.hermes/logs/errors.log"),
+	// read to tell why a turn came back empty or a ping failed.
+	ErrorLog string `toml:"error_log" json:"error_log,omitempty"`
 }
 
 // Policies configures the daemon's policy actions.

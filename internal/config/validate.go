@@ -27,6 +27,15 @@ func (p Profile) validate() error {
 	if p.KeyEnv != "" && !envName.MatchString(p.KeyEnv) {
 		return fmt.Errorf("key_env must name an environment variable (such as ANTHROPIC_API_KEY), not hold a value")
 	}
+	if (p.ModelSwitch == "") != (p.ModelSwitchExpect == "") {
+		return fmt.Errorf("model_switch and model_switch_expect go together: the switch is only trusted once its confirmation line is seen")
+	}
+	if strings.ContainsAny(p.ModelSwitch+p.ModelSwitchExpect, "\r\n") {
+		return fmt.Errorf("model_switch and model_switch_expect are one line each")
+	}
+	if p.ErrorLog != "" && !strings.HasPrefix(p.ErrorLog, "/") && !strings.HasPrefix(p.ErrorLog, "~/") {
+		return fmt.Errorf("error_log %q must be an absolute path or start with ~/", p.ErrorLog)
+	}
 	return nil
 }
 

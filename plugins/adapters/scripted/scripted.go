@@ -15,6 +15,11 @@
 // an agentproto-report block). A prompt without a script block
 // gets its text echoed back — unless it points to a brief ("Your task is
 // your brief: PATH", as plan render writes), whose script block is run.
+// Like a prompt-switched agent, it answers "/model NAME" with "Model
+// switched to: NAME" (option model_switch = "silent": without it); option
+// ping = "empty" or "empty-once" ends pings with no output, appending
+// option error_line to the file option error_log names, as agents log the
+// provider error they do not print.
 package scripted
 
 import (
@@ -96,7 +101,9 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if err != nil || !fi.IsDir() {
 		return nil, sdk.Problemf("directory %q does not exist", req.Dir)
 	}
-	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out, silentPing: req.Options["ping"] == "silent"}
+	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out, silentPing: req.Options["ping"] == "silent",
+		emptyPings: emptyPings(req.Options["ping"]), switchReply: req.Options["model_switch"],
+		errorLog: req.Options["error_log"], errorLine: req.Options["error_line"]}
 	if req.InitialPrompt != "" {
 		s.startTurn(req.InitialPrompt)
 	}
@@ -116,7 +123,16 @@ type session struct {
 	// silentPing makes the agent fail the liveness ping, for tests of the
 	// spawn protocol (option ping = "silent").
 	silentPing bool
-	children   []*exec.Cmd
+	// emptyPings: that many pings first end with no output (option ping =
+	// "empty" for all, "empty-once" for one), as an agent reloading its
+	// model does; errorLine is then appended to the errorLog file, as
+	// agents log the provider error they do not print.
+	emptyPings          int
+	errorLog, errorLine string
+	// switchReply answers a "/model NAME" prompt: "" confirms it ("Model
+	// switched to: NAME"), "silent" does not.
+	switchReply string
+	children    []*exec.Cmd
 }
 
 func (s *session) Prompt(ctx context.Context, text string, interrupt bool) error {
@@ -172,8 +188,40 @@ func (s *session) startTurn(prompt string) {
 // scripted agent, like a real one, reads the brief it is pointed to.
 var briefLine = lazyre.New(`(?m)^Your task is your brief: (\S+)`)
 
+// modelSwitch is the model switch prompt of prompt-switched agents.
+var modelSwitch = lazyre.New(`^/model (\S+)$`)
+
+// emptyPings is how many pings end empty under the ping option.
+func emptyPings(opt string) int {
+	switch opt {
+	case "empty":
+		return 1 << 30
+	case "empty-once":
+		return 1
+	}
+	return 0
+}
+
 // run performs a prompt's steps; it reports whether the turn ends normally.
 func (s *session) run(ctx context.Context, prompt string) bool {
+	if m := modelSwitch.FindStringSubmatch(prompt); m != nil {
+		if s.switchReply == "silent" {
+			s.out.Output([]byte("ok\n"))
+		} else {
+			s.out.Output([]byte("Model switched to: " + m[1] + "\n"))
+		}
+		return true
+	}
+	if prompt == sdk.PingPrompt && s.emptyPings > 0 {
+		s.emptyPings--
+		if s.errorLog != "" && s.errorLine != "" {
+			if f, err := os.OpenFile(s.errorLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+				fmt.Fprintln(f, s.errorLine)
+				f.Close()
+			}
+		}
+		return true
+	}
 	if prompt == sdk.PingPrompt {
 		if s.silentPing {
 			s.out.Output([]byte("thinking about it\n"))
