@@ -112,3 +112,36 @@ func TestSessionStartedFromASessionInheritsItsWorktree(t *testing.T) {
 		t.Fatalf("a second worktree was made: %v", err)
 	}
 }
+
+// MCP session_start and dispatch honour the policy too.
+func TestIsolationPolicyOfMCPAndDispatch(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	root := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo")
+	_, errOut, err := shEnv(t, dir, []string{"AGENTPROTO_WORKTREES_ISOLATION=never"}, "git", "agentproto", "dispatch", "demo")
+	if exitCode(err) != 5 || !strings.Contains(errOut, `worktree isolation is "never"`) || !strings.Contains(errOut, "dispatch runs each WP in its own worktree") {
+		t.Fatalf("dispatch under never: %v %s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(root, "demo-wp0")); !os.IsNotExist(err) {
+		t.Fatalf("a refused dispatch made a worktree: %v", err)
+	}
+
+	cs := mcpConnect(t, dir)
+	cfg := func(mode string) {
+		os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n[worktree]\nisolation = \""+mode+"\"\n"), 0o644)
+	}
+	cfg("always")
+	c := callTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "dir": t.TempDir(), "no_ping": true, "prompt": "hi"})
+	if !c.IsError || c.Doc["exit_code"] != float64(5) || !strings.Contains(c.Text, "is not an agentproto worktree") {
+		t.Fatalf("session_start under always, plain dir: %+v", c)
+	}
+	cfg("never")
+	c = callTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "worktree": "fresh", "no_ping": true, "prompt": "hi"})
+	if !c.IsError || c.Doc["exit_code"] != float64(5) || !strings.Contains(c.Text, "worktree fresh is not made") {
+		t.Fatalf("session_start under never, new worktree: %+v", c)
+	}
+	if _, err := os.Stat(filepath.Join(root, "fresh")); !os.IsNotExist(err) {
+		t.Fatalf("a refused session_start made the worktree: %v", err)
+	}
+	cfg("on-request")
+	mustTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "worktree": "fresh", "no_ping": true, "prompt": "hi"})
+}
