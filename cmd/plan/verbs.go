@@ -214,9 +214,12 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "frozen": true,
-					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift,
-					"waiting_decision": waiting})
+				doc := map[string]any{"project": p.Name, "frozen": true,
+					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift}
+				if len(waiting) > 0 {
+					doc["waiting_decision"] = waiting
+				}
+				return cmdutil.ExportJSON(cmd, f.IO.Out, doc)
 			}
 			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, h.Frozen.RecordID, h.Frozen.Time, len(h.Amendments))
 			for _, d := range drift {
