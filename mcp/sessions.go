@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/isolation"
 	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
@@ -218,6 +219,17 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, fault.Invalidf("a session starts with a prompt")
 	}
+	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	parent, err := isolation.Parent(e.repo, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if s, inherited := isolation.Slug(parent, in.Worktree.Slug); inherited {
+		in.Worktree = worktreeArg{Slug: s}
+	}
 	var dir, slug string
 	var missing bool
 	if in.Worktree.Slug != "" {
@@ -247,6 +259,12 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 			return nil, fault.Invalidf("dir %s is not a directory", in.Dir)
 		}
 		dir = abs
+		if err := isolation.CheckDir(e.repo, mode, dir); err != nil {
+			return nil, err
+		}
+	}
+	if err := isolation.CheckCreate(mode, slug, !missing); err != nil {
+		return nil, err
 	}
 	found, err := host.Discover(adapter, cfg.Plugins, e.repo.WorkTree)
 	if err != nil {

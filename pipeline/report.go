@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentproto/agentproto/internal/fault"
 )
 
 // Report is an executor's final report, given in its output as a fenced
@@ -29,6 +31,18 @@ type Report struct {
 	Wiring        []Wiring   `json:"wiring"`
 	Claims        []string   `json:"claims,omitempty"`
 	ExitCodes     []ExitCode `json:"exit_codes"`
+	// Stopped is set when the executor reached a fork only the
+	// supervisor may decide: the WP then waits for a decision, it has
+	// not failed.
+	Stopped *Stop `json:"stopped,omitempty"`
+}
+
+// Stop is the question an executor stopped on, the options it saw and
+// the one it would take by default.
+type Stop struct {
+	Question string   `json:"question"`
+	Options  []string `json:"options,omitempty"`
+	Default  string   `json:"default,omitempty"`
 }
 
 // Wiring is one line a shared file needs.
@@ -68,5 +82,43 @@ func ParseReport(output []byte) (*Report, error) {
 			return nil, fmt.Errorf("wiring entry %d needs a file and one line", k+1)
 		}
 	}
+	if err := r.Stopped.check(); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+func (s *Stop) check() error {
+	if s == nil {
+		return nil
+	}
+	if strings.TrimSpace(s.Question) == "" {
+		return fmt.Errorf("stopped needs a question")
+	}
+	if s.Default == "" {
+		return nil
+	}
+	for _, o := range s.Options {
+		if o == s.Default {
+			return nil
+		}
+	}
+	if len(s.Options) > 0 {
+		return fmt.Errorf("stopped: default %q is not one of the options", s.Default)
+	}
+	return nil
+}
+
+// waiting is the error dispatch ends with when a WP stopped on a
+// question: its session stays alive for the answer.
+func waiting(wp, project string, s *Stop) error {
+	msg := fmt.Sprintf("%s is waiting for a decision: %s", wp, s.Question)
+	if len(s.Options) > 0 {
+		msg += fmt.Sprintf(" (options: %s", strings.Join(s.Options, " | "))
+		if s.Default != "" {
+			msg += "; default: " + s.Default
+		}
+		msg += ")"
+	}
+	return fault.Refusedf("%s; next: git agentproto plan answer %s %s --choice TEXT", msg, project, wp)
 }

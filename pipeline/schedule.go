@@ -108,6 +108,9 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 			return fmt.Errorf("%s: %w", wp.ID, err)
 		}
 		d.say(wp.ID, "verify", "%s (%d changed, %d out of perimeter, gate exit %d)", v.Verdict, len(v.Changed), len(v.OutOfScope), v.Gate.ExitCode)
+		if v.Verdict == WaitingDecision {
+			return waiting(wp.ID, d.Env.Project.Name, v.Report.Stopped)
+		}
 		if v.Verdict != Pass {
 			for _, o := range v.OutOfScope {
 				d.say(wp.ID, "", "outside the perimeter: %s", o)

@@ -19,6 +19,10 @@ import (
 	"github.com/agentproto/agentproto/worktree"
 )
 
+// WaitingDecision is the verdict of a WP whose executor stopped on a
+// question (its report's "stopped"): git agentproto plan answer resumes it.
+const WaitingDecision = "waiting_decision"
+
 // maxGateLog bounds the gate output kept in the ledger.
 const maxGateLog = 1 << 20
 
@@ -187,7 +191,12 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 		v.Findings = append(v.Findings, "gate-pipe: the gate pipes its output, so its exit code is not the gate's")
 	}
 	v.Verdict = Pass
-	if len(v.OutOfScope) > 0 || gate.ExitCode != 0 || gate.Piped || len(v.Changed) == 0 || failing > 0 {
+	if v.Report != nil && v.Report.Stopped != nil {
+		// A fork is an outcome: the findings above stay for the record,
+		// but the WP waits for the supervisor's answer, it did not fail.
+		v.Verdict = WaitingDecision
+		v.Findings = append(v.Findings, "stopped: "+v.Report.Stopped.Question)
+	} else if len(v.OutOfScope) > 0 || gate.ExitCode != 0 || gate.Piped || len(v.Changed) == 0 || failing > 0 {
 		v.Verdict = Fail
 	}
 	id := fmt.Sprintf("pipeline/%s/%s/verify/%d", e.Project.Name, wp.ID, time.Now().UnixNano())

@@ -34,3 +34,17 @@ func envNames(env []string) string {
 	sort.Strings(names)
 	return strings.Join(names, ",")
 }
+
+// SessionEnv names, in the environment of a session's agent, the session
+// it runs in: what it starts from there can find its parent.
+const SessionEnv = "AGENTPROTO_SESSION"
+
+func withSessionEnv(env []string, id string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, SessionEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, SessionEnv+"="+id)
+}

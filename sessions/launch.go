@@ -46,7 +46,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	}
 	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
 	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
-		d.launchOptions(AdapterEnv(a.Env, a.AllowEnv)))
+		d.launchOptions(withSessionEnv(AdapterEnv(a.Env, a.AllowEnv), rec.ID)))
 	if err != nil {
 		out.Close()
 		d.transition(rec, StateFailed, err.Error(), nil)

@@ -26,7 +26,7 @@ import (
 type WPRow struct {
 	ID      string `json:"id"`
 	Title   string `json:"title"`
-	State   string `json:"state"`   // planned, dispatched, verified, failed, checkpointed
+	State   string `json:"state"`   // planned, dispatched, verified, waiting_decision, failed, checkpointed
 	Verdict string `json:"verdict"` // latest verify verdict, "" before any
 	Session string `json:"session,omitempty"`
 	// Checkpoint is the short commit of the WP's checkpoint.
@@ -137,9 +137,12 @@ func wpRows(p *plans.Project, st *pipeline.State) []WPRow {
 		}
 		if v, ok := st.Verifications[wp.ID]; ok {
 			r.Verdict = v.Verdict
-			if v.Verdict == pipeline.Pass {
+			switch v.Verdict {
+			case pipeline.Pass:
 				r.State = "verified"
-			} else {
+			case pipeline.WaitingDecision:
+				r.State = pipeline.WaitingDecision
+			default:
 				r.State = "failed"
 			}
 		}

@@ -25,7 +25,7 @@ different WPs never overlap; shared files belong to nobody. WP0 freezes the
 contract and runs first. Once checked, the plan is frozen into the ledger.`,
 	}
 	cmd.AddCommand(newCmdInit(f), newCmdNewWP(f), newCmdCheck(f), newCmdFreeze(f),
-		newCmdStatus(f), newCmdAmend(f), newCmdRender(f), newCmdShow(f), newCmdOwner(f))
+		newCmdStatus(f), newCmdAmend(f), newCmdAnswer(f), newCmdRender(f), newCmdShow(f), newCmdOwner(f))
 	return cmd
 }
 

@@ -9,9 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/lessons"
+	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -192,7 +194,11 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 		Short: "Show drift of the plan's working files against the frozen version",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, _, h, err := openPlanHistory(f, args[0])
+			p, l, h, err := openPlanHistory(f, args[0])
+			if err != nil {
+				return err
+			}
+			waiting, err := waitingDecisions(l, p)
 			if err != nil {
 				return err
 			}
@@ -208,12 +214,19 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "frozen": true,
-					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift})
+				doc := map[string]any{"project": p.Name, "frozen": true,
+					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift}
+				if len(waiting) > 0 {
+					doc["waiting_decision"] = waiting
+				}
+				return cmdutil.ExportJSON(cmd, f.IO.Out, doc)
 			}
 			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, h.Frozen.RecordID, h.Frozen.Time, len(h.Amendments))
 			for _, d := range drift {
 				fmt.Fprintf(f.IO.Out, "  %-10s %s\n", d.State, d.Name)
+			}
+			for _, w := range waiting {
+				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, describeStop(w.Stop))
 			}
 			return nil
 		},
@@ -366,4 +379,116 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the owners as JSON")
 	return cmd
+}
+
+// waitingWP is a WP whose latest verification found its executor stopped
+// on a question.
+type waitingWP struct {
+	WP      string         `json:"wp"`
+	Session string         `json:"session,omitempty"`
+	Stop    *pipeline.Stop `json:"stopped"`
+}
+
+func waitingDecisions(l gitstore.Store, p *plans.Project) ([]waitingWP, error) {
+	st, err := pipeline.ReadState(l, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := []waitingWP{}
+	for _, wp := range p.Plan.WPs {
+		v, ok := st.Verifications[wp.ID]
+		if !ok || v.Verdict != pipeline.WaitingDecision || v.Report == nil || v.Report.Stopped == nil {
+			continue
+		}
+		w := waitingWP{WP: wp.ID, Stop: v.Report.Stopped}
+		if d, ok := st.LastDispatch(wp.ID); ok {
+			w.Session = d.Session
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func describeStop(s *pipeline.Stop) string {
+	d := s.Question
+	if len(s.Options) > 0 {
+		d += " (options: " + strings.Join(s.Options, " | ")
+		if s.Default != "" {
+			d += "; default: " + s.Default
+		}
+		d += ")"
+	}
+	return d
+}
+
+func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
+	var choice string
+	cmd := &cobra.Command{
+		Use:   "answer PROJECT WPn --choice TEXT",
+		Short: "Answer the question a WP stopped on: record the choice in the SPEC and send it to the WP's session",
+		Args:  cmdutil.ExactArgs(2, "a plan name and a WP id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, p, err := openPlan(f, args[0])
+			if err != nil {
+				return err
+			}
+			l, err := f.Ledger()
+			if err != nil {
+				return err
+			}
+			waiting, err := waitingDecisions(l, p)
+			if err != nil {
+				return err
+			}
+			var w *waitingWP
+			for i := range waiting {
+				if waiting[i].WP == args[1] {
+					w = &waiting[i]
+				}
+			}
+			if w == nil {
+				if _, err := p.WP(args[1]); err != nil {
+					return err
+				}
+				return fault.Refusedf("%s is not waiting for a decision (its latest verification did not stop on a question)", args[1])
+			}
+			if w.Session == "" {
+				return fault.Refusedf("%s has no session to send the answer to", w.WP)
+			}
+			if len(w.Stop.Options) > 0 && !contains(w.Stop.Options, choice) {
+				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
+			}
+			c, err := f.Sessions()
+			if err != nil {
+				return err
+			}
+			prompt, recorded, err := plans.Answer(p, l, w.WP, w.Stop.Question, choice, time.Now())
+			if err != nil {
+				return err
+			}
+			if !recorded {
+				fmt.Fprintln(f.IO.Out, "this answer is already recorded; nothing written or sent")
+				return nil
+			}
+			if err := c.Prompt(w.Session, prompt, false); err != nil {
+				return fmt.Errorf("the answer is recorded in %s, but sending it to session %s failed: %w (send it with git agentproto sessions prompt %s --text ...)",
+					filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, err, w.Session)
+			}
+			fmt.Fprintf(f.IO.Out, "recorded the answer for %s in %s and sent it to session %s; verify it when its turn ends (git agentproto verify %s --wp %s)\n",
+				w.WP, filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, p.Name, w.WP)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&choice, "choice", "", "the supervisor's choice")
+	cmd.MarkFlagRequired("choice")
+	return cmd
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

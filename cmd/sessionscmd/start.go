@@ -12,6 +12,7 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/isolation"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -109,7 +110,29 @@ func startRun(o *StartOptions) error {
 	if err != nil {
 		return err
 	}
+	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
+	if err != nil {
+		return err
+	}
+	parent, err := isolation.Parent(repo, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if slug, inherited := isolation.Slug(parent, o.Worktree); inherited {
+		fmt.Fprintf(o.IO.ErrOut, "started from session %s: runs in its worktree %s, not a second one\n", parent.ID, slug)
+		o.Worktree, o.Base = slug, ""
+	}
 	dir := o.Dir
+	if o.Worktree != "" {
+		_, lerr := worktree.Load(repo, o.Worktree)
+		if err := isolation.CheckCreate(mode, o.Worktree, lerr == nil); err != nil {
+			return err
+		}
+	} else if abs, err := absDir(dir); err != nil {
+		return err
+	} else if err := isolation.CheckDir(repo, mode, abs); err != nil {
+		return err
+	}
 	if o.Worktree != "" {
 		// Made when missing: the same sequence as worktree new.
 		mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: func() (gitstore.Store, error) { return o.Ledger() }, Out: o.IO.ErrOut, By: "sessions start"}

@@ -113,6 +113,11 @@ type Worktree struct {
 	// (git submodule update --init --recursive); else they stay empty
 	// directories, as git worktree add leaves them.
 	Submodules bool `toml:"submodules" json:"submodules"`
+	// Isolation says when a session gets its own worktree: "on-request"
+	// (the default: when asked), "always" (a session runs only in an
+	// agentproto worktree) or "never" (none is made).
+	// $AGENTPROTO_WORKTREES_ISOLATION wins over it.
+	Isolation string `toml:"isolation" json:"isolation,omitempty"`
 }
 
 // Plans configures plan files and executor prompts.

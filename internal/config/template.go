@@ -46,6 +46,9 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # teardown = []
 # Initialise the submodules of new worktrees (git submodule update --init).
 # submodules = false
+# When a session gets its own worktree: "on-request", "always" (refuse one
+# without), "never" (refuse to make one); $AGENTPROTO_WORKTREES_ISOLATION wins.
+# isolation = "on-request"
 
 # Executor adapters: agentproto-adapter-NAME on PATH, or configured here.
 # [plugins.aider]

@@ -65,6 +65,9 @@ func (c *Config) validate() error {
 			return BadValue(fmt.Sprintf("%q must be a path inside the repository: %v", p.v, err), "plans", p.key)
 		}
 	}
+	if err := c.Worktree.validateIsolation(); err != nil {
+		return err
+	}
 	for i, p := range c.Worktree.Copy {
 		if _, err := repopath.Clean(p); err != nil {
 			return BadValue(fmt.Sprintf("entry %d (%q) must be a path inside the repository: %v", i+1, p, err), "worktree", "copy")
