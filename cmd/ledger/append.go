@@ -1,8 +1,6 @@
 package ledger
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,10 +12,8 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/inputfile"
 )
-
-// maxBatchInput bounds what `append --batch` reads from stdin.
-const maxBatchInput = 512 << 20
 
 // AppendOptions are the inputs of `ledger append`.
 type AppendOptions struct {
@@ -150,7 +146,7 @@ func lineErr(batch bool, i int, err error) error {
 
 func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
 	if o.Batch {
-		return readBatch(o.IO.In)
+		return gitstore.ReadBatch(o.IO.In)
 	}
 	d := gitstore.Draft{Kind: o.Kind, ID: o.ID, Goal: o.Goal, Agent: o.Agent, Data: json.RawMessage(o.Data)}
 	if o.DataFile != "" {
@@ -161,7 +157,7 @@ func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
 			if err != nil {
 				return nil, fault.Invalidf("reading --data-file: %v", err)
 			}
-		} else if b, err = readInputFile("--data-file", o.DataFile, gitstore.MaxDataSize); err != nil {
+		} else if b, err = inputfile.Read("--data-file", o.DataFile, gitstore.MaxDataSize); err != nil {
 			return nil, err
 		}
 		d.Data = b
@@ -171,54 +167,11 @@ func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
 		if !ok {
 			path, name = spec, filepath.Base(spec)
 		}
-		content, err := readInputFile("--attach", path, gitstore.MaxAttachmentSize)
+		content, err := inputfile.Read("--attach", path, gitstore.MaxAttachmentSize)
 		if err != nil {
 			return nil, err
 		}
 		d.Attachments = append(d.Attachments, gitstore.AttachmentInput{Name: name, Content: content})
 	}
 	return []gitstore.Draft{d}, nil
-}
-
-// batchLine is one line of `append --batch` input.
-type batchLine struct {
-	Kind  string          `json:"kind"`
-	ID    string          `json:"id"`
-	Goal  string          `json:"goal"`
-	Agent string          `json:"agent"`
-	Data  json.RawMessage `json:"data"`
-}
-
-func readBatch(r io.Reader) ([]gitstore.Draft, error) {
-	sc := bufio.NewScanner(io.LimitReader(r, maxBatchInput))
-	sc.Buffer(make([]byte, 1<<20), gitstore.MaxDataSize+64*1024)
-	var drafts []gitstore.Draft
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var bl batchLine
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&bl); err != nil {
-			return nil, fault.Invalidf("batch line %d: %v", n, err)
-		}
-		if dec.More() {
-			return nil, fault.Invalidf("batch line %d: more than one JSON value on the line", n)
-		}
-		if bl.Kind == "" || bl.ID == "" {
-			return nil, fault.Invalidf("batch line %d: \"kind\" and \"id\" are required", n)
-		}
-		drafts = append(drafts, gitstore.Draft{Kind: bl.Kind, ID: bl.ID, Goal: bl.Goal, Agent: bl.Agent, Data: bl.Data})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fault.Invalidf("batch line %d: %v", n+1, err)
-	}
-	if len(drafts) == 0 {
-		return nil, fault.Invalidf("--batch read no events from stdin")
-	}
-	return drafts, nil
 }

@@ -2,7 +2,6 @@ package peercmd
 
 import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/peers"
 )
 
@@ -13,13 +12,5 @@ func arbiter(f *cmdutil.Factory, s *peers.Service) (*peers.Arbiter, error) {
 	if err != nil {
 		return nil, err
 	}
-	remote, err := peers.ResolveClaimsRemote(s.Repo, cfg.Claims.Remote, cfg.Sync.Remote)
-	if err != nil {
-		return nil, err
-	}
-	writer, _, err := gitstore.EnsureWriterID(s.Repo.CommonDir)
-	if err != nil {
-		return nil, err
-	}
-	return &peers.Arbiter{Repo: s.Repo, Remote: remote, Writer: writer}, nil
+	return peers.OpenArbiter(s.Repo, cfg.Claims.Remote, cfg.Sync.Remote)
 }

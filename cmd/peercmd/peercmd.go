@@ -3,9 +3,7 @@
 package peercmd
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -211,18 +209,7 @@ func describeCaps(f *cmdutil.Factory, adapter string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := host.Launch(found.Spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Kill()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	info, err := c.Describe(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return info.Capabilities, nil
+	return host.Capabilities(found.Spec)
 }
 
 func sortPeers(ps []*peers.Peer) {

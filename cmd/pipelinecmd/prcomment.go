@@ -2,23 +2,16 @@ package pipelinecmd
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/forge"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/pipeline"
 )
-
-// maxCommentBody is GitHub's limit on a comment's body, in characters.
-const maxCommentBody = 65536
 
 // defaultMarker starts the comments agentproto writes, so a job run again
 // edits its own comment instead of adding one.
@@ -42,7 +35,7 @@ printed; secrets of the environment are redacted from the text.`,
 			if err != nil || number <= 0 {
 				return fault.Invalidf("pull request number %q: want a positive number", args[0])
 			}
-			body, err := readBody(f, bodyFile)
+			body, err := forge.ReadCommentBody(f.IO.In, bodyFile)
 			if err != nil {
 				return err
 			}
@@ -75,52 +68,6 @@ printed; secrets of the environment are redacted from the text.`,
 	cmd.Flags().StringVar(&host, "host", "", "GitHub host (default [pr] host, else the remote URL's, else github.com)")
 	cmd.Flags().StringVar(&marker, "marker", defaultMarker, "text the comment starts with, to find it again")
 	return cmd
-}
-
-// readBody reads the comment, a UTF-8 text GitHub accepts, with the
-// secrets we know redacted: a comment is public.
-func readBody(f *cmdutil.Factory, path string) (string, error) {
-	var b []byte
-	var err error
-	switch path {
-	case "":
-		return "", fault.Invalidf("--body-file is required")
-	case "-":
-		b, err = readBounded(f.IO.In, 4*maxCommentBody)
-	default:
-		// A FIFO or a device would block or never end: a regular file only.
-		if fi, serr := os.Stat(path); serr != nil || !fi.Mode().IsRegular() {
-			return "", fault.Invalidf("--body-file %s is not a regular file", path)
-		}
-		var fh *os.File
-		if fh, err = os.Open(path); err == nil {
-			defer fh.Close()
-			b, err = readBounded(fh, 4*maxCommentBody)
-		}
-	}
-	if err != nil {
-		return "", fault.Invalidf("--body-file: %v", err)
-	}
-	if !utf8.Valid(b) {
-		return "", fault.Invalidf("--body-file is not UTF-8 text")
-	}
-	body := secrets.Scrub(string(b))
-	if n := utf8.RuneCountInString(body); n > maxCommentBody {
-		return "", fault.Invalidf("--body-file holds %d characters; GitHub takes at most %d in a comment", n, maxCommentBody)
-	}
-	if strings.TrimSpace(body) == "" {
-		return "", fault.Invalidf("--body-file is empty")
-	}
-	return body, nil
-}
-
-// readBounded reads r whole, refusing more than limit bytes.
-func readBounded(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err == nil && int64(len(b)) > limit {
-		err = fmt.Errorf("more than %d bytes", limit)
-	}
-	return b, err
 }
 
 // commentTarget is --repo and --host, else what pr open would use.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -156,16 +154,7 @@ func newCmdPin(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			path := filepath.Join(repo.WorkTree, config.FileName)
-			old, err := os.ReadFile(path)
-			if err != nil && !os.IsNotExist(err) {
-				return err
-			}
-			text := setPin(string(old), args[0], sum)
-			if _, err := config.Parse([]byte(text), config.FileName); err != nil {
-				return fmt.Errorf("pinning would make %s invalid (%v); nothing was changed", config.FileName, err)
-			}
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			if err := config.Pin(repo.WorkTree, args[0], sum); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "pinned %s to sha256 %s in %s\n", args[0], sum, config.FileName)
@@ -173,34 +162,6 @@ func newCmdPin(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	return cmd
-}
-
-// setPin sets sha256 in the [plugins.NAME] table, adding the table or the
-// key when missing and leaving every other line as it was.
-func setPin(text, name, sum string) string {
-	lines := strings.Split(text, "\n")
-	header := lazyre.New(`^\s*\[\s*plugins\.` + regexp.QuoteMeta(name) + `\s*\]\s*(#.*)?$`)
-	anyHeader := lazyre.New(`^\s*\[`)
-	key := lazyre.New(`^\s*sha256\s*=`)
-	line := fmt.Sprintf("sha256 = %q", sum)
-	for i, l := range lines {
-		if !header.MatchString(l) {
-			continue
-		}
-		j := i + 1
-		for ; j < len(lines) && !anyHeader.MatchString(lines[j]); j++ {
-			if key.MatchString(lines[j]) {
-				lines[j] = line
-				return strings.Join(lines, "\n")
-			}
-		}
-		out := append(append(append([]string{}, lines[:i+1]...), line), lines[i+1:]...)
-		return strings.Join(out, "\n")
-	}
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	return text + fmt.Sprintf("\n[plugins.%s]\n%s\n", name, line)
 }
 
 func newCmdTrust(f *cmdutil.Factory) *cobra.Command {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -64,7 +65,7 @@ ledger event with its results.`,
 			}
 			for _, a := range acts {
 				if a == sessions.ActNotify {
-					if err := requireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
+					if err := host.RequireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
 						return err
 					}
 				}

@@ -6,29 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plugins/host"
 )
-
-// notifyLayer is [policies] notify as a command to trust: the daemon runs
-// it with sh -c, so from a tracked agentproto.toml (which any commit, an
-// agent's included, may have written) it is code like a hook.
-func notifyLayer(command string) host.OptionLayer {
-	return host.OptionLayer{Section: "policies", Adapter: "notify", Options: map[string]string{"notify": command}}
-}
-
-// requireNotifyTrust refuses a committed notify command not trusted on
-// this machine, naming it and the command that trusts it.
-func requireNotifyTrust(worktree, command string) error {
-	if command == "" || !host.ConfigCommitted(worktree) {
-		return nil
-	}
-	c, err := host.InspectOptions(worktree, worktree, notifyLayer(command))
-	if err != nil || c.Trusted {
-		return err
-	}
-	return fault.Refusedf("[policies] notify comes from agentproto.toml and is not trusted on this machine (the daemon runs it):\n%sreview it, then run: git agentproto policy trust", c.Describe())
-}
 
 func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
 	var show bool
@@ -53,7 +32,7 @@ digest. Any change needs trust again. --show prints without trusting.`,
 				fmt.Fprintln(f.IO.Out, "no [policies] notify command to trust")
 				return nil
 			}
-			c, err := host.InspectOptions(repo.WorkTree, repo.WorkTree, notifyLayer(cfg.Policies.Notify))
+			c, err := host.InspectOptions(repo.WorkTree, repo.WorkTree, host.NotifyLayer(cfg.Policies.Notify))
 			if err != nil {
 				return err
 			}

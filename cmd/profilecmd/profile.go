@@ -4,7 +4,6 @@ package profilecmd
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -79,28 +78,9 @@ plugin trust.`,
 			if err != nil {
 				return err
 			}
-			p, err := profiles.Resolve(cfg, args[0])
+			p, c, err := profiles.CommittedOptions(cfg, repo.WorkTree, repo.CommonDir, args[0], dir)
 			if err != nil {
 				return err
-			}
-			launch := profiles.Launch{Adapter: p.Adapter, Profile: args[0]}
-			layers, err := launch.CommittedLayers(cfg, repo.WorkTree, repo.CommonDir)
-			if err != nil {
-				return err
-			}
-			c := host.OptionsCheck{Trusted: true}
-			for _, l := range layers {
-				if l.Section == "profiles."+args[0] {
-					files := repo.WorkTree
-					if dir != "" {
-						if files, err = filepath.Abs(dir); err != nil {
-							return err
-						}
-					}
-					if c, err = host.InspectOptions(repo.WorkTree, files, l); err != nil {
-						return err
-					}
-				}
 			}
 			added := false
 			if !show && !c.Trusted {

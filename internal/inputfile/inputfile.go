@@ -1,4 +1,6 @@
-package ledger
+// Package inputfile reads a file named on the command line, refusing
+// anything but a regular file under a size limit.
+package inputfile
 
 import (
 	"errors"
@@ -11,13 +13,13 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
-// readInputFile reads a file named on the command line into memory, as one
+// Read reads a file named on the command line into memory, as one
 // attachment or the event data. Only a regular file, named directly, is
 // read: a device (/dev/zero) would grow without bound, a FIFO would block
 // forever, and a symbolic link may point anywhere the caller did not mean.
 // The file is opened without blocking and checked again once open, so that
 // swapping it between the check and the open changes nothing.
-func readInputFile(flag, path string, limit int64) ([]byte, error) {
+func Read(flag, path string, limit int64) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return fault.Invalidf("%s %s: %s; nothing was written", flag, path, fmt.Sprintf(format, args...))
 	}
