@@ -44,6 +44,8 @@ type Peer struct {
 	Capabilities []string `json:"capabilities"`
 	QuotaTurns   int      `json:"quota_turns,omitempty"`
 	Sessions     []string `json:"sessions,omitempty"`
+	// Contract is how it may be addressed, by whom; nil: it stated none.
+	Contract *Contract `json:"contract,omitempty"`
 }
 
 // Status is a peer's latest report on a goal.

@@ -21,6 +21,9 @@ type Service struct {
 	// ForkGate says whether fork is in this clone's decision set (its
 	// fork mode is on and its host check passes); nil: it is not.
 	ForkGate func() error
+	// ForkRows lists the clone's live fork branches for the packet; nil:
+	// none are shown.
+	ForkRows func() ([]ForkRow, error)
 }
 
 func (s *Service) now() time.Time {
@@ -72,6 +75,13 @@ func (s *Service) Register(p Peer) (bool, error) {
 	}
 	if p.QuotaTurns < 0 {
 		return false, fault.Invalidf("--quota-turns must be 0 (none) or more")
+	}
+	if p.Contract != nil {
+		if err := p.Contract.validate(); err != nil {
+			return false, err
+		}
+		sort.Strings(p.Contract.Via)
+		sort.Strings(p.Contract.By)
 	}
 	sort.Strings(p.Capabilities)
 	return record(s, peerRegisteredKind, "peer/"+p.Agent+"/registered", p)

@@ -42,6 +42,7 @@ type State struct {
 	Proposals map[string][]Proposal             // goal -> oldest first
 	Receipts  map[string][]Receipt              // goal -> oldest first
 	LastSeen  map[string]string                 // agent -> time of its last event
+	Gates     map[string]map[string]*Gate       // goal -> gate id -> user gate
 }
 
 // Read projects the ledger.

@@ -168,6 +168,10 @@ type Observation struct {
 	OpenProposals          []string            `json:"open_proposals"`
 	UnclaimedTodos         []string            `json:"unclaimed_todos"`
 	RequiredCapabilityKeys map[string][]string `json:"required_capabilities"`
+	// UserGates are the goal's open decisions only the user can take.
+	UserGates []Gate `json:"user_gates"`
+	// ForkInbox are the live fork branches of the goal's agents.
+	ForkInbox []ForkRow `json:"fork_inbox"`
 }
 
 // GoalRef names the goal.
@@ -191,6 +195,9 @@ type PeerView struct {
 	Sessions     []string      `json:"sessions"`
 	Evidence     []EvidenceRow `json:"evidence"`
 	Effects      []Effect      `json:"effects"`
+	// Contract is how the peer may be addressed, by whom; empty lists
+	// when it stated none.
+	Contract Contract `json:"contract"`
 }
 
 // ClaimView is one of a peer's current claims.
@@ -251,6 +258,13 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 		}
 		if v.Sessions == nil {
 			v.Sessions = []string{}
+		}
+		v.Contract = Contract{Via: []string{}, By: []string{}}
+		if p.Contract != nil {
+			v.Contract.Via = append(v.Contract.Via, p.Contract.Via...)
+			v.Contract.By = append(v.Contract.By, p.Contract.By...)
+		} else {
+			o.Warnings = append(o.Warnings, a+" states no interaction contract (peer register --address-via): address it only through todos")
 		}
 		v.Claims = []ClaimView{}
 		todos := make([]string, 0, len(st.Holders[goalID]))
@@ -323,6 +337,17 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 		}
 	}
 	sort.Strings(o.UnclaimedTodos)
+	o.UserGates = st.OpenGates(goalID)
+	o.ForkInbox = []ForkRow{}
+	if s.ForkRows != nil {
+		rows, err := s.ForkRows()
+		if err != nil {
+			o.Warnings = append(o.Warnings, "fork branches could not be read: "+err.Error())
+			o.DecisionInputComplete = false
+		} else {
+			o.ForkInbox = forkInbox(rows, append(st.Supervised(cfg), agent))
+		}
+	}
 	sort.Strings(o.Warnings)
 	return o, nil
 }

@@ -23,6 +23,11 @@ type ReviewerVerdicts struct {
 	Findings []Finding        `json:"findings"`
 	// Problem says why the answer could not be read, when it could not.
 	Problem string `json:"problem,omitempty"`
+	// Void says why the verdicts do not count: the reviewer changed
+	// Changed in its worktree. Verdicts and findings are then empty; the
+	// session's whole output stays attached.
+	Void    string   `json:"void,omitempty"`
+	Changed []string `json:"changed,omitempty"`
 }
 
 // FindingVerdict is the reviewer's word on one static finding.
@@ -33,11 +38,14 @@ type FindingVerdict struct {
 }
 
 // ReviewerLaunch is a reviewer session resolved by the caller: adapter,
-// its path and checksum, options, environment.
+// its path and checksum, options, environment, and the reviewer's own
+// worktree it runs in.
 type ReviewerLaunch struct {
 	Sessions *sessions.Client
 	Start    sessions.StartArgs
 	Timeout  string
+	Worktree *worktree.Meta
+	Manager  *worktree.Manager
 }
 
 const reviewFence = "```agentproto-review"
@@ -49,12 +57,15 @@ const maxBriefDiff = 256 << 10
 // LLMReview runs the reviewer session on r and attaches its verdicts to
 // r. It returns the session's output, to be attached in full.
 func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
+	if l.Worktree == nil || l.Manager == nil {
+		return nil, fmt.Errorf("the reviewer runs only in its own worktree")
+	}
 	brief, err := e.writeReviewerBrief(r)
 	if err != nil {
 		return nil, err
 	}
 	st := l.Start
-	st.Dir = e.Repo.WorkTree
+	st.Dir, st.Worktree = l.Worktree.Path, l.Worktree.Slug
 	st.Label = e.Project.Name + "/review"
 	st.Prompt = fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
 	resp, err := l.Sessions.Call(&sessions.Request{Op: "start", Start: &st})
@@ -63,8 +74,10 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
 	}
 	id := resp.Session.ID
 	r.Reviewer = id
-	defer l.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
-	if _, err := l.Sessions.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: l.Timeout}); err != nil {
+	_, err = l.Sessions.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: l.Timeout})
+	// Killed before its worktree is looked at: nothing writes after.
+	l.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
+	if err != nil {
 		return nil, err
 	}
 	out, err := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
@@ -72,6 +85,9 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
 		return nil, err
 	}
 	v := ParseReviewerVerdicts(out, len(r.Findings))
+	if err := e.voidIfChanged(l, id, &v); err != nil {
+		return nil, err
+	}
 	r.ReviewerVerdicts = &v
 	return out, nil
 }

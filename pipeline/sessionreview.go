@@ -1,10 +1,14 @@
 package pipeline
 
 import (
+	"io"
+
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
 )
 
 // ReviewerOptions say how the reviewer session of a plan runs.
@@ -14,16 +18,21 @@ type ReviewerOptions struct {
 	// Adapter or Profile runs the reviewer; its committed options must be
 	// trusted.
 	Adapter, Profile string
-	// Env is the caller's environment, given to the session as any other.
+	// Env is the caller's environment, given to the session as dispatch
+	// gives it to executors: with a perimeter, here one that allows nothing.
 	Env []string
+	// Out receives what the reviewer's worktree hooks print; nil discards.
+	Out io.Writer
 }
 
 // ReviewerBriefName is the brief written beside the plan for the reviewer.
 const ReviewerBriefName = "REVIEW-brief.md"
 
-// RunReviewer resolves the reviewer's launch through the one resolver and
-// runs the LLM leg of the review (LLMReview): the session's verdicts are
-// attached to r, never counted as a pass. It returns the session's output.
+// RunReviewer resolves the reviewer's launch through the one resolver,
+// makes the reviewer its own worktree of the integration state and runs
+// the LLM leg of the review (LLMReview) there: the session's verdicts are
+// attached to r, never counted as a pass, and void if it changed anything.
+// It returns the session's output.
 func (e *Env) RunReviewer(o ReviewerOptions, r *ReviewResult) ([]byte, error) {
 	if o.Adapter != "" && o.Profile != "" {
 		return nil, fault.Invalidf("--profile names the adapter; do not give --adapter too")
@@ -32,10 +41,21 @@ func (e *Env) RunReviewer(o ReviewerOptions, r *ReviewResult) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.RequireTrust(o.Config, e.Repo.WorkTree, e.Repo.CommonDir, e.Repo.WorkTree, ""); err != nil {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	mg := &worktree.Manager{Repo: e.Repo, Config: o.Config.Worktree, Out: o.Out, By: "review",
+		Ledger: func() (gitstore.Store, error) { return e.Ledger, nil }}
+	m, err := e.reviewerWorktree(mg)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.RequireTrust(o.Config, e.Repo.WorkTree, e.Repo.CommonDir, m.Path, ""); err != nil {
 		return nil, err
 	}
 	start := l.StartArgs()
-	start.Env = o.Env
-	return e.LLMReview(ReviewerLaunch{Sessions: o.Sessions, Start: *start, Timeout: o.Config.Dispatch.Timeout.String()}, r)
+	// An agent whose writes the adapter sees (acp) may write nothing.
+	start.Env = withAllowed(o.Env, []string{})
+	return e.LLMReview(ReviewerLaunch{Sessions: o.Sessions, Start: *start, Timeout: o.Config.Dispatch.Timeout.String(),
+		Worktree: m, Manager: mg}, r)
 }

@@ -38,7 +38,7 @@ func service(f *cmdutil.Factory) (*peers.Service, error) {
 		}
 		return fs.HostCheck()
 	}
-	return &peers.Service{Repo: repo, Ledger: l, ForkGate: gate}, nil
+	return &peers.Service{Repo: repo, Ledger: l, ForkGate: gate, ForkRows: forkRows(l)}, nil
 }
 
 func say(f *cmdutil.Factory, written bool, did, same string) {
@@ -55,8 +55,9 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 	var caps []string
 	var quota int
 	var session string
+	var contract contractFlags
 	register := &cobra.Command{
-		Use:   "register AGENT-ID --adapter NAME [--capability C]... [--quota-turns N] [--session ID]",
+		Use:   "register AGENT-ID --adapter NAME [--capability C]... [--quota-turns N] [--session ID] [--address-via HOW]... [--addressed-by WHO]...",
 		Short: "Register a peer agent (capabilities default to what its adapter declares)",
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,7 +73,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 					return err
 				}
 			}
-			written, err := s.Register(peers.Peer{Agent: args[0], Adapter: adapter, Capabilities: caps, QuotaTurns: quota})
+			written, err := s.Register(peers.Peer{Agent: args[0], Adapter: adapter, Capabilities: caps, QuotaTurns: quota, Contract: contract.contract()})
 			if err != nil {
 				return err
 			}
@@ -89,6 +90,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 	register.Flags().StringArrayVar(&caps, "capability", nil, "a capability (repeatable; default: the adapter's own)")
 	register.Flags().IntVar(&quota, "quota-turns", 0, "turns the peer may spend (0: no limit)")
 	register.Flags().StringVar(&session, "session", "", "attach this running session")
+	contract.add(register)
 
 	attach := &cobra.Command{
 		Use:   "attach AGENT-ID --session ID",
@@ -276,7 +278,7 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 	configure.Flags().BoolVar(&clear, "clear-supervisor", false, "disable the supervisor")
 	configure.Flags().BoolVar(&execute, "execute", false, "record it")
 	cmdutil.AddJQFlag(configure)
-	cmd.AddCommand(create, configure)
+	cmd.AddCommand(create, configure, newCmdGate(f))
 	return cmd
 }
 

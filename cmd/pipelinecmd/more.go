@@ -238,4 +238,7 @@ func printVerdicts(w io.Writer, r *pipeline.ReviewResult) {
 	if v.Problem != "" {
 		fmt.Fprintf(w, "reviewer: its answer is incomplete: %s\n", v.Problem)
 	}
+	if v.Void != "" {
+		fmt.Fprintf(w, "reviewer: VOID: %s\n", v.Void)
+	}
 }

@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reviewerScript is a REVIEW.md whose scripted reviewer runs steps (JSON
+// lines) and then answers with a block refuting F1.
+func reviewerScript(steps ...string) string {
+	answer := "\\u0060\\u0060\\u0060agentproto-review\n" +
+		`{"verdicts":[{"finding":"F1","verdict":"refuted","why":"planned for WP3"}],"findings":[]}` + "\n\\u0060\\u0060\\u0060"
+	answer = strings.ReplaceAll(strings.ReplaceAll(answer, `\`, `\\`), "\n", `\n`)
+	answer = strings.ReplaceAll(answer, `"`, `\"`)
+	answer = strings.ReplaceAll(answer, `\\u0060`, `\u0060`)
+	return "# Review\n\n```agentproto-script\n" + strings.Join(steps, "\n") + "\n{\"op\":\"say\",\"text\":\"" + answer + "\"}\n```\n"
+}
+
+type reviewerJSON struct {
+	Reviewer string `json:"reviewer_session"`
+	Verdicts *struct {
+		Verdicts []struct{ Finding, Verdict string }
+		Void     string
+		Changed  []string
+	} `json:"reviewer"`
+}
+
+func runReviewer(t *testing.T, dir, review string) (reviewerJSON, string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, ".plans/demo/REVIEW.md"), []byte(review), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--adapter", "scripted", "--json")
+	if exitCode(err) != 1 {
+		t.Fatalf("review: %v\n%s\n%s", err, out, errOut)
+	}
+	var r reviewerJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Verdicts == nil {
+		t.Fatalf("review JSON: %v\n%s\n%s", err, out, errOut)
+	}
+	return r, out
+}
+
+// statusBut is git status of the main checkout without the brief review
+// itself writes there.
+func statusBut(t *testing.T, dir string) string {
+	var keep []string
+	for _, l := range strings.Split(must(t, dir, "git", "status", "--porcelain", "--untracked-files=all"), "\n") {
+		if !strings.Contains(l, "REVIEW-brief.md") && !strings.Contains(l, "REVIEW.md") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// The reviewer runs in its own worktree of the integration state: a clean
+// one has its verdicts attached and its worktree removed; one that writes
+// a file has its verdicts voided (said and recorded), the file stays in
+// its worktree only, the main checkout is untouched, and the next review
+// refuses to replace that worktree before someone looks at it.
+func TestReviewerCannotWrite(t *testing.T) {
+	report := `{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],` +
+		`"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["command:shout"],"exit_codes":[]}}`
+	dir := pipelineRepo(t, report, "")
+	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); exitCode(err) != 1 {
+		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
+	}
+	reviewWT := func() string {
+		for _, l := range strings.Split(must(t, dir, "git", "worktree", "list", "--porcelain"), "\n") {
+			if p, ok := strings.CutPrefix(l, "worktree "); ok && filepath.Base(p) == "demo-review" {
+				return p
+			}
+		}
+		return ""
+	}
+
+	clean, out := runReviewer(t, dir, reviewerScript())
+	if clean.Verdicts.Void != "" || len(clean.Verdicts.Verdicts) != 1 || clean.Verdicts.Verdicts[0].Verdict != "refuted" {
+		t.Fatalf("a clean reviewer's verdicts were not attached: %s", out)
+	}
+	if p := reviewWT(); p != "" {
+		t.Fatalf("the clean reviewer's worktree %s was kept", p)
+	}
+
+	before := statusBut(t, dir)
+	dirty, out := runReviewer(t, dir, reviewerScript(`{"op":"write","path":"lib/fixed.sh","content":"echo fixed\n"}`))
+	v := dirty.Verdicts
+	if v.Void == "" || !strings.Contains(v.Void, "lib/fixed.sh") || len(v.Verdicts) != 0 || len(v.Changed) != 1 || v.Changed[0] != "lib/fixed.sh" {
+		t.Fatalf("a writing reviewer's verdicts were not voided: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lib/fixed.sh")); err == nil {
+		t.Fatal("the reviewer wrote into the main checkout")
+	}
+	if after := statusBut(t, dir); after != before {
+		t.Fatalf("the main checkout changed:\nbefore %q\nafter  %q", before, after)
+	}
+	p := reviewWT()
+	if p == "" {
+		t.Fatal("the writing reviewer's worktree was not kept to be looked at")
+	}
+	if b, err := os.ReadFile(filepath.Join(p, "lib/fixed.sh")); err != nil || string(b) != "echo fixed\n" {
+		t.Fatalf("the reviewer's write is not in its worktree: %q %v", b, err)
+	}
+	rev := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "plan_reviewed", "--limit", "1", "--json")
+	if !strings.Contains(rev, `"void":`) || !strings.Contains(rev, `"changed":["lib/fixed.sh"]`) {
+		t.Fatalf("the void is not recorded: %s", rev)
+	}
+	text, errText, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--adapter", "scripted")
+	if exitCode(err) == 0 || !strings.Contains(text+errText, "demo-review has changes (lib/fixed.sh)") {
+		t.Fatalf("a review replaced a reviewer worktree with changes: %v\n%s\n%s", err, text, errText)
+	}
+}

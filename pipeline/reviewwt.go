@@ -1,0 +1,82 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// ReviewerSlug is the reviewer's own worktree: PROJECT-review.
+func ReviewerSlug(project string) string { return project + "-review" }
+
+// reviewerWorktree makes the reviewer a fresh worktree of the integration
+// branch (before consolidate, of the frozen base: the WP branches are read
+// from git). A clean one left by an earlier review is made again from
+// today's integration state; one with changes is refused, so what an
+// earlier reviewer wrote can be looked at first.
+func (e *Env) reviewerWorktree(mg *worktree.Manager) (*worktree.Meta, error) {
+	slug := ReviewerSlug(e.Project.Name)
+	if old, err := worktree.Load(e.Repo, slug); err == nil {
+		if err := e.dropReviewerWorktree(mg, old); err != nil {
+			return nil, err
+		}
+	} else if _, ok := worktree.FindAbandoned(e.Repo, slug); ok {
+		if _, err := mg.Remove(slug, worktree.RemoveOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	frozen, err := e.Frozen()
+	if err != nil {
+		return nil, err
+	}
+	o := worktree.CreateOptions{Slug: slug, BaseName: frozen.Base, BaseCommit: frozen.BaseCommit, HooksAt: frozen.BaseCommit}
+	if o.BaseName == "" {
+		o.BaseName = "frozen base"
+	}
+	branch := worktree.BranchPrefix + IntegrationSlug(e.Project.Name)
+	if out, err := e.Repo.Git("rev-parse", "--verify", "--quiet", branch+"^{commit}"); err == nil {
+		o.BaseName, o.BaseCommit = branch, strings.TrimSpace(string(out))
+	}
+	return mg.New(o)
+}
+
+// dropReviewerWorktree removes a reviewer worktree that has no changes,
+// and its branch while it still points at the commit it started from.
+func (e *Env) dropReviewerWorktree(mg *worktree.Manager, m *worktree.Meta) error {
+	changes, err := worktree.Changes(e.Repo, m)
+	if err != nil {
+		return err
+	}
+	if len(changes) > 0 {
+		return fault.Conflictf("the reviewer's worktree %s has changes (%s): look at them, then remove it (worktree rm %s)", m.Slug, changes[0].Path, m.Slug)
+	}
+	if _, err := mg.Remove(m.Slug, worktree.RemoveOptions{}); err != nil {
+		return err
+	}
+	if _, err := e.Repo.Git("update-ref", "-d", "refs/heads/"+m.Branch, m.BaseCommit); err != nil {
+		return fmt.Errorf("deleting the reviewer's branch %s: %w", m.Branch, err)
+	}
+	return nil
+}
+
+// voidIfChanged voids v when the reviewer changed its worktree: a
+// reviewer reports, never fixes, and nothing it wrote is adopted. A clean
+// worktree is removed; a changed one is kept to be looked at.
+func (e *Env) voidIfChanged(l ReviewerLaunch, session string, v *ReviewerVerdicts) error {
+	changes, err := worktree.Changes(e.Repo, l.Worktree)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		return e.dropReviewerWorktree(l.Manager, l.Worktree)
+	}
+	for _, c := range changes {
+		v.Changed = append(v.Changed, c.Path)
+	}
+	v.Void = fmt.Sprintf("reviewer session %s changed %s in its worktree %s: a reviewer reports, never fixes; its verdicts are void and nothing it wrote is adopted",
+		session, strings.Join(v.Changed, ", "), l.Worktree.Slug)
+	v.Verdicts, v.Findings = []FindingVerdict{}, []Finding{}
+	return nil
+}
