@@ -23,7 +23,7 @@ func layer(pkg string) int {
 	}
 	switch first {
 	case "pipeline", "worktree", "launch", "sessions", "peers", "fork", "scout",
-		"watch", "lessons", "plans", "profiles", "hooks", "forge":
+		"watch", "lessons", "plans", "profiles", "hooks", "forge", "isolation":
 		return 2
 	}
 	return 0

@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/isolation"
+	"github.com/agentproto/agentproto/isolation"
 	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"

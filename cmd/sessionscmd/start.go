@@ -12,7 +12,7 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/internal/isolation"
+	"github.com/agentproto/agentproto/isolation"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -110,45 +110,13 @@ func startRun(o *StartOptions) error {
 	if err != nil {
 		return err
 	}
-	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
-	if err != nil {
-		return err
-	}
-	parent, err := isolation.Parent(repo, os.Getenv)
-	if err != nil {
-		return err
-	}
-	if slug, inherited := isolation.Slug(parent, o.Worktree); inherited {
-		fmt.Fprintf(o.IO.ErrOut, "started from session %s: runs in its worktree %s, not a second one\n", parent.ID, slug)
-		o.Worktree, o.Base = slug, ""
-	}
-	dir := o.Dir
-	if o.Worktree != "" {
-		_, lerr := worktree.Load(repo, o.Worktree)
-		if err := isolation.CheckCreate(mode, o.Worktree, lerr == nil); err != nil {
-			return err
-		}
-	} else if abs, err := absDir(dir); err != nil {
-		return err
-	} else if err := isolation.CheckDir(repo, mode, abs); err != nil {
-		return err
-	}
-	if o.Worktree != "" {
-		// Made when missing: the same sequence as worktree new.
-		mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: func() (gitstore.Store, error) { return o.Ledger() }, Out: o.IO.ErrOut, By: "sessions start"}
-		m, _, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
-		if err != nil {
-			return err
-		}
-		dir = m.Path
-	}
-	abs, err := absDir(dir)
+	abs, err := sessionDir(cfg, repo, o)
 	if err != nil {
 		return err
 	}
 	trustDir := "" // a worktree holds the repository's files
 	if o.Worktree == "" && abs != repo.WorkTree {
-		trustDir = dir
+		trustDir = o.Dir
 	}
 	if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, abs, trustDir); err != nil {
 		return err
@@ -175,4 +143,39 @@ func startRun(o *StartOptions) error {
 	}
 	fmt.Fprintln(o.IO.Out, rec.ID)
 	return nil
+}
+
+// sessionDir is where the session runs under the isolation policy: the
+// parent session's worktree when started from one, --worktree (made when
+// missing, as worktree new does) or --dir.
+func sessionDir(cfg config.Config, repo *gitrepo.Repo, o *StartOptions) (string, error) {
+	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	parent, err := isolation.Parent(repo, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if slug, inherited := isolation.Slug(parent, o.Worktree); inherited {
+		fmt.Fprintf(o.IO.ErrOut, "started from session %s: runs in its worktree %s, not a second one\n", parent.ID, slug)
+		o.Worktree, o.Base = slug, ""
+	}
+	if o.Worktree == "" {
+		abs, err := absDir(o.Dir)
+		if err != nil {
+			return "", err
+		}
+		return abs, isolation.CheckDir(repo, mode, abs)
+	}
+	_, lerr := worktree.Load(repo, o.Worktree)
+	if err := isolation.CheckCreate(mode, o.Worktree, lerr == nil); err != nil {
+		return "", err
+	}
+	mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: func() (gitstore.Store, error) { return o.Ledger() }, Out: o.IO.ErrOut, By: "sessions start"}
+	m, _, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
+	if err != nil {
+		return "", err
+	}
+	return absDir(m.Path)
 }
