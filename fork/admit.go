@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -149,13 +150,13 @@ func (s *Service) Admit(r Request) (b *Branch, already bool, err error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if !contains(src.Sessions, rec.ID) {
+		if !slices.Contains(src.Sessions, rec.ID) {
 			return nil, false, fault.Refusedf("session %s is not attached to %s (git agentproto peer attach)", rec.ID, r.Source)
 		}
 	} else if rec, err = liveSession(s.Repo, src); err != nil {
 		return nil, false, err
 	}
-	if !contains(rec.Capabilities, sdk.CapStateFork) {
+	if !slices.Contains(rec.Capabilities, sdk.CapStateFork) {
 		return nil, false, fault.Refusedf("source session %s's adapter (%s) does not declare %s: its execution state cannot be forked", rec.ID, rec.Adapter, sdk.CapStateFork)
 	}
 	a.SourceSession, a.ResumeRef = rec.ID, r.ResumeRef
@@ -264,7 +265,7 @@ func (s *Service) candidates(st *peers.State, branches map[string]*Branch, r Req
 	})
 	var ok, why []string
 	for _, a := range names {
-		if miss := missing(need, st.Peers[a].Capabilities); len(miss) > 0 {
+		if miss := peers.MissingCapabilities(need, st.Peers[a].Capabilities); len(miss) > 0 {
 			why = append(why, a+" lacks "+strings.Join(miss, ", "))
 			continue
 		}

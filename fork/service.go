@@ -2,6 +2,7 @@ package fork
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -129,7 +130,7 @@ func (s *Service) HostCheck() error {
 		return err
 	}
 	for _, p := range st.Peers {
-		if contains(p.Capabilities, sdk.CapStateFork) {
+		if slices.Contains(p.Capabilities, sdk.CapStateFork) {
 			return nil
 		}
 	}
@@ -187,26 +188,6 @@ func (s *Service) busy(st *peers.State, branches map[string]*Branch, agent strin
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func missing(need, have []string) []string {
-	var out []string
-	for _, n := range need {
-		if !contains(have, n) {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func join(parts []string) string { return strings.Join(parts, "; ") }

@@ -231,8 +231,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// missingCaps lists the capabilities of need that have lacks.
-func missingCaps(need, have []string) []string {
+// MissingCapabilities lists, sorted, the capabilities of need that have
+// lacks.
+func MissingCapabilities(need, have []string) []string {
 	var out []string
 	for _, n := range need {
 		if !contains(have, n) {
