@@ -3,13 +3,13 @@ package plan
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/lessons"
@@ -198,7 +198,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			waiting, err := waitingDecisions(l, p)
+			waiting, err := pipeline.WaitingDecisions(l, p)
 			if err != nil {
 				return err
 			}
@@ -381,34 +381,6 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 	return cmd
 }
 
-// waitingWP is a WP whose latest verification found its executor stopped
-// on a question.
-type waitingWP struct {
-	WP      string         `json:"wp"`
-	Session string         `json:"session,omitempty"`
-	Stop    *pipeline.Stop `json:"stopped"`
-}
-
-func waitingDecisions(l gitstore.Store, p *plans.Project) ([]waitingWP, error) {
-	st, err := pipeline.ReadState(l, p.Name)
-	if err != nil {
-		return nil, err
-	}
-	out := []waitingWP{}
-	for _, wp := range p.Plan.WPs {
-		v, ok := st.Verifications[wp.ID]
-		if !ok || v.Verdict != pipeline.WaitingDecision || v.Report == nil || v.Report.Stopped == nil {
-			continue
-		}
-		w := waitingWP{WP: wp.ID, Stop: v.Report.Stopped}
-		if d, ok := st.LastDispatch(wp.ID); ok {
-			w.Session = d.Session
-		}
-		out = append(out, w)
-	}
-	return out, nil
-}
-
 func describeStop(s *pipeline.Stop) string {
 	d := s.Question
 	if len(s.Options) > 0 {
@@ -436,11 +408,11 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			waiting, err := waitingDecisions(l, p)
+			waiting, err := pipeline.WaitingDecisions(l, p)
 			if err != nil {
 				return err
 			}
-			var w *waitingWP
+			var w *pipeline.WaitingWP
 			for i := range waiting {
 				if waiting[i].WP == args[1] {
 					w = &waiting[i]
@@ -455,7 +427,7 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 			if w.Session == "" {
 				return fault.Refusedf("%s has no session to send the answer to", w.WP)
 			}
-			if len(w.Stop.Options) > 0 && !contains(w.Stop.Options, choice) {
+			if len(w.Stop.Options) > 0 && !slices.Contains(w.Stop.Options, choice) {
 				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
 			}
 			c, err := f.Sessions()
@@ -474,7 +446,7 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 				return fmt.Errorf("the answer is recorded in %s, but sending it to session %s failed: %w (send it with git agentproto sessions prompt %s --text ...)",
 					filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, err, w.Session)
 			}
-			fmt.Fprintf(f.IO.Out, "recorded the answer for %s in %s and sent it to session %s; verify it when its turn ends (git agentproto verify %s --wp %s)\n",
+			fmt.Fprintf(f.IO.Out, "recorded the answer for %s in %s and sent it to session %s; verify it when its turn ends (git agentproto verify %s %s)\n",
 				w.WP, filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, p.Name, w.WP)
 			return nil
 		},
@@ -482,13 +454,4 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&choice, "choice", "", "the supervisor's choice")
 	cmd.MarkFlagRequired("choice")
 	return cmd
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
