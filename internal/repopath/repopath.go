@@ -47,8 +47,6 @@ func Clean(p string) (string, error) {
 		return "", refuse(p, "contains a backslash; paths use / between segments")
 	case p[0] == '/':
 		return "", refuse(p, "is absolute; paths are relative to the repository root")
-	case hasDrivePrefix(p):
-		return "", refuse(p, "starts with a drive letter; paths are relative to the repository root")
 	}
 	var segs []string
 	for _, s := range strings.Split(p, "/") {
@@ -66,6 +64,10 @@ func Clean(p string) (string, error) {
 	}
 	if len(segs) == 0 {
 		return "", refuse(p, "names the repository root, not a path inside it")
+	}
+	// Checked on the clean form, so "./C:x" cannot hide the prefix.
+	if hasDrivePrefix(segs[0]) {
+		return "", refuse(p, "starts with a drive letter; paths are relative to the repository root")
 	}
 	return strings.Join(segs, "/"), nil
 }

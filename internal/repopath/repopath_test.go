@@ -38,7 +38,7 @@ func TestCleanRefuses(t *testing.T) {
 	for _, in := range []string{
 		"", ".", "./", "/", "//", "/etc/passwd", "//etc/passwd",
 		"..", "../x", "a/../../b", "a/../b", "a/..", "./..",
-		"a\\b", "..\\x", "a\\..\\..\\b", "C:/x", "c:x", "C:",
+		"a\\b", "..\\x", "a\\..\\..\\b", "C:/x", "c:x", "C:", "./a:", ".//C:x/y",
 		"a\x00b", "\x00",
 		".git", ".git/hooks/pre-commit", "a/.git/config", ".GIT/x", ".Git",
 		".git.", ".git. . ", ".git ", ".git::$INDEX_ALLOCATION/x", "GIT~1/config",
