@@ -1,0 +1,245 @@
+package confmerge
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// tomlFormat reads TOML with the module's decoder, which keeps no
+// comments, so a change is made as an edit of the file's lines: a key's
+// line replaced or removed, a new key added at the end of its table, a new
+// table at the end of the file. The edited text must read back as the
+// merge; when it does not (a key inside an inline table, an array of
+// tables), the file is written whole by the encoder, losing its comments.
+type tomlFormat struct{}
+
+func (tomlFormat) Name() string { return "TOML" }
+
+func (tomlFormat) Parse(b []byte) (any, error) {
+	var m map[string]any
+	if _, err := toml.Decode(string(b), &m); err != nil {
+		return nil, err
+	}
+	return fromTOML(m), nil
+}
+
+func fromTOML(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		o := NewObj()
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			o.Set(k, fromTOML(t[k]))
+		}
+		return o
+	case []map[string]any:
+		a := make([]any, len(t))
+		for i, x := range t {
+			a[i] = fromTOML(x)
+		}
+		return a
+	case []any:
+		a := make([]any, len(t))
+		for i, x := range t {
+			a[i] = fromTOML(x)
+		}
+		return a
+	}
+	return v
+}
+
+func (f tomlFormat) Render(orig []byte, _ any, d Delta, want any) ([]byte, error) {
+	text, err := tomlEdits(string(orig), d, want)
+	if err == nil {
+		if got, perr := f.Parse([]byte(text)); perr == nil && Equal(got, want) {
+			return []byte(text), nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(plain(want, false)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// tomlEdits makes d on text line by line; an error means a change it
+// cannot place.
+func tomlEdits(text string, d Delta, want any) (string, error) {
+	var err error
+	for _, o := range d {
+		switch {
+		case o.Kind == Remove:
+			text, err = tomlRemove(text, o.Path)
+		case o.Kind == Set && isEmptyObj(o.Value):
+			text, err = tomlTable(text, o.Path)
+		default:
+			// A set or append writes the leaves as the merge has them.
+			for _, leaf := range Leaves(subtree(o)) {
+				p := append(append(Path{}, o.Path...), leaf.Path...)
+				v, _ := lookup(want, p)
+				if isEmptyObj(v) {
+					text, err = tomlTable(text, p)
+				} else {
+					text, err = tomlSet(text, p, v)
+				}
+				if err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	return text, nil
+}
+
+// subtree is the object o's leaves are read from: its value when that is
+// a non-empty object, else a leaf at o's own path.
+func subtree(o Op) any {
+	if obj, ok := o.Value.(*Obj); ok && len(obj.Keys) > 0 && o.Kind == Set {
+		return obj
+	}
+	return nil
+}
+
+func isEmptyObj(v any) bool {
+	o, ok := v.(*Obj)
+	return ok && len(o.Keys) == 0
+}
+
+func tomlSet(text string, p Path, v any) (string, error) {
+	val, err := tomlValue(v)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(text, "\n")
+	sc, err := scanTOML(lines)
+	if err != nil {
+		return "", err
+	}
+	if kv, ok := sc.find(p); ok {
+		return splice(lines, kv.start, kv.end+1, kv.indent+tomlKey(kv.key)+" = "+val), nil
+	}
+	table, key := p[:len(p)-1], p[len(p)-1:]
+	if at, indent, ok := sc.tableEnd(table); ok {
+		if at == len(lines) && lines[at-1] == "" {
+			at-- // before the file's last newline
+		}
+		return splice(lines, at, at, indent+tomlKey(key)+" = "+val), nil
+	}
+	if kv, ok := sc.dottedUnder(table); ok {
+		rel := p[len(kv.section):]
+		return splice(lines, kv.end+1, kv.end+1, kv.indent+tomlKey(rel)+" = "+val), nil
+	}
+	return appendTable(lines, table, tomlKey(key)+" = "+val), nil
+}
+
+func tomlRemove(text string, p Path) (string, error) {
+	lines := strings.Split(text, "\n")
+	sc, err := scanTOML(lines)
+	if err != nil {
+		return "", err
+	}
+	if kv, ok := sc.find(p); ok {
+		return splice(lines, kv.start, kv.end+1), nil
+	}
+	return "", fmt.Errorf("%s is not a key line of its own", p)
+}
+
+func tomlTable(text string, p Path) (string, error) {
+	lines := strings.Split(text, "\n")
+	sc, err := scanTOML(lines)
+	if err != nil {
+		return "", err
+	}
+	if _, _, ok := sc.tableEnd(p); ok {
+		return text, nil
+	}
+	return appendTable(lines, p), nil
+}
+
+// appendTable adds [table] and its lines at the end of the file.
+func appendTable(lines []string, table Path, body ...string) string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var add []string
+	if len(lines) > 0 {
+		add = append(add, "")
+	}
+	if len(table) > 0 {
+		add = append(add, "["+tomlKey(table)+"]")
+	}
+	add = append(add, body...)
+	return strings.Join(append(lines, append(add, "")...), "\n")
+}
+
+func splice(lines []string, from, to int, with ...string) string {
+	out := append(append(append([]string{}, lines[:from]...), with...), lines[to:]...)
+	return strings.Join(out, "\n")
+}
+
+// tomlValue is v written as a TOML value on one line.
+func tomlValue(v any) (string, error) {
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(map[string]any{"v": plain(v, false)}); err != nil {
+		return "", err
+	}
+	s, ok := strings.CutPrefix(buf.String(), "v = ")
+	s = strings.TrimSuffix(s, "\n")
+	if !ok || strings.Contains(s, "\n") {
+		return "", fmt.Errorf("the value does not fit on one line")
+	}
+	return s, nil
+}
+
+// tomlKey writes a dotted key, quoting the keys that are not bare.
+func tomlKey(p Path) string {
+	parts := make([]string, len(p))
+	for i, k := range p {
+		parts[i] = k
+		if !tomlBare(k) {
+			parts[i] = tomlQuote(k)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+func tomlBare(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,154 @@
+package confmerge
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// A document is a tree of *Obj (a table or mapping, keys in file order),
+// []any (an array or sequence) and scalars as each format's decoder gives
+// them.
+
+// Obj is an object whose keys keep their order.
+type Obj struct {
+	Keys []string
+	M    map[string]any
+}
+
+// NewObj returns an empty object.
+func NewObj() *Obj { return &Obj{M: map[string]any{}} }
+
+// Get returns the value of key k.
+func (o *Obj) Get(k string) (any, bool) {
+	v, ok := o.M[k]
+	return v, ok
+}
+
+// Set sets k, appending it when it is new.
+func (o *Obj) Set(k string, v any) {
+	if _, ok := o.M[k]; !ok {
+		o.Keys = append(o.Keys, k)
+	}
+	o.M[k] = v
+}
+
+// Delete removes k.
+func (o *Obj) Delete(k string) {
+	if _, ok := o.M[k]; !ok {
+		return
+	}
+	delete(o.M, k)
+	for i, x := range o.Keys {
+		if x == k {
+			o.Keys = append(o.Keys[:i:i], o.Keys[i+1:]...)
+			break
+		}
+	}
+}
+
+// clone copies a tree deeply.
+func clone(v any) any {
+	switch t := v.(type) {
+	case *Obj:
+		c := &Obj{Keys: append([]string(nil), t.Keys...), M: make(map[string]any, len(t.M))}
+		for k, x := range t.M {
+			c.M[k] = clone(x)
+		}
+		return c
+	case []any:
+		c := make([]any, len(t))
+		for i, x := range t {
+			c[i] = clone(x)
+		}
+		return c
+	}
+	return v
+}
+
+// lookup finds the value at p under v.
+func lookup(v any, p Path) (any, bool) {
+	for _, k := range p {
+		o, ok := v.(*Obj)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = o.Get(k); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// Lookup finds the value at p in a document.
+func Lookup(doc any, p Path) (any, bool) { return lookup(doc, p) }
+
+// Equal reports whether two trees hold the same data, whatever the order
+// of their keys.
+func Equal(a, b any) bool { return canon(a) == canon(b) }
+
+// canon is a tree as JSON with sorted keys, each scalar tagged by its Go
+// type so that the string "1" and the number 1 differ.
+func canon(v any) string {
+	b, err := json.Marshal(plain(v, true))
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// plain turns a tree into maps and slices encoding/json writes with sorted
+// keys; tagged wraps each scalar with its type.
+func plain(v any, tagged bool) any {
+	switch t := v.(type) {
+	case *Obj:
+		m := make(map[string]any, len(t.M))
+		for k, x := range t.M {
+			m[k] = plain(x, tagged)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, x := range t {
+			s[i] = plain(x, tagged)
+		}
+		return s
+	}
+	if tagged {
+		return [2]any{fmt.Sprintf("%T", scalarKind(v)), v}
+	}
+	return v
+}
+
+// scalarKind folds the number types decoders give into one, so that a
+// TOML int64 and a YAML int compare by value.
+func scalarKind(v any) any {
+	switch v.(type) {
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return int64(0)
+	case float32, float64:
+		return float64(0)
+	}
+	return v
+}
+
+// Keys lists every key path that holds a scalar, an array or an empty
+// object, sorted: what a document contains, leaf by leaf.
+func Keys(doc any) []string {
+	var out []string
+	var walk func(Path, any)
+	walk = func(p Path, v any) {
+		if o, ok := v.(*Obj); ok && len(o.Keys) > 0 {
+			for _, k := range o.Keys {
+				walk(p.child(k), o.M[k])
+			}
+			return
+		}
+		if len(p) > 0 {
+			out = append(out, p.String())
+		}
+	}
+	walk(nil, doc)
+	sort.Strings(out)
+	return out
+}
