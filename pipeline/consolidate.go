@@ -42,9 +42,13 @@ type Consolidation struct {
 	Head     string          `json:"head"`
 	Merged   []string        `json:"merged"`
 	Wiring   []AppliedWiring `json:"wiring"`
-	Findings []Finding       `json:"findings"`
-	Gate     *Gate           `json:"gate,omitempty"`
-	OK       bool            `json:"ok"`
+	// Config is each shared JSON, TOML or YAML file the snippets merge
+	// into, with the diff of the merge.
+	Config     []ConfigMerge     `json:"config"`
+	Collisions []ConfigCollision `json:"collisions,omitempty"`
+	Findings   []Finding         `json:"findings"`
+	Gate       *Gate             `json:"gate,omitempty"`
+	OK         bool              `json:"ok"`
 	// DryRun marks the result of ConsolidateDryRun: WouldMerge lists what
 	// it would merge, and nothing was written.
 	DryRun     bool     `json:"dry_run,omitempty"`
@@ -100,9 +104,12 @@ func (e *Env) IntegrationWorktree(root string) (*worktree.Meta, error) {
 
 // Consolidate is the single writer: it merges the verified WP branches into
 // the integration worktree in dependency order, applies the shared-file
-// wiring the reports list, and runs the gate. A conflict or a collision
-// stops it with the list, and the integration branch is put back as it was.
-func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidation, error) {
+// wiring the reports list — lines to plain files, snippets merged by key
+// into JSON, TOML and YAML files — and runs the gate. A conflict or a
+// collision stops it with the list, and the integration branch is put back
+// as it was; two snippets changing one key stop it before anything is
+// written, until renames move one of them aside.
+func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Rename) (*Consolidation, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
 		return nil, err
@@ -111,12 +118,19 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 	if err != nil {
 		return nil, err
 	}
-	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}}
+	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Config: []ConfigMerge{}, Findings: []Finding{}}
 	wps := order(e.Project)
 	tips, ready := e.readiness(wps, st) // the verified commit of each WP, merged as is
 	c.Findings = append(c.Findings, ready...)
 	if len(c.Findings) > 0 {
 		return c, fault.Refusedf("consolidate needs every work package verified and checkpointed")
+	}
+	configs, err := e.planConfig(wps, st, frozen.BaseCommit, renames, c)
+	if err != nil {
+		return c, err
+	}
+	if hasErrors(c.Findings) {
+		return c, fmt.Errorf("consolidate stopped: %d findings in the config snippets; nothing was written", len(c.Findings))
 	}
 	m, err := e.IntegrationWorktree(root)
 	if err != nil {
@@ -177,6 +191,12 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration) (*Consolidatio
 		rollback()
 		return c, err
 	}
+	changedConfig, err := applyConfig(wtRoot, configs, c)
+	if err != nil {
+		rollback()
+		return c, err
+	}
+	changedFiles = append(changedFiles, changedConfig...)
 	if len(changedFiles) > 0 {
 		if _, err := wt.Git(append([]string{"add", "--"}, changedFiles...)...); err != nil {
 			rollback()
@@ -275,6 +295,9 @@ func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring
 			continue
 		}
 		for _, w := range v.Report.Wiring {
+			if isConfigWiring(w) {
+				continue // merged by key: planConfig
+			}
 			file, err := repopath.Clean(w.File)
 			if err != nil {
 				fs = append(fs, Finding{Code: "wiring-path-refused", WP: wp.ID, File: w.File, Message: err.Error() + "; wiring names a shared file inside the repository"})

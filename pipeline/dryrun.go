@@ -16,7 +16,7 @@ import (
 // (the integration branch, or the frozen base); what a merge could change is
 // a parent directory turned into a symlink, so every branch's tree is
 // checked for links along each wiring target.
-func (e *Env) ConsolidateDryRun() (*Consolidation, error) {
+func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (e *Env) ConsolidateDryRun() (*Consolidation, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Findings: []Finding{}, DryRun: true}
+	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Config: []ConfigMerge{}, Findings: []Finding{}, DryRun: true}
 	wps := order(e.Project)
 	_, ready := e.readiness(wps, st)
 	c.Findings = append(c.Findings, ready...)
@@ -65,6 +65,13 @@ func (e *Env) ConsolidateDryRun() (*Consolidation, error) {
 		}
 		c.Wiring = append(c.Wiring, w)
 	}
+	configs, err := e.planConfig(wps, st, frozen.BaseCommit, renames, c)
+	if err != nil {
+		return c, err
+	}
+	for _, cf := range configs {
+		e.dryRunConfig(cf, commits, c)
+	}
 	c.OK = !hasErrors(c.Findings)
 	switch {
 	case len(ready) > 0:
@@ -83,4 +90,25 @@ func (e *Env) commitOf(ref string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// dryRunConfig merges cf's changes into the file as the start commit has
+// it, in memory, and records the diff it would apply.
+func (e *Env) dryRunConfig(cf *configFile, commits []string, c *Consolidation) {
+	for _, commit := range commits {
+		if err := checkWiringInTree(e.Repo, commit, cf.file); err != nil {
+			c.Findings = append(c.Findings, Finding{Code: "wiring-through-symlink", File: cf.file, Message: err.Error()})
+			return
+		}
+	}
+	text, _ := e.Repo.Git("cat-file", "blob", commits[0]+":"+cf.file) // absent: a new file
+	_, m, err := cf.merged(text)
+	if err != nil {
+		c.Findings = append(c.Findings, Finding{Code: "config-malformed", File: cf.file, Message: err.Error()})
+		return
+	}
+	if m.Diff != "" {
+		m.Status = WiringWouldApply
+	}
+	c.Config = append(c.Config, m)
 }

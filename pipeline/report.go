@@ -16,7 +16,8 @@ import (
 //	{"wp": "WP1",
 //	 "files": ["lib/upper.sh"],
 //	 "design_choices": ["tr for case mapping"],
-//	 "wiring": [{"file": "registry.txt", "line": "upper lib/upper.sh"}],
+//	 "wiring": [{"file": "registry.txt", "line": "upper lib/upper.sh"},
+//	            {"file": "package.json", "snippet": "{\"scripts\": {\"upper\": \"sh lib/upper.sh\"}}"}],
 //	 "claims": ["command:upper"],
 //	 "exit_codes": [{"command": "sh test.sh", "exit_code": 0}]}
 //	```
@@ -45,10 +46,14 @@ type Stop struct {
 	Default  string   `json:"default,omitempty"`
 }
 
-// Wiring is one line a shared file needs.
+// Wiring is one line a shared file needs, or for a JSON, TOML or YAML
+// file a snippet in its format holding the keys to add (and key paths to
+// remove), which consolidate merges by key.
 type Wiring struct {
-	File string `json:"file"`
-	Line string `json:"line"`
+	File    string   `json:"file"`
+	Line    string   `json:"line,omitempty"`
+	Snippet string   `json:"snippet,omitempty"`
+	Remove  []string `json:"remove,omitempty"`
 }
 
 // ExitCode is a command the executor ran and its real exit code.
@@ -78,8 +83,9 @@ func ParseReport(output []byte) (*Report, error) {
 		return nil, fmt.Errorf("the agentproto-report block is not valid: %v", err)
 	}
 	for k, w := range r.Wiring {
-		if strings.TrimSpace(w.File) == "" || strings.TrimSpace(w.Line) == "" || strings.Contains(w.Line, "\n") {
-			return nil, fmt.Errorf("wiring entry %d needs a file and one line", k+1)
+		config := strings.TrimSpace(w.Snippet) != "" || len(w.Remove) > 0
+		if strings.TrimSpace(w.File) == "" || config == (strings.TrimSpace(w.Line) != "") || strings.Contains(w.Line, "\n") {
+			return nil, fmt.Errorf("wiring entry %d needs a file and one line, or a file and a snippet", k+1)
 		}
 	}
 	if err := r.Stopped.check(); err != nil {

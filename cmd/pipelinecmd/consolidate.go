@@ -15,6 +15,7 @@ type ConsolidateOptions struct {
 	deps
 	Project string
 	DryRun  bool
+	Renames []string
 	JSON    bool
 	Export  *cmdutil.Exporter
 }
@@ -23,13 +24,25 @@ type ConsolidateOptions struct {
 func NewCmdConsolidate(f *cmdutil.Factory, runF func(*ConsolidateOptions) error) *cobra.Command {
 	opts := &ConsolidateOptions{deps: newDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "consolidate PROJECT [--dry-run] [--json]",
+		Use:   "consolidate PROJECT [--dry-run] [--rename WPn:OLD=NEW]... [--json]",
 		Short: "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate",
 		Long: `Merge the verified WP branches into the integration worktree in dependency
-order, add the wiring lines the reports list to shared files, and run the gate.
+order, add the wiring lines the reports list to shared plain-text files, merge
+the reports' snippets into shared JSON, TOML and YAML files key by key, and run
+the gate. Each merged config file's diff is printed (and given in --json); the
+merged files are committed on the integration branch.
+
+Two work packages setting one key to different values (or one removing what
+the other sets) is a collision: consolidate names both and the key, proposes a
+rename, and stops before writing anything. Pick one with --rename WPn:OLD=NEW
+(repeatable; OLD and NEW are dotted key paths, a key holding a dot or an = in
+double quotes), e.g. --rename WP2:scripts.test=scripts.test:e2e, and run it
+again. The same value set by both is no collision.
+
 Wiring names shared files inside the repository only and is never written
-through a symlink. --dry-run lists what would be merged and wired, and the
-findings that would stop it, and writes nothing at all.`,
+through a symlink. --dry-run lists what would be merged and wired, with the
+diff of each config file, and the findings that would stop it, and writes
+nothing at all.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -41,6 +54,7 @@ findings that would stop it, and writes nothing at all.`,
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be merged and wired; write nothing")
+	cmd.Flags().StringArrayVar(&opts.Renames, "rename", nil, "move the config key OLD a work package adds to NEW (WPn:OLD=NEW, repeatable)")
 	return cmd
 }
 
@@ -49,11 +63,15 @@ func consolidateRun(o *ConsolidateOptions) error {
 	if err != nil {
 		return err
 	}
+	renames, err := pipeline.ParseRenames(o.Renames)
+	if err != nil {
+		return err
+	}
 	var c *pipeline.Consolidation
 	if o.DryRun {
-		c, err = e.ConsolidateDryRun()
+		c, err = e.ConsolidateDryRun(renames...)
 	} else {
-		c, err = e.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration)
+		c, err = e.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration, renames...)
 	}
 	if c == nil {
 		return err
@@ -69,6 +87,10 @@ func consolidateRun(o *ConsolidateOptions) error {
 	for _, w := range c.Wiring {
 		fmt.Fprintf(out, "  wiring %s %s: %s (%s)\n", w.WP, w.File, w.Line, w.Status)
 	}
+	for _, m := range c.Config {
+		fmt.Fprintf(out, "  config %s: %d keys merged (%s)\n", m.File, len(m.Changes), m.Status)
+		out.Write([]byte(indentLines(m.Diff, "    ")))
+	}
 	printFindings(out, c.Findings)
 	if c.DryRun {
 		fmt.Fprintf(out, "  would merge %s; dry run: nothing written\n", strings.Join(c.WouldMerge, ", "))
@@ -77,4 +99,11 @@ func consolidateRun(o *ConsolidateOptions) error {
 		fmt.Fprintf(out, "  merged %s; gate %q: exit %d\n", strings.Join(c.Merged, ", "), c.Gate.Command, c.Gate.ExitCode)
 	}
 	return err
+}
+
+func indentLines(text, prefix string) string {
+	if text == "" {
+		return ""
+	}
+	return prefix + strings.ReplaceAll(strings.TrimSuffix(text, "\n"), "\n", "\n"+prefix) + "\n"
 }
