@@ -77,7 +77,8 @@ What this work package delivers, in two or three sentences.
 ## Perimeter
 You own (may change) only: the owns globs of %[1]s in plan.toml.
 You read (must not change): its reads globs, and CONTRACT.md.
-Shared files are wired by the supervisor: put the exact lines in your report.
+Shared files are wired by the supervisor: put the exact lines in your report
+(for a JSON, TOML or YAML file, a snippet of the keys to add, merged by key).
 
 ## Forks: stop and ask
 A design choice this brief does not cover means STOP and ask. The likely
@@ -91,7 +92,7 @@ Run the plan's gate in your worktree; it must exit 0.
 Your final report lists:
 - Files touched
 - Design choices
-- Wiring lines for shared files (file and exact line)
+- Wiring for shared files (file and exact line, or file and config snippet)
 - Exit codes of every verification command
 `
 
