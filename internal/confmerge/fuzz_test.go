@@ -97,3 +97,37 @@ func FuzzJSONMerge(f *testing.F) {
 }
 
 func isObj(v any) bool { _, ok := v.(*Obj); return ok }
+
+// fuzzFormat: a snippet that fits a valid document merges into text that
+// reads back as exactly the merge (Merge checks that itself), and a merge
+// with no change leaves the text as it was.
+func fuzzFormat(t *testing.T, f Format, base, snippet string) {
+	doc, err := f.Parse([]byte(base))
+	if _, isObj := doc.(*Obj); err != nil || !isObj {
+		return
+	}
+	d, err := SnippetDelta(f, []byte(base), snippet, nil)
+	if err != nil {
+		return
+	}
+	out, err := Merge(f, []byte(base), d)
+	if err != nil {
+		t.Fatalf("merge failed: %v\nbase:\n%s\nsnippet:\n%s", err, base, snippet)
+	}
+	if len(d) == 0 && string(out) != base {
+		t.Fatalf("no change, yet the text changed:\n%s", out)
+	}
+}
+
+func FuzzTOMLMerge(f *testing.F) {
+	f.Add(cargo, "[bin]\nlower = \"src/lower.rs\"\n")
+	f.Add(cargo, "dependencies.list = [\"c\"]\npackage.version = \"2\"\n")
+	f.Add("a = 1 # one\n[t]\nb = 'x'\n[[arr]]\nc = 1\n", "t.d = 2\nz = {q = 1}\n")
+	f.Fuzz(func(t *testing.T, base, snippet string) { fuzzFormat(t, tomlFormat{}, base, snippet) })
+}
+
+func FuzzYAMLMerge(f *testing.F) {
+	f.Add(workflow, "jobs:\n  lint:\n    runs-on: x\n")
+	f.Add("a: &x {b: 1}\nc: *x\n# end\n", "c: {d: [1, 2]}\n")
+	f.Fuzz(func(t *testing.T, base, snippet string) { fuzzFormat(t, yamlFormat{}, base, snippet) })
+}

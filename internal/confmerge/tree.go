@@ -121,12 +121,11 @@ func plain(v any, tagged bool) any {
 }
 
 // scalarKind folds the number types decoders give into one, so that a
-// TOML int64 and a YAML int compare by value.
+// TOML int64, a YAML int and a float that a writer prints as 8 compare by
+// value.
 func scalarKind(v any) any {
 	switch v.(type) {
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		return int64(0)
-	case float32, float64:
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64:
 		return float64(0)
 	}
 	return v

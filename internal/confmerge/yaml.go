@@ -155,6 +155,12 @@ func (yamlFormat) Render(orig []byte, _ any, d Delta, _ any) ([]byte, error) {
 // yamlApply makes o at the key path p under the mapping m.
 func yamlApply(m *yaml.Node, p Path, o Op) error {
 	i := pairIndex(m, p[0])
+	if i >= 0 && m.Content[i+1].Kind == yaml.AliasNode && o.Kind != Remove {
+		// A change beneath an alias changes this key only, not the
+		// anchor it points to: the alias becomes a copy.
+		m.Content[i+1] = copyNode(m.Content[i+1].Alias)
+		m.Content[i+1].Anchor = ""
+	}
 	if len(p) > 1 {
 		if i < 0 {
 			if o.Kind == Remove {
@@ -248,4 +254,13 @@ func yamlIndent(b []byte) int {
 		}
 	}
 	return 2
+}
+
+func copyNode(n *yaml.Node) *yaml.Node {
+	c := *n
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = copyNode(x)
+	}
+	return &c
 }
