@@ -83,7 +83,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		if err := d.promptTurn(l, a.Prompt, false); err != nil {
 			return d.failStart(l, fmt.Sprintf("sending the prompt: %v", err), err)
 		}
-		d.spawnEvent(l, "prompt", nil)
+		d.spawnEvent(l, Spawn{Step: "prompt"})
 	}
 	// An adapter that died while taking the prompt fails the start too:
 	// the caller would otherwise wait on a session that is already over.
