@@ -66,6 +66,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	d.transition(rec, StateLaunched, "", nil)
 	go d.follow(l)
 	l.errLog = openErrorLog(a.ErrorLog)
+	go d.watchWedge(l, a.WedgeAfter, a.ErrorLog)
 	first := a.Prompt
 	if a.Ping || a.ModelSwitch != "" {
 		first = "" // start idle: the brief waits for the spawn protocol
