@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"fmt"
 	"os/exec"
 	"slices"
 	"syscall"
@@ -125,4 +126,21 @@ func TestGroupCPU(t *testing.T) {
 	if other := groupCPU(cmd.Process.Pid, leader.start+1_000_000); len(other) != 0 {
 		t.Fatalf("processes older than the leader counted: %v", other)
 	}
+}
+
+// FuzzProcStatCPU: whatever a process calls itself, its group, start time
+// and CPU time are read from the fields after its name.
+func FuzzProcStatCPU(f *testing.F) {
+	f.Add("sh", uint64(12), uint64(3), 777, uint64(98765))
+	f.Add("a) R 1 2 3 (b", uint64(0), uint64(1)<<40, 1, uint64(0))
+	f.Fuzz(func(t *testing.T, comm string, utime, stime uint64, pgrp int, start uint64) {
+		if pgrp < 0 || utime > 1<<62 || stime > 1<<62 {
+			return
+		}
+		line := fmt.Sprintf("4242 (%s) S 1 %d %d 0 -1 4194560 1 0 0 0 %d %d 0 0 20 0 1 0 %d 1000 10 0\n", comm, pgrp, pgrp, utime, stime, start)
+		st, err := parseStat([]byte(line))
+		if err != nil || st.pgrp != pgrp || st.start != start || st.cpu != utime+stime || st.state != 'S' {
+			t.Fatalf("%q: %+v %v", line, st, err)
+		}
+	})
 }
