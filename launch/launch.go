@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
@@ -59,6 +60,8 @@ type Resolved struct {
 	ModelSwitch, ModelSwitchExpect string
 	// ErrorLog is the profile's agent error log, ~ expanded.
 	ErrorLog string
+	// WedgeAfter is the profile's wedge_after, else [sessions] wedge_after.
+	WedgeAfter time.Duration
 
 	layers profiles.Launch
 }
@@ -67,7 +70,7 @@ type Resolved struct {
 // [plugins.NAME] paths are relative to. It runs nothing: trust is checked
 // by RequireTrust, once the caller knows where the session runs.
 func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
-	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model}
+	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model, WedgeAfter: cfg.Sessions.WedgeAfter.Duration}
 	if req.Profile != "" {
 		p, err := profiles.Resolve(cfg, req.Profile)
 		if err != nil {
@@ -76,6 +79,9 @@ func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
 		r.Adapter, r.KeyEnv = p.Adapter, p.KeyEnv
 		if r.Model == "" {
 			r.Model = p.Model
+		}
+		if p.WedgeAfter.Duration > 0 {
+			r.WedgeAfter = p.WedgeAfter.Duration
 		}
 		if err := r.spawnSettings(p); err != nil {
 			return nil, err
@@ -127,7 +133,7 @@ func (r *Resolved) AllowEnv() []string {
 func (r *Resolved) StartArgs() *sessions.StartArgs {
 	return &sessions.StartArgs{Adapter: r.Adapter, Path: r.Found.Path, SHA256: r.Found.SHA256, Model: r.Model,
 		Options: r.Options, AllowEnv: r.AllowEnv(), Profile: r.Profile,
-		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog}
+		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog, WedgeAfter: r.WedgeAfter}
 }
 
 // pinnedAtLaunch are the adapters that give the agent its model on its

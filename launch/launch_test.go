@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
@@ -236,5 +237,37 @@ model_switch_expect = "ok"
 	}
 	if _, err := Resolve(cfg, ".", Request{Profile: "nomodel"}); fault.KindOf(err) != fault.Invalid || !strings.Contains(err.Error(), "no model to switch to") {
 		t.Fatalf("no model: %v", err)
+	}
+}
+
+// A profile's wedge_after wins over [sessions] wedge_after, which a
+// session without one (or without a profile) gets.
+func TestResolveWedgeAfter(t *testing.T) {
+	onPath(t, "acp")
+	cfg, err := config.Parse([]byte(`
+[sessions]
+wedge_after = "3m"
+[profiles.quick]
+adapter = "acp"
+auth = "none"
+wedge_after = "20s"
+[profiles.plain]
+adapter = "acp"
+auth = "none"
+`), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		req  Request
+		want time.Duration
+	}{{Request{Profile: "quick"}, 20 * time.Second}, {Request{Profile: "plain"}, 3 * time.Minute}, {Request{Adapter: "acp"}, 3 * time.Minute}} {
+		r, err := Resolve(cfg, ".", c.req)
+		if err != nil || r.StartArgs().WedgeAfter != c.want {
+			t.Fatalf("%+v: %+v %v, want %v", c.req, r, err, c.want)
+		}
+	}
+	if def := config.Default().Sessions.WedgeAfter.Duration; def != 10*time.Minute {
+		t.Fatalf("default wedge_after %v", def)
 	}
 }

@@ -83,6 +83,19 @@ const errorLogName = "agent-errors.log"
 // says nothing new. The ledger gets the fault and the reference, never
 // the text.
 func (d *Daemon) diagnose(l *live) (string, string) {
+	f, ref := d.readErrorLog(l)
+	if f == "" {
+		return "", ""
+	}
+	diag := Diagnosis{sessionRef: d.ref(l), Step: "error_log", Fault: f, ErrorLogRef: ref}
+	record(d, diagnosedKind, eventID(diag.sessionRef, KindDiagnosed, diag.Step), diag)
+	return f, ref
+}
+
+// readErrorLog keeps the error log's new lines in the session artifact
+// and adds the fault they name to the record. It returns that fault ("" for
+// none) and the artifact's reference ("" when nothing new was read).
+func (d *Daemon) readErrorLog(l *live) (string, string) {
 	if l.errLog == nil {
 		return "", ""
 	}
@@ -98,12 +111,10 @@ func (d *Daemon) diagnose(l *live) (string, string) {
 	}
 	ref := "sessions/" + id + "/" + errorLogName
 	f := classifyLog(b)
-	if f == "" {
-		return "", ""
+	if f != "" {
+		d.mu.Lock()
+		l.rec.Faults = append(l.rec.Faults, f)
+		d.mu.Unlock()
 	}
-	d.mu.Lock()
-	l.rec.Faults = append(l.rec.Faults, f)
-	d.mu.Unlock()
-	d.sessionEvent(l, "session_diagnosed", "error_log", map[string]any{"fault": f, "error_log_ref": ref})
 	return f, ref
 }

@@ -2,11 +2,9 @@ package sessions
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -42,10 +40,10 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 	if eff.note != "" {
 		fmt.Fprint(l.out, eff.note)
 	}
-	if eff.extra["warning"] == "empty_turn" {
+	if eff.extra != nil && eff.extra.Warning == "empty_turn" {
 		// Same symptom, many causes: the agent's own log may say which.
 		if f, ref := d.diagnose(l); f != "" {
-			eff.extra["fault"], eff.extra["error_log_ref"] = f, ref
+			eff.extra.Fault, eff.extra.ErrorLogRef = f, ref
 		}
 	}
 	if eff.to != "" {
@@ -69,7 +67,7 @@ func (d *Daemon) fail(l *live, reason string) {
 
 // transition moves a session to state when the state machine allows it,
 // saves it, wakes waiters and records the change in the ledger.
-func (d *Daemon) transition(r *Record, state, reason string, extra map[string]any) {
+func (d *Daemon) transition(r *Record, state, reason string, extra *outcome) {
 	d.mu.Lock()
 	if !move(r, state, reason) {
 		d.mu.Unlock()
@@ -80,21 +78,11 @@ func (d *Daemon) transition(r *Record, state, reason string, extra map[string]an
 	d.store.Save(&snap)
 	d.changed.Broadcast()
 	d.mu.Unlock()
-	data := map[string]any{"session": r.ID, "adapter": r.Adapter, "model": r.Model, "dir": r.Dir,
-		"worktree": r.Worktree, "label": r.Label, "turn": snap.Turns, "output_ref": "sessions/" + r.ID + "/output.log"}
-	if reason != "" {
-		data["reason"] = reason
+	data := Transition{Session: r.ID, Adapter: r.Adapter, Model: r.Model, Dir: r.Dir, Worktree: r.Worktree, Label: r.Label,
+		Turn: snap.Turns, OutputRef: "sessions/" + r.ID + "/output.log", Reason: reason, StderrTail: snap.StderrTail}
+	if extra != nil {
+		data.outcome = *extra
 	}
-	if snap.StderrTail != "" {
-		data["stderr_tail"] = snap.StderrTail
-	}
-	for k, v := range extra {
-		data[k] = v
-	}
-	b, _ := json.Marshal(data)
-	id := fmt.Sprintf("session/%s/%d-%s", r.ID, n, state)
-	if _, err := d.ledger.Append([]gitstore.Draft{{Kind: "session_" + state, ID: id, Data: b}}); err != nil {
-		d.logf("ledger: %v", err)
-	}
+	record(d, transitionKinds[state], fmt.Sprintf("session/%s/%d-%s", r.ID, n, state), data)
 	d.onTransition(r.ID, state)
 }

@@ -66,6 +66,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	d.transition(rec, StateLaunched, "", nil)
 	go d.follow(l)
 	l.errLog = openErrorLog(a.ErrorLog)
+	go d.watchWedge(l, a.WedgeAfter, a.ErrorLog)
 	first := a.Prompt
 	if a.Ping || a.ModelSwitch != "" {
 		first = "" // start idle: the brief waits for the spawn protocol
@@ -83,7 +84,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		if err := d.promptTurn(l, a.Prompt, false); err != nil {
 			return d.failStart(l, fmt.Sprintf("sending the prompt: %v", err), err)
 		}
-		d.spawnEvent(l, "prompt", nil)
+		d.spawnEvent(l, Spawn{Step: "prompt"})
 	}
 	// An adapter that died while taking the prompt fails the start too:
 	// the caller would otherwise wait on a session that is already over.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -229,11 +228,8 @@ func (d *Daemon) fire(p *Policy, session, trigger string) {
 	d.changed.Broadcast()
 	d.mu.Unlock()
 	d.savePolicy(p)
-	b, _ := json.Marshal(map[string]any{"policy": p.ID, "session": session, "trigger": trigger, "actions": results})
-	id := fmt.Sprintf("policy/%s/%s/%d", p.ID, session, n)
-	if _, err := d.ledger.Append([]gitstore.Draft{{Kind: "policy_fired", ID: id, Data: b}}); err != nil {
-		d.logf("ledger: %v", err)
-	}
+	record(d, policyKind, fmt.Sprintf("policy/%s/%s/%d", p.ID, session, n),
+		PolicyFired{Policy: p.ID, Session: session, Trigger: trigger, Actions: results})
 }
 
 func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {

@@ -1,5 +1,7 @@
 package sessions
 
+import "time"
+
 // Operations of the daemon protocol; the handler table in server.go
 // answers each, the typed methods of Client send each.
 const (
@@ -68,6 +70,10 @@ type StartArgs struct {
 	// ErrorLog is the agent's own error log (an absolute path): its lines
 	// written during the session explain an empty turn or a failed ping.
 	ErrorLog string `json:"error_log,omitempty"`
+	// WedgeAfter bounds how long the daemon's state of the session and
+	// what its agent is seen doing may disagree before the session is
+	// called wedged (wedge.go); 0 never calls it.
+	WedgeAfter time.Duration `json:"wedge_after,omitempty"`
 }
 
 // Response answers a Request.

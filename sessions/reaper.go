@@ -50,6 +50,7 @@ type procInfo struct {
 	pgrp  int
 	start uint64
 	state byte
+	cpu   uint64 // user and system time, clock ticks
 }
 
 func procStat(pid int) (procInfo, error) {
@@ -73,16 +74,19 @@ func parseStat(b []byte) (procInfo, error) {
 		return procInfo{}, errors.New("no command name")
 	}
 	f := strings.Fields(string(b[i+1:]))
-	// state is field 3, pgrp field 5, starttime field 22 (of the whole line).
+	// state is field 3, pgrp field 5, utime and stime fields 14 and 15,
+	// starttime field 22 (of the whole line).
 	if len(f) < 20 || len(f[0]) != 1 {
 		return procInfo{}, errors.New("too few fields")
 	}
 	pgrp, err1 := strconv.Atoi(f[2])
 	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	if err1 != nil || err2 != nil {
+	utime, err3 := strconv.ParseUint(f[11], 10, 64)
+	stime, err4 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return procInfo{}, errors.New("bad fields")
 	}
-	return procInfo{pgrp: pgrp, start: start, state: f[0][0]}, nil
+	return procInfo{pgrp: pgrp, start: start, state: f[0][0], cpu: utime + stime}, nil
 }
 
 func bootID() string {

@@ -1,12 +1,10 @@
 package sessions
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -76,13 +74,13 @@ func (d *Daemon) spawnSteps(l *live, a *StartArgs) error {
 	// A prompt-switched agent often answers the turn after its switch
 	// with nothing while it reloads: one more ping before calling it dead.
 	if err != nil && a.ModelSwitch != "" && strings.TrimSpace(out) == "" {
-		d.spawnEvent(l, "ping_retry", map[string]any{"why": "empty turn after the model switch"})
+		d.spawnEvent(l, Spawn{Step: "ping_retry", Why: "empty turn after the model switch"})
 		_, err = d.pingTurn(l)
 	}
 	if err != nil {
 		return err
 	}
-	d.spawnEvent(l, "ping", nil)
+	d.spawnEvent(l, Spawn{Step: "ping"})
 	return nil
 }
 
@@ -99,7 +97,7 @@ func (d *Daemon) switchModel(l *live, a *StartArgs) error {
 	if !hasLine(out, func(line string) bool { return strings.Contains(line, a.ModelSwitchExpect) }) {
 		return fmt.Errorf("model switch not confirmed: after %q the agent did not print %q (it said %q)", a.ModelSwitch, a.ModelSwitchExpect, tail(out))
 	}
-	d.spawnEvent(l, "model_switch", map[string]any{"switch": a.ModelSwitch, "confirmed": a.ModelSwitchExpect})
+	d.spawnEvent(l, Spawn{Step: "model_switch", Switch: a.ModelSwitch, Confirmed: a.ModelSwitchExpect})
 	return nil
 }
 
@@ -114,21 +112,7 @@ func (d *Daemon) lastFault(l *live) string {
 }
 
 // spawnEvent records one step of the spawn protocol in the ledger.
-func (d *Daemon) spawnEvent(l *live, step string, extra map[string]any) {
-	d.sessionEvent(l, "session_spawn", step, extra)
-}
-
-// sessionEvent records a session event that is no state transition.
-func (d *Daemon) sessionEvent(l *live, kind, step string, extra map[string]any) {
-	d.mu.Lock()
-	data := map[string]any{"session": l.rec.ID, "step": step, "turn": l.rec.Turns, "model": l.rec.Model, "label": l.rec.Label}
-	d.mu.Unlock()
-	for k, v := range extra {
-		data[k] = v
-	}
-	b, _ := json.Marshal(data)
-	id := fmt.Sprintf("session/%s/%s-%s-%d", l.rec.ID, strings.TrimPrefix(kind, "session_"), step, data["turn"])
-	if _, err := d.ledger.Append([]gitstore.Draft{{Kind: kind, ID: id, Data: b}}); err != nil {
-		d.logf("ledger: %v", err)
-	}
+func (d *Daemon) spawnEvent(l *live, step Spawn) {
+	step.sessionRef = d.ref(l)
+	record(d, spawnKind, eventID(step.sessionRef, KindSpawn, step.Step), step)
 }

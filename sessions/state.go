@@ -72,10 +72,10 @@ type turn struct {
 
 // effect is what an event asks of the daemon once applied to a record.
 type effect struct {
-	to    string         // a state to move to; "" for none
-	extra map[string]any // more for the transition's ledger event
-	note  string         // a line for the session's output log
-	end   bool           // the agent exited: end its plugin
+	to    string   // a state to move to; "" for none
+	extra *outcome // more for the transition's ledger event
+	note  string   // a line for the session's output log
+	end   bool     // the agent exited: end its plugin
 }
 
 // apply folds one adapter event into a session's record and its turn and
@@ -102,7 +102,7 @@ func apply(r *Record, t *turn, e *host.Event, now time.Time, stderrTail func() s
 		}
 		r.Warnings = append(r.Warnings, w)
 		r.Faults = append(r.Faults, sdk.FaultEmptyTurn)
-		return effect{to: StateSettled, extra: map[string]any{"warning": "empty_turn"}}
+		return effect{to: StateSettled, extra: &outcome{Warning: "empty_turn"}}
 	case host.Error:
 		if sdk.IsWarning(e.Fault) { // a typed warning, never a fault
 			r.Warnings = append(r.Warnings, e.Fault+": "+e.Text)
@@ -118,7 +118,7 @@ func apply(r *Record, t *turn, e *host.Event, now time.Time, stderrTail func() s
 	case host.Exited:
 		code := int(e.ExitCode)
 		r.ExitCode = &code
-		return effect{to: StateExited, extra: map[string]any{"exit_code": code}, end: true}
+		return effect{to: StateExited, extra: &outcome{ExitCode: &code}, end: true}
 	}
 	return effect{}
 }

@@ -116,7 +116,7 @@ func TestEmptyTurnIsAFault(t *testing.T) {
 	r := &Record{State: StateRunning, Turns: 1}
 	tr := turn{}
 	eff := apply(r, &tr, ended(), time.Now(), func() string { return "401 from provider" })
-	if eff.to != StateSettled || eff.extra["warning"] != "empty_turn" {
+	if eff.to != StateSettled || eff.extra == nil || eff.extra.Warning != "empty_turn" {
 		t.Fatalf("effect %+v", eff)
 	}
 	if len(r.Faults) != 1 || r.Faults[0] != sdk.FaultEmptyTurn || len(r.Warnings) != 1 ||

@@ -24,6 +24,9 @@ type Profile struct {
 	// ErrorLog is the agent's own error log ("~/.hermes/logs/errors.log"),
 	// read to tell why a turn came back empty or a ping failed.
 	ErrorLog string `toml:"error_log" json:"error_log,omitempty"`
+	// WedgeAfter overrides [sessions] wedge_after for this profile's
+	// sessions (unset: the [sessions] value).
+	WedgeAfter Duration `toml:"wedge_after" json:"wedge_after,omitzero"`
 }
 
 // Policies configures the daemon's policy actions.
@@ -89,6 +92,9 @@ type Sessions struct {
 	// IdleExit: the daemon stops after this long with no live session and
 	// no client ("10m").
 	IdleExit Duration `toml:"idle_exit" json:"idle_exit"`
+	// WedgeAfter: a session is called wedged when its state and what its
+	// agent is seen doing disagree for this long ("10m"; "0s": never).
+	WedgeAfter Duration `toml:"wedge_after" json:"wedge_after"`
 }
 
 // Worktree configures where worktrees live and how they are set up. The

@@ -59,6 +59,10 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 [sessions]
 # The sessions daemon stops after this long with nothing to do.
 # idle_exit = "10m"
+# A session is called wedged (a fault and a warning, its cause read from the
+# profile's error_log) when it awaits input while its agent keeps working,
+# or runs while nothing moves, for this long; "0s": never.
+# wedge_after = "10m"
 
 [dispatch]
 # Adapter for work packages whose [[wp]] entry names none.

@@ -36,6 +36,9 @@ func (p Profile) validate() error {
 	if p.ErrorLog != "" && !strings.HasPrefix(p.ErrorLog, "/") && !strings.HasPrefix(p.ErrorLog, "~/") {
 		return fmt.Errorf("error_log %q must be an absolute path or start with ~/", p.ErrorLog)
 	}
+	if p.WedgeAfter.Duration < 0 {
+		return fmt.Errorf("wedge_after %s must be a positive duration", p.WedgeAfter)
+	}
 	return nil
 }
 
@@ -88,6 +91,9 @@ func (c *Config) validate() error {
 	}
 	if c.Sessions.IdleExit.Duration <= 0 {
 		return BadValue("must be longer than zero, such as \"10m\"", "sessions", "idle_exit")
+	}
+	if c.Sessions.WedgeAfter.Duration < 0 {
+		return BadValue("must be \"0s\" (never) or a positive duration, such as \"10m\"", "sessions", "wedge_after")
 	}
 	for _, k := range []struct {
 		key string
