@@ -48,6 +48,9 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 			eff.extra["fault"], eff.extra["error_log_ref"] = f, ref
 		}
 	}
+	if eff.save {
+		d.save(l.rec)
+	}
 	if eff.to != "" {
 		d.transition(l.rec, eff.to, "", eff.extra)
 	}
@@ -65,6 +68,16 @@ func (d *Daemon) fail(l *live, reason string) {
 	l.rec.StderrTail = l.client.StderrTail()
 	d.mu.Unlock()
 	d.transition(l.rec, StateFailed, reason, nil)
+}
+
+// save writes a record that changed without a transition and wakes
+// waiters.
+func (d *Daemon) save(r *Record) {
+	d.mu.Lock()
+	snap := *r
+	d.store.Save(&snap)
+	d.changed.Broadcast()
+	d.mu.Unlock()
 }
 
 // transition moves a session to state when the state machine allows it,
@@ -87,6 +100,9 @@ func (d *Daemon) transition(r *Record, state, reason string, extra map[string]an
 	}
 	if snap.StderrTail != "" {
 		data["stderr_tail"] = snap.StderrTail
+	}
+	if snap.CapabilitiesFrom != "" {
+		data["capabilities"], data["capabilities_from"] = snap.Capabilities, snap.CapabilitiesFrom
 	}
 	for k, v := range extra {
 		data[k] = v
