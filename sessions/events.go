@@ -53,6 +53,10 @@ type Transition struct {
 	OutputRef  string `json:"output_ref"`
 	Reason     string `json:"reason,omitempty"`
 	StderrTail string `json:"stderr_tail,omitempty"`
+	// Capabilities the session has, and whether its agent declared them
+	// ("session") or they are its adapter's bound ("adapter").
+	Capabilities     []string `json:"capabilities,omitempty"`
+	CapabilitiesFrom string   `json:"capabilities_from,omitempty"`
 	outcome
 }
 

@@ -46,6 +46,9 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 			eff.extra.Fault, eff.extra.ErrorLogRef = f, ref
 		}
 	}
+	if eff.save {
+		d.save(l.rec)
+	}
 	if eff.to != "" {
 		d.transition(l.rec, eff.to, "", eff.extra)
 	}
@@ -65,6 +68,16 @@ func (d *Daemon) fail(l *live, reason string) {
 	d.transition(l.rec, StateFailed, reason, nil)
 }
 
+// save writes a record that changed without a transition and wakes
+// waiters.
+func (d *Daemon) save(r *Record) {
+	d.mu.Lock()
+	snap := *r
+	d.store.Save(&snap)
+	d.changed.Broadcast()
+	d.mu.Unlock()
+}
+
 // transition moves a session to state when the state machine allows it,
 // saves it, wakes waiters and records the change in the ledger.
 func (d *Daemon) transition(r *Record, state, reason string, extra *outcome) {
@@ -82,6 +95,9 @@ func (d *Daemon) transition(r *Record, state, reason string, extra *outcome) {
 		Turn: snap.Turns, OutputRef: "sessions/" + r.ID + "/output.log", Reason: reason, StderrTail: snap.StderrTail}
 	if extra != nil {
 		data.outcome = *extra
+	}
+	if snap.CapabilitiesFrom != "" {
+		data.Capabilities, data.CapabilitiesFrom = snap.Capabilities, snap.CapabilitiesFrom
 	}
 	record(d, transitionKinds[state], fmt.Sprintf("session/%s/%d-%s", r.ID, n, state), data)
 	d.onTransition(r.ID, state)

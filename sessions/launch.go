@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	if info, err := client.Describe(ctx); err == nil {
-		rec.Capabilities = info.Capabilities
+		rec.Capabilities, rec.AdapterCapabilities, rec.CapabilitiesFrom = info.Capabilities, info.Capabilities, CapabilitiesFromAdapter
 	}
 	d.mu.Lock()
 	d.sessions[rec.ID] = l
@@ -169,8 +170,13 @@ func (d *Daemon) prompt(id, text string, interrupt bool) error {
 	if err != nil {
 		return err
 	}
-	if state := d.state(l); Terminal(state) {
-		return fault.Invalidf("session %s is %s", id, state)
+	snap := d.snapshot(l.rec)
+	if Terminal(snap.State) {
+		return fault.Invalidf("session %s is %s", id, snap.State)
+	}
+	if interrupt && snap.CapabilitiesFrom != "" && !slices.Contains(snap.Capabilities, sdk.CapInterrupt) {
+		return fault.Refusedf("session %s (%s) does not have %s (it has %s): its turn cannot be interrupted; wait for the turn to end",
+			id, snap.Adapter, sdk.CapInterrupt, orNone(snap.Capabilities))
 	}
 	return d.promptTurn(l, text, interrupt)
 }

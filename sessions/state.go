@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/plugins/host"
@@ -76,6 +77,7 @@ type effect struct {
 	extra *outcome // more for the transition's ledger event
 	note  string   // a line for the session's output log
 	end   bool     // the agent exited: end its plugin
+	save  bool     // the record changed with no transition: save it
 }
 
 // apply folds one adapter event into a session's record and its turn and
@@ -115,10 +117,42 @@ func apply(r *Record, t *turn, e *host.Event, now time.Time, stderrTail func() s
 			t.told = true
 		}
 		return effect{note: fmt.Sprintf("\n[agentproto] error: %s\n", e.Text)}
+	case host.CapabilitiesDeclared:
+		has, beyond := declared(e.Capabilities, r.AdapterCapabilities)
+		r.Capabilities, r.CapabilitiesFrom = has, CapabilitiesFromSession
+		if len(beyond) > 0 {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the session declared %q, beyond what its adapter declares; not recorded", beyond))
+		}
+		return effect{save: true}
 	case host.Exited:
 		code := int(e.ExitCode)
 		r.ExitCode = &code
 		return effect{to: StateExited, extra: &outcome{ExitCode: &code}, end: true}
 	}
 	return effect{}
+}
+
+// declared splits what a session declares into what it has, in the
+// closed set's order, and what is beyond its adapter's declaration (or
+// the closed set), which a plugin cannot grant itself.
+func declared(caps, bound []string) (has, beyond []string) {
+	for _, c := range caps {
+		if !sdk.ValidCapability(c) || !contains(bound, c) {
+			beyond = append(beyond, c)
+		}
+	}
+	var within []string
+	for _, c := range caps {
+		if contains(bound, c) {
+			within = append(within, c)
+		}
+	}
+	return sdk.CanonicalCapabilities(within), beyond
+}
+
+func orNone(caps []string) string {
+	if len(caps) == 0 {
+		return "none"
+	}
+	return strings.Join(caps, ", ")
 }

@@ -41,9 +41,21 @@ type Record struct {
 	OutputBytes  int64     `json:"output_bytes"`
 	LastSeq      uint64    `json:"last_seq"`
 	Transitions  int       `json:"transitions"`
-	// Capabilities the adapter declared, for later authority checks.
-	Capabilities []string `json:"capabilities,omitempty"`
+	// Capabilities are what the session has, for authority checks: what
+	// the session declared once its agent said (CapabilitiesFrom
+	// "session"), else what its adapter declares ("adapter").
+	Capabilities     []string `json:"capabilities,omitempty"`
+	CapabilitiesFrom string   `json:"capabilities_from,omitempty"`
+	// AdapterCapabilities are what the adapter declares, the most a
+	// session of it may have.
+	AdapterCapabilities []string `json:"adapter_capabilities,omitempty"`
 }
+
+// Where a record's Capabilities come from.
+const (
+	CapabilitiesFromAdapter = "adapter" // its Describe, an upper bound
+	CapabilitiesFromSession = "session" // the session's own declaration
+)
 
 var idPattern = lazyre.New(`^s-[0-9a-f]{12}$`)
 

@@ -17,9 +17,13 @@ const (
 	TurnEnded                        // the turn is over; the session waits
 	Error                            // Text says what went wrong; Fault names it
 	Exited                           // the agent ended with ExitCode
+	// CapabilitiesDeclared: Capabilities is what the session has, within
+	// what the adapter's Describe declared; a later one replaces it.
+	CapabilitiesDeclared
 )
 
-var kindNames = map[EventKind]string{Output: "output", TurnStarted: "turn_started", TurnEnded: "turn_ended", Error: "error", Exited: "exited"}
+var kindNames = map[EventKind]string{Output: "output", TurnStarted: "turn_started", TurnEnded: "turn_ended", Error: "error", Exited: "exited",
+	CapabilitiesDeclared: "capabilities"}
 
 func (k EventKind) String() string {
 	if n, ok := kindNames[k]; ok {
@@ -39,6 +43,8 @@ type Event struct {
 	// Fault is a typed cause (sdk.Fault*) or warning (sdk.Warn*).
 	Fault     string
 	UnixNanos int64
+	// Capabilities of a CapabilitiesDeclared event (sdk.Cap*).
+	Capabilities []string
 }
 
 // wireKinds maps the protocol's kinds to the host's; the numbers are the
@@ -49,10 +55,11 @@ var wireKinds = map[proto.EventKind]EventKind{
 	proto.EventKind_EVENT_KIND_TURN_ENDED:   TurnEnded,
 	proto.EventKind_EVENT_KIND_ERROR:        Error,
 	proto.EventKind_EVENT_KIND_EXITED:       Exited,
+	proto.EventKind_EVENT_KIND_CAPABILITIES: CapabilitiesDeclared,
 }
 
 // fromWire converts an event at the host boundary.
 func fromWire(e *proto.Event) *Event {
 	return &Event{Seq: e.Seq, Kind: wireKinds[e.Kind], Data: e.Data, Text: e.Text,
-		ExitCode: e.ExitCode, Fault: e.Fault, UnixNanos: e.UnixNanos}
+		ExitCode: e.ExitCode, Fault: e.Fault, UnixNanos: e.UnixNanos, Capabilities: e.Capabilities}
 }

@@ -44,6 +44,10 @@ func TestFromWireKeepsEveryField(t *testing.T) {
 	if got.Kind.String() != "error" || EventKind(99).String() != "kind(99)" {
 		t.Errorf("kind names: %q %q", got.Kind, EventKind(99))
 	}
+	caps := fromWire(&proto.Event{Kind: proto.EventKind_EVENT_KIND_CAPABILITIES, Capabilities: []string{"session_interrupt", "session_resume"}})
+	if caps.Kind != CapabilitiesDeclared || caps.Kind.String() != "capabilities" || !reflect.DeepEqual(caps.Capabilities, []string{"session_interrupt", "session_resume"}) {
+		t.Errorf("a capabilities event became %+v (%s)", caps, caps.Kind)
+	}
 }
 
 // The host's Event is its own type, not the wire's under another name:

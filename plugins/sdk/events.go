@@ -118,7 +118,11 @@ func (l *eventLog) wake() {
 }
 
 // emitter turns Emitter calls into events.
-type emitter struct{ log *eventLog }
+type emitter struct {
+	log *eventLog
+	// bound is the adapter's Info.Capabilities: no session declares more.
+	bound []string
+}
 
 func (e emitter) Output(p []byte) {
 	if len(p) == 0 {

@@ -33,7 +33,7 @@ func TestSlowReaderLosesNothing(t *testing.T) {
 			}
 		}
 	}()
-	e := emitter{l}
+	e := emitter{log: l}
 	buf := make([]byte, chunk)
 	for i := 0; i < n; i++ {
 		e.Output(buf)
@@ -49,7 +49,7 @@ func TestSlowReaderLosesNothing(t *testing.T) {
 // than blocking the agent.
 func TestNoReaderDoesNotBlock(t *testing.T) {
 	l := newEventLog()
-	e := emitter{l}
+	e := emitter{log: l}
 	buf := make([]byte, 1<<20)
 	done := make(chan struct{})
 	go func() {

@@ -20,7 +20,9 @@ const (
 	CapMessageInjection = "session_message_injection"
 	// CapInterrupt: Prompt with interrupt stops the current turn.
 	CapInterrupt = "session_interrupt"
-	// CapResume: a later turn continues the same conversation.
+	// CapResume: the conversation outlives the agent process: a later turn
+	// or a new session continues it (claude --resume, ACP session/load or
+	// session/resume), not only the next prompt of a live session.
 	CapResume = "session_resume"
 	// CapStateFork: the session's state can be copied into a new session.
 	CapStateFork = "session_state_fork"

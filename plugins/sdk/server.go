@@ -78,7 +78,7 @@ func (s *server) StartSession(_ context.Context, r *proto.StartSessionRequest) (
 	}
 	req := StartRequest{SessionID: r.SessionId, Dir: r.Dir, Model: r.Model, Env: r.Env, InitialPrompt: r.InitialPrompt, Options: r.Options}
 	// The session outlives this call: it gets a context of its own.
-	sess, err := s.adapter.Start(context.Background(), req, emitter{s.log})
+	sess, err := s.adapter.Start(context.Background(), req, emitter{log: s.log, bound: s.adapter.Info().Capabilities})
 	if err != nil {
 		return &proto.StartSessionResponse{Diagnostics: diag(err)}, problemOnly(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"io"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -53,14 +52,13 @@ const (
 // Adapter drives an ACP agent.
 type Adapter struct{}
 
-// Info declares what every ACP agent offers: session/prompt on a live
-// session (injection, resume across turns), session/cancel (interrupt).
-// What varies by agent (load, resume, fork) is read from initialize and
-// used through the resume and fork options.
+// Info declares what a session of an ACP agent may have. What one has
+// depends on the agent: each session declares its own set
+// (sessionCapabilities) once the agent has answered initialize, and the
+// baseline of every ACP agent until then.
 func (Adapter) Info() sdk.Info {
-	return sdk.Info{Name: "acp", Version: Version,
-		Capabilities: []string{sdk.CapMessageInjection, sdk.CapInterrupt, sdk.CapResume, sdk.CapTermination},
-		AuthMethods:  []string{"api-key", "subscription"}}
+	return sdk.Info{Name: "acp", Version: Version, Capabilities: sdk.CanonicalCapabilities(upperBound),
+		AuthMethods: []string{"api-key", "subscription"}}
 }
 
 var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute", "mode", "fs_read"}
@@ -116,6 +114,9 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 		f.close()
 		return nil, err
 	}
+	// Until the agent has said more, the session has what every ACP
+	// agent has.
+	s.declare(baseline)
 	// initialize and session setup take the agent seconds (node agents
 	// load for 1-10 s here): they run while Start returns, so a profile
 	// check, which starts and terminates a session, stays quick. The first
@@ -168,28 +169,6 @@ func envAuthMethod(ms []acpsdk.AuthMethod, env []string) string {
 		}
 	}
 	return ""
-}
-
-func offers(c acpsdk.AgentCapabilities) []string {
-	var o []string
-	if c.LoadSession {
-		o = append(o, "load")
-	}
-	sc := c.SessionCapabilities
-	if sc.Resume != nil {
-		o = append(o, "resume")
-	}
-	if sc.Fork != nil {
-		o = append(o, "fork")
-	}
-	if sc.List != nil {
-		o = append(o, "list")
-	}
-	if len(o) == 0 {
-		o = append(o, "new sessions only")
-	}
-	sort.Strings(o)
-	return o
 }
 
 func argvName(cmd *exec.Cmd) string {

@@ -2,9 +2,11 @@ package acp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +43,8 @@ type recorder struct {
 	ends     chan struct{}
 	exited   bool
 	turnsRun int
+	// caps holds each declaration of the session's capabilities.
+	caps [][]string
 }
 
 func newRecorder() *recorder { return &recorder{ends: make(chan struct{}, 16)} }
@@ -59,6 +63,28 @@ func (r *recorder) Error(text, fault string) {
 	r.mu.Unlock()
 }
 func (r *recorder) Exited(int) { r.mu.Lock(); r.exited = true; r.mu.Unlock() }
+
+// Capabilities holds the session to what the adapter declares, as the SDK
+// does.
+func (r *recorder) Capabilities(caps []string) error {
+	bound := acp.Adapter{}.Info().Capabilities
+	for _, c := range caps {
+		if !slices.Contains(bound, c) {
+			return fmt.Errorf("%s is beyond %v", c, bound)
+		}
+	}
+	r.mu.Lock()
+	r.caps = append(r.caps, caps)
+	r.mu.Unlock()
+	return nil
+}
+
+// declared returns every declaration so far.
+func (r *recorder) declared() [][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]string(nil), r.caps...)
+}
 
 func (r *recorder) output() string { r.mu.Lock(); defer r.mu.Unlock(); return r.out.String() }
 func (r *recorder) warnings(kind string) []string {
@@ -345,6 +371,30 @@ func TestBadOptionsAreProblems(t *testing.T) {
 		_, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Options: want, Env: env}, newRecorder())
 		if err == nil || !strings.Contains(err.Error(), opts) {
 			t.Errorf("%v: %v, want %q", want, err, opts)
+		}
+	}
+}
+
+// A session declares the baseline at once, and what its agent's initialize
+// answer offers once the session is open: two agents, two sets.
+func TestSessionDeclaresWhatTheAgentOffers(t *testing.T) {
+	base := []string{sdk.CapMessageInjection, sdk.CapInterrupt, sdk.CapTermination}
+	for _, c := range []struct {
+		caps string // the fake agent's agentCapabilities
+		want []string
+	}{
+		{`{"loadSession":true}`, []string{sdk.CapMessageInjection, sdk.CapInterrupt, sdk.CapResume, sdk.CapTermination}},
+		{`{"sessionCapabilities":{"fork":{},"list":{}}}`, []string{sdk.CapMessageInjection, sdk.CapInterrupt, sdk.CapStateFork, sdk.CapTermination}},
+		{`{}`, base},
+	} {
+		s, rec := start(t, t.TempDir(), map[string]string{fakeCapsEnv: c.caps}, nil)
+		if d := rec.declared(); len(d) != 1 || !slices.Equal(d[0], base) {
+			t.Errorf("%s: declared at start %v, want %v", c.caps, d, base)
+		}
+		turn(t, s, rec, "say hi")
+		d := rec.declared()
+		if len(d) != 2 || !slices.Equal(d[1], c.want) {
+			t.Errorf("%s: declared %v, want %v last", c.caps, d, c.want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -42,10 +43,20 @@ func runFakeAgent() {
 	os.Exit(0)
 }
 
+// fakeCapsEnv, when set, is the agentCapabilities JSON the fake agent
+// answers initialize with (by default it offers session/load).
+const fakeCapsEnv = "ACP_FAKE_CAPS"
+
 func (a *fakeAgent) Initialize(context.Context, acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
-	return acpsdk.InitializeResponse{ProtocolVersion: acpsdk.ProtocolVersionNumber,
-		AgentCapabilities: acpsdk.AgentCapabilities{LoadSession: true},
-		AgentInfo:         &acpsdk.Implementation{Name: "fake-agent", Version: "0.0.1"}}, nil
+	caps := acpsdk.AgentCapabilities{LoadSession: true}
+	if j := os.Getenv(fakeCapsEnv); j != "" {
+		caps = acpsdk.AgentCapabilities{}
+		if err := json.Unmarshal([]byte(j), &caps); err != nil {
+			return acpsdk.InitializeResponse{}, err
+		}
+	}
+	return acpsdk.InitializeResponse{ProtocolVersion: acpsdk.ProtocolVersionNumber, AgentCapabilities: caps,
+		AgentInfo: &acpsdk.Implementation{Name: "fake-agent", Version: "0.0.1"}}, nil
 }
 func (a *fakeAgent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
 	return acpsdk.AuthenticateResponse{}, nil

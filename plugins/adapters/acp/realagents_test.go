@@ -39,6 +39,8 @@ type realAgent struct {
 	// turn (measured: codex-acp 0.16.0 sends one request and ends the turn
 	// "exceeded retry limit", whatever request_max_retries says).
 	failsOn429 bool
+	// wrap, when set, turns the agent's command line into the one run.
+	wrap func(cmd string) string
 }
 
 // codexFeatures offers apply_patch as a JSON function tool, the form the
@@ -152,6 +154,9 @@ func newSetup(t *testing.T, a realAgent, key string, models ...string) *setup {
 		models = []string{a.model}
 	}
 	st.fake.SetModels(models...)
+	if a.wrap != nil {
+		cmd = a.wrap(cmd)
+	}
 	opts := map[string]string{"command": cmd}
 	for k, v := range a.options {
 		opts[k] = v

@@ -136,12 +136,21 @@ func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
 			return s.problem("setting the model", err)
 		}
 	}
+	s.declare(sessionCapabilities(s.caps))
 	name := argvName(s.cmd)
 	if init.AgentInfo != nil {
 		name = init.AgentInfo.Name + " " + init.AgentInfo.Version
 	}
 	fmt.Fprintf(sdk.Stderr, "acp: %s, session %s, offers: %s\n", name, s.id, strings.Join(offers(s.caps), ", "))
 	return nil
+}
+
+// declare tells the host what the session has; a refusal is a bug of
+// this adapter, reported where its stderr is kept.
+func (s *Session) declare(caps []string) {
+	if err := sdk.DeclareCapabilities(s.out, caps); err != nil {
+		fmt.Fprintf(sdk.Stderr, "acp: declaring the session's capabilities: %v\n", err)
+	}
 }
 
 // sessionModels is what session setup says about model choice.

@@ -33,6 +33,9 @@ const (
 	EventKind_EVENT_KIND_TURN_ENDED   EventKind = 3
 	EventKind_EVENT_KIND_ERROR        EventKind = 4
 	EventKind_EVENT_KIND_EXITED       EventKind = 5
+	// The session's capabilities: what it has, a subset of what Describe
+	// declared. A later one replaces an earlier one.
+	EventKind_EVENT_KIND_CAPABILITIES EventKind = 6
 )
 
 // Enum value maps for EventKind.
@@ -44,6 +47,7 @@ var (
 		3: "EVENT_KIND_TURN_ENDED",
 		4: "EVENT_KIND_ERROR",
 		5: "EVENT_KIND_EXITED",
+		6: "EVENT_KIND_CAPABILITIES",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":  0,
@@ -52,6 +56,7 @@ var (
 		"EVENT_KIND_TURN_ENDED":   3,
 		"EVENT_KIND_ERROR":        4,
 		"EVENT_KIND_EXITED":       5,
+		"EVENT_KIND_CAPABILITIES": 6,
 	}
 )
 
@@ -608,8 +613,10 @@ type Event struct {
 	ExitCode int32                  `protobuf:"varint,5,opt,name=exit_code,json=exitCode,proto3" json:"exit_code,omitempty"`
 	// fault classifies an error for fallback decisions, e.g.
 	// "insufficient_credits", "invalid_model", "rate_limited".
-	Fault         string `protobuf:"bytes,6,opt,name=fault,proto3" json:"fault,omitempty"`
-	UnixNanos     int64  `protobuf:"varint,7,opt,name=unix_nanos,json=unixNanos,proto3" json:"unix_nanos,omitempty"`
+	Fault     string `protobuf:"bytes,6,opt,name=fault,proto3" json:"fault,omitempty"`
+	UnixNanos int64  `protobuf:"varint,7,opt,name=unix_nanos,json=unixNanos,proto3" json:"unix_nanos,omitempty"`
+	// capabilities of an EVENT_KIND_CAPABILITIES event.
+	Capabilities  []string `protobuf:"bytes,8,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -691,6 +698,13 @@ func (x *Event) GetUnixNanos() int64 {
 		return x.UnixNanos
 	}
 	return 0
+}
+
+func (x *Event) GetCapabilities() []string {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
 }
 
 type TerminateRequest struct {
@@ -863,7 +877,7 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\x0ePromptResponse\x12C\n" +
 	"\vdiagnostics\x18\x01 \x03(\v2!.agentproto.adapter.v1.DiagnosticR\vdiagnostics\",\n" +
 	"\rEventsRequest\x12\x1b\n" +
-	"\tafter_seq\x18\x01 \x01(\x04R\bafterSeq\"\xc9\x01\n" +
+	"\tafter_seq\x18\x01 \x01(\x04R\bafterSeq\"\xed\x01\n" +
 	"\x05Event\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x124\n" +
 	"\x04kind\x18\x02 \x01(\x0e2 .agentproto.adapter.v1.EventKindR\x04kind\x12\x12\n" +
@@ -872,21 +886,23 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\texit_code\x18\x05 \x01(\x05R\bexitCode\x12\x14\n" +
 	"\x05fault\x18\x06 \x01(\tR\x05fault\x12\x1d\n" +
 	"\n" +
-	"unix_nanos\x18\a \x01(\x03R\tunixNanos\"\x12\n" +
+	"unix_nanos\x18\a \x01(\x03R\tunixNanos\x12\"\n" +
+	"\fcapabilities\x18\b \x03(\tR\fcapabilities\"\x12\n" +
 	"\x10TerminateRequest\"\x13\n" +
 	"\x11TerminateResponse\"{\n" +
 	"\n" +
 	"Diagnostic\x12;\n" +
 	"\bseverity\x18\x01 \x01(\x0e2\x1f.agentproto.adapter.v1.SeverityR\bseverity\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail*\xa3\x01\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail*\xc0\x01\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11EVENT_KIND_OUTPUT\x10\x01\x12\x1b\n" +
 	"\x17EVENT_KIND_TURN_STARTED\x10\x02\x12\x19\n" +
 	"\x15EVENT_KIND_TURN_ENDED\x10\x03\x12\x14\n" +
 	"\x10EVENT_KIND_ERROR\x10\x04\x12\x15\n" +
-	"\x11EVENT_KIND_EXITED\x10\x05*N\n" +
+	"\x11EVENT_KIND_EXITED\x10\x05\x12\x1b\n" +
+	"\x17EVENT_KIND_CAPABILITIES\x10\x06*N\n" +
 	"\bSeverity\x12\x18\n" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEVERITY_ERROR\x10\x01\x12\x14\n" +
