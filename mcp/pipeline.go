@@ -161,7 +161,7 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 	}
 	for _, a := range acts {
 		if a == sessions.ActNotify {
-			if err := e.requireNotifyTrust(cfg.Policies.Notify); err != nil {
+			if err := host.RequireNotifyTrust(e.repo.WorkTree, cfg.Policies.Notify); err != nil {
 				return nil, err
 			}
 		}
@@ -185,17 +185,4 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 		return nil, err
 	}
 	return resp.Policies[0], nil
-}
-
-func (e *env) requireNotifyTrust(command string) error {
-	wt := e.repo.WorkTree
-	if command == "" || !host.ConfigCommitted(wt) {
-		return nil
-	}
-	layer := host.OptionLayer{Section: "policies", Adapter: "notify", Options: map[string]string{"notify": command}}
-	c, err := host.InspectOptions(wt, wt, layer)
-	if err != nil || c.Trusted {
-		return err
-	}
-	return fault.Refusedf("[policies] notify comes from agentproto.toml and is not trusted on this machine (the daemon runs it): review it, then run: git agentproto policy trust")
 }
