@@ -28,7 +28,9 @@ type dispatchIn struct {
 
 func addDispatchTools(s *sdk.Server, e *env) {
 	addTool(s, "dispatch", "Start the next wave of work packages (WP0 first and alone, then the ones it unblocks), each in its own worktree, and return once launched. "+
-		"Follow with session_wait or session_monitor, then verify; call dispatch again to continue where it stopped (worktrees, live sessions and passing verifications are reused).",
+		"The run then belongs to the sessions daemon: it verifies each session at its turn's end, kills it once verified and launches the work packages that unblocks, "+
+		"also after this client has gone. Follow it with dispatch_status (or session_wait); a WP waiting_decision waits for plan_answer. "+
+		"Calling dispatch again is safe: what is verified, running or waiting is not started twice.",
 		func(ctx context.Context, req *sdk.CallToolRequest, in dispatchIn) (*Result, error) {
 			pe, cfg, err := e.pipeline(in.Project)
 			if err != nil {
