@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/pem"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +65,83 @@ func TestMCPReviewRunsTheReviewerSession(t *testing.T) {
 	rev := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "plan_reviewed", "--limit", "1", "--json")
 	if !strings.Contains(rev, `"name":"reviewer-report.txt"`) || !strings.Contains(rev, `"reviewer_session":"`+r["reviewer_session"].(string)+`"`) {
 		t.Fatalf("review event: %s", rev)
+	}
+}
+
+// pr_open opens the plan's pull request through the library, against a
+// loopback server playing GitHub: dry_run sends nothing and answers with
+// the CLI's dry-run document; a real open POSTs, a second one finds the
+// pull request and updates it, each answered with pr open --json's
+// document.
+func TestMCPPROpen(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	must(t, dir, "git", "init", "-q", "--bare", remote)
+	must(t, dir, "git", "remote", "add", "origin", remote)
+	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); err != nil {
+		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
+	}
+	gh := &github{t: t}
+	srv := httptest.NewTLSServer(gh)
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644)
+	host := strings.TrimPrefix(srv.URL, "https://")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "agentproto.toml"))
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), append(cfg, []byte("[pr]\nrepo = \"acme/app\"\nhost = \""+host+"\"\n")...), 0o644)
+	env := []string{"GH_TOKEN=test-token", "GH_CONFIG_DIR=" + t.TempDir(), "AGENTPROTO_GITHUB_CA=" + ca}
+	cli := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := sh(t, dir, nil, "env", append(append([]string{}, env...), append([]string{"git", "agentproto"}, args...)...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errOut)
+		}
+		return canonical(t, out)
+	}
+	cs := mcpConnectEnv(t, dir, env)
+
+	dry := mustTool(t, cs, "pr_open", map[string]any{"project": "demo", "dry_run": true})
+	if want := cli("pr", "open", "demo", "--dry-run", "--json"); mustJSON(dry.Doc) != want {
+		t.Fatalf("pr_open dry_run differs from pr open --dry-run --json:\nmcp %s\ncli %s", mustJSON(dry.Doc), want)
+	}
+	if req, _ := dry.Doc["request"].(string); !strings.Contains(req, "git push origin wt/demo-integration") || len(gh.requests) != 0 {
+		t.Fatalf("a dry run sends nothing: %q, requests %v", req, gh.requests)
+	}
+	if refs := must(t, dir, "git", "ls-remote", remote); strings.Contains(refs, "demo-integration") {
+		t.Fatalf("a dry run pushed: %s", refs)
+	}
+
+	opened := mustTool(t, cs, "pr_open", map[string]any{"project": "demo"})
+	if opened.Doc["schema"] != "agentproto.pr.open/v1" || opened.Doc["number"] != float64(7) || opened.Doc["updated"] != false ||
+		opened.Doc["head"] != "wt/demo-integration" || !strings.Contains(opened.Text, "opened pull request #7") {
+		t.Fatalf("pr_open: %s %+v", opened.Text, opened.Doc)
+	}
+	if refs := must(t, dir, "git", "ls-remote", remote); !strings.Contains(refs, "refs/heads/wt/demo-integration") {
+		t.Fatalf("integration branch not pushed: %s", refs)
+	}
+	cliDoc := cli("pr", "open", "demo", "--json")
+	again := mustTool(t, cs, "pr_open", map[string]any{"project": "demo"})
+	if mustJSON(again.Doc) != cliDoc || again.Doc["updated"] != true {
+		t.Fatalf("pr_open differs from pr open --json:\nmcp %s\ncli %s", mustJSON(again.Doc), cliDoc)
+	}
+	want := []string{"POST /api/v3/repos/acme/app/pulls",
+		"POST /api/v3/repos/acme/app/pulls", "GET /api/v3/repos/acme/app/pulls?head=acme%3Awt%2Fdemo-integration&state=open", "PATCH /api/v3/repos/acme/app/pulls/7",
+		"POST /api/v3/repos/acme/app/pulls", "GET /api/v3/repos/acme/app/pulls?head=acme%3Awt%2Fdemo-integration&state=open", "PATCH /api/v3/repos/acme/app/pulls/7"}
+	if strings.Join(gh.requests, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("requests:\n%s", strings.Join(gh.requests, "\n"))
+	}
+	// Opened once, updated twice with the same content: one record each.
+	if n := len(ledgerEvents(t, dir, "pr_opened")); n != 2 {
+		t.Fatalf("%d pr_opened events, want 2", n)
+	}
+	// A bad argument and a credential are refused before anything is sent.
+	if c := callTool(t, cs, "pr_open", map[string]any{"project": "demo", "force": true}); !c.IsError || c.Doc["exit_code"] != float64(2) {
+		t.Fatalf("unknown argument: %+v", c)
+	}
+	if c := callTool(t, cs, "pr_open", map[string]any{"project": "demo", "title": "ghp_" + strings.Repeat("xY7", 12)}); !c.IsError || c.Doc["exit_code"] != float64(5) || strings.Contains(c.Text, "xY7") {
+		t.Fatalf("credential-shaped title: %+v", c)
+	}
+	if len(gh.requests) != len(want) {
+		t.Fatalf("a refused call reached GitHub: %v", gh.requests)
 	}
 }
