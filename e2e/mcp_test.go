@@ -19,9 +19,16 @@ import (
 // SDK's client to it over the process's stdio.
 func mcpConnect(t *testing.T, dir string, args ...string) *sdk.ClientSession {
 	t.Helper()
+	return mcpConnectEnv(t, dir, nil, args...)
+}
+
+// mcpConnectEnv is mcpConnect with extra environment variables (KEY=VALUE)
+// for the server.
+func mcpConnectEnv(t *testing.T, dir string, env []string, args ...string) *sdk.ClientSession {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), append([]string{"mcp"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv(homeOf(t))
+	cmd.Env = append(gitEnv(homeOf(t)), env...)
 	client := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

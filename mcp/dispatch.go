@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/agentproto/agentproto/profiles"
 	"io"
 	"os"
 	"strings"
@@ -13,8 +12,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/profiles"
 )
 
 type dispatchIn struct {
@@ -26,7 +28,9 @@ type dispatchIn struct {
 
 func addDispatchTools(s *sdk.Server, e *env) {
 	addTool(s, "dispatch", "Start the next wave of work packages (WP0 first and alone, then the ones it unblocks), each in its own worktree, and return once launched. "+
-		"Follow with session_wait or session_monitor, then verify; call dispatch again to continue where it stopped (worktrees, live sessions and passing verifications are reused).",
+		"The run then belongs to the sessions daemon: it verifies each session at its turn's end, kills it once verified and launches the work packages that unblocks, "+
+		"also after this client has gone. Follow it with dispatch_status (or session_wait); a WP waiting_decision waits for plan_answer. "+
+		"Calling dispatch again is safe: what is verified, running or waiting is not started twice.",
 		func(ctx context.Context, req *sdk.CallToolRequest, in dispatchIn) (*Result, error) {
 			pe, cfg, err := e.pipeline(in.Project)
 			if err != nil {
@@ -73,25 +77,62 @@ func addDispatchTools(s *sdk.Server, e *env) {
 			return &Result{Command: "dispatch status", Doc: doc, Summary: fmt.Sprintf("plan %s: %d WPs dispatched, %d verified",
 				pe.Project.Name, len(doc["dispatches"].(map[string][]pipeline.Dispatch)), len(doc["verifications"].(map[string]pipeline.Verification)))}, nil
 		})
-	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns. Recorded; findings are a tool error carrying the review.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns; "+
+		"with adapter or profile a reviewer session also reads the review brief in its own read-only worktree, and its verdicts are in the result (never counted as a pass). "+
+		"Recorded; findings are a tool error carrying the review.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in reviewIn) (*Result, error) {
 			pe, cfg, err := e.pipeline(in.Project)
 			if err != nil {
 				return nil, err
 			}
-			r, err := pe.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
+			r, report, err := e.review(pe, cfg, in)
 			if err != nil {
 				return nil, err
 			}
-			if err := pe.RecordReview(r, nil); err != nil {
+			if err := pe.RecordReview(r, report); err != nil {
 				return nil, err
 			}
-			res := &Result{Command: "review", Doc: r, Summary: fmt.Sprintf("review of %s: %d findings", pe.Project.Name, len(r.Findings))}
+			sum := fmt.Sprintf("review of %s: %d findings", pe.Project.Name, len(r.Findings))
+			if r.Reviewer != "" {
+				sum += "; reviewer session " + r.Reviewer + reviewerSummary(r.ReviewerVerdicts)
+			}
+			res := &Result{Command: "review", Doc: r, Summary: sum}
 			if !r.OK {
 				res.Fail = fmt.Errorf("review found problems")
 			}
 			return res, nil
 		})
+}
+
+type reviewIn struct {
+	Project string `json:"project" jsonschema:"the plan name"`
+	Adapter string `json:"adapter,omitempty" jsonschema:"also run a reviewer session with this adapter"`
+	Profile string `json:"profile,omitempty" jsonschema:"also run a reviewer session with this profile ([profiles.NAME])"`
+}
+
+// review is the review verb's work: the static review, then, when an
+// adapter or profile is named, the reviewer session on it.
+func (e *env) review(pe *pipeline.Env, cfg config.Config, in reviewIn) (*pipeline.ReviewResult, []byte, error) {
+	if in.Adapter != "" && in.Profile != "" {
+		return nil, nil, fault.Invalidf("profile names the adapter; do not give adapter too")
+	}
+	r, err := pe.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
+	if err != nil || (in.Adapter == "" && in.Profile == "") {
+		return r, nil, err
+	}
+	report, err := pe.RunReviewer(pipeline.ReviewerOptions{Sessions: e.sessions(), Config: cfg, Adapter: in.Adapter, Profile: in.Profile, Env: os.Environ()}, r)
+	return r, report, err
+}
+
+func reviewerSummary(v *pipeline.ReviewerVerdicts) string {
+	if v == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" (%d verdicts, %d findings of its own)", len(v.Verdicts), len(v.Findings))
+	if v.Void != "" {
+		s += "; VOID: " + v.Void
+	}
+	return s
 }
 
 // dispatchCheck is plan check against the frozen base, as dispatch runs it.

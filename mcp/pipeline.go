@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/forge"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
@@ -29,6 +30,14 @@ type checkpointIn struct {
 type consolidateIn struct {
 	Project string `json:"project" jsonschema:"the plan name"`
 	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"say what would be merged and wired; write nothing"`
+}
+
+type prIn struct {
+	Project string `json:"project" jsonschema:"the plan name (consolidated with a green gate)"`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"return the push and the request; send nothing (default false, as in the CLI)"`
+	Draft   bool   `json:"draft,omitempty" jsonschema:"open as a draft"`
+	Base    string `json:"base,omitempty" jsonschema:"base branch (default: the plan's base)"`
+	Title   string `json:"title,omitempty" jsonschema:"title (default: agentproto: PROJECT)"`
 }
 
 type policyIn struct {
@@ -109,6 +118,27 @@ func addPipelineTools(s *sdk.Server, e *env) {
 			}
 			return res, nil
 		})
+	addTool(s, "pr_open", "Push the integration branch and open (or update) the plan's pull request on GitHub (never merged); "+
+		"dry_run returns the push and the request and sends nothing. The token comes from GH_TOKEN, GITHUB_TOKEN or gh's configuration and is never shown.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in prIn) (*Result, error) {
+			pe, cfg, err := e.pipeline(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			out, err := pe.PullRequest(cfg, pipeline.PRRequest{Base: in.Base, Title: in.Title, Draft: in.Draft, DryRun: in.DryRun, Transport: forge.EnvTransport()})
+			if err != nil {
+				return nil, err
+			}
+			if in.DryRun {
+				return &Result{Command: "pr open", Doc: map[string]any{"project": pe.Project.Name, "repo": out.Repo.String(), "dry_run": true, "request": out.Request},
+					Summary: "dry run: nothing pushed or sent; the request is in the result"}, nil
+			}
+			verb := "opened"
+			if out.Result.Updated {
+				verb = "updated"
+			}
+			return &Result{Command: "pr open", Doc: out.Result, Summary: fmt.Sprintf("%s pull request #%d: %s", verb, out.Result.Number, out.Result.URL)}, nil
+		})
 	addTool(s, "policy_attach", "Attach a policy to sessions: actions the sessions daemon runs on turn-end or idleness, without polling.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in policyIn) (*Result, error) {
 			p, err := e.attachPolicy(in)
@@ -161,7 +191,7 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 	}
 	for _, a := range acts {
 		if a == sessions.ActNotify {
-			if err := e.requireNotifyTrust(cfg.Policies.Notify); err != nil {
+			if err := host.RequireNotifyTrust(e.repo.WorkTree, cfg.Policies.Notify); err != nil {
 				return nil, err
 			}
 		}
@@ -185,17 +215,4 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 		return nil, err
 	}
 	return resp.Policies[0], nil
-}
-
-func (e *env) requireNotifyTrust(command string) error {
-	wt := e.repo.WorkTree
-	if command == "" || !host.ConfigCommitted(wt) {
-		return nil
-	}
-	layer := host.OptionLayer{Section: "policies", Adapter: "notify", Options: map[string]string{"notify": command}}
-	c, err := host.InspectOptions(wt, wt, layer)
-	if err != nil || c.Trusted {
-		return err
-	}
-	return fault.Refusedf("[policies] notify comes from agentproto.toml and is not trusted on this machine (the daemon runs it): review it, then run: git agentproto policy trust")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/lessons"
+	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -59,6 +60,12 @@ type renderIn struct {
 type amendIn struct {
 	Project    string `json:"project" jsonschema:"the plan name"`
 	Correction string `json:"correction" jsonschema:"the corrected fact, appended to the SPEC as a dated CORRECTION"`
+}
+
+type answerIn struct {
+	Project string `json:"project" jsonschema:"the plan name"`
+	WP      string `json:"wp" jsonschema:"the waiting work package"`
+	Choice  string `json:"choice" jsonschema:"the supervisor's choice (one of the options, or another answer)"`
 }
 
 type lessonIn struct {
@@ -111,9 +118,14 @@ func addPlanTools(s *sdk.Server, e *env) {
 			}
 			return &Result{Command: "plan freeze", Doc: map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files}, Summary: sum}, nil
 		})
-	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version.",
+	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version, and the work packages waiting_decision "+
+		"(stopped on a question: its options and default; answer with plan_answer).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
 			p, h, err := e.planHistory(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			waiting, err := pipeline.WaitingDecisions(e.readLedger(), p)
 			if err != nil {
 				return nil, err
 			}
@@ -131,9 +143,44 @@ func addPlanTools(s *sdk.Server, e *env) {
 					changed++
 				}
 			}
-			return &Result{Command: "plan status", Doc: map[string]any{"project": p.Name, "frozen": true,
-				"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift},
-				Summary: fmt.Sprintf("plan %s frozen as %s; %d files drifted, %d amendments", p.Name, h.Frozen.RecordID, changed, len(h.Amendments))}, nil
+			doc := map[string]any{"project": p.Name, "frozen": true,
+				"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift}
+			sum := fmt.Sprintf("plan %s frozen as %s; %d files drifted, %d amendments", p.Name, h.Frozen.RecordID, changed, len(h.Amendments))
+			if len(waiting) > 0 {
+				doc["waiting_decision"] = waiting
+				for _, w := range waiting {
+					sum += fmt.Sprintf("; %s waiting_decision: %s", w.WP, w.Stop.Question)
+				}
+			}
+			return &Result{Command: "plan status", Doc: doc, Summary: sum}, nil
+		})
+	addTool(s, "plan_answer", "Answer the question a waiting_decision work package stopped on: the choice is recorded in the SPEC as a dated DECISION "+
+		"and sent to the WP's live session; its policy (or verify) checks it at the turn's end. Refused (exit 5) for a WP that is not waiting.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in answerIn) (*Result, error) {
+			p, err := e.loadPlan(in.Project)
+			if err != nil {
+				return nil, err
+			}
+			l, err := e.ledger()
+			if err != nil {
+				return nil, err
+			}
+			a, err := pipeline.AnswerDecision(l, p, e.sessions(), in.WP, in.Choice, time.Now())
+			if a == nil {
+				return nil, err
+			}
+			if err != nil {
+				// Recorded, not sent: the document says so.
+				return &Result{Command: "plan answer", Doc: a, Fail: err}, nil
+			}
+			sum := fmt.Sprintf("recorded the answer for %s and sent it to session %s; verify it when its turn ends", a.WP, a.Session)
+			if !a.Recorded {
+				sum = "this answer is already recorded; nothing written or sent"
+			}
+			if a.OffOptions {
+				sum += " (the choice is none of the options the session offered)"
+			}
+			return &Result{Command: "plan answer", Doc: a, Summary: sum}, nil
 		})
 	addTool(s, "plan_render", "The executor's session prompt for one work package: a pointer to its frozen brief and the overrides.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in renderIn) (*Result, error) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,7 +162,7 @@ type errorDoc struct {
 // document the command would still print (findings of a failed check).
 func errorResult(err error, doc []byte) *sdk.CallToolResult {
 	kind := fault.KindOf(err)
-	msg := secrets.Scrub(firstLine(err.Error()))
+	msg := secrets.Scrub(oneLine(err.Error()))
 	d := errorDoc{Schema: "agentproto.error/" + schemaVersion, Error: msg, ExitCode: int(kind), Class: className(kind)}
 	if len(doc) > 0 {
 		d.Result = doc
@@ -174,12 +175,28 @@ func errorResult(err error, doc []byte) *sdk.CallToolResult {
 	}
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i])
+// maxMessage bounds the one-line message: enough for an error and its
+// hint, short enough for a client's context.
+const maxMessage = 1000
+
+// oneLine folds a message onto one line, so a hint printed under the
+// error's first line (the command to run next) still reaches the client.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
 	}
-	return s
+	out := strings.Join(parts, " ")
+	if len(out) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut] + "…"
+	}
+	return out
 }
 
 func className(k fault.Kind) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -199,4 +200,21 @@ func FuzzDecodeArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A refusal whose hint sits under its first line keeps the hint: the
+// client reads the command that lifts it.
+func TestErrorResultKeepsTheHintBelowTheFirstLine(t *testing.T) {
+	err := fault.Refusedf("[policies] notify is not trusted:\n  notify = \"sh x\"\nreview it, then run: git agentproto policy trust")
+	res := errorResult(err, nil)
+	var d errorDoc
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &d)
+	if !res.IsError || d.ExitCode != int(fault.Refused) || d.Error != `[policies] notify is not trusted: notify = "sh x" review it, then run: git agentproto policy trust` {
+		t.Fatalf("error doc: %+v", d)
+	}
+	long := oneLine(strings.Repeat("é", maxMessage))
+	if len(long) > maxMessage+len("…") || !strings.HasSuffix(long, "…") || !utf8.ValidString(long) {
+		t.Fatalf("a long message is cut on a rune: %d bytes", len(long))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -172,6 +173,9 @@ type Observation struct {
 	UserGates []Gate `json:"user_gates"`
 	// ForkInbox are the live fork branches of the goal's agents.
 	ForkInbox []ForkRow `json:"fork_inbox"`
+	// WaitingDecisions are the work packages of the repository's plans
+	// stopped on a question only the supervisor answers (plan answer).
+	WaitingDecisions []pipeline.PlanWaiting `json:"waiting_decisions"`
 }
 
 // GoalRef names the goal.
@@ -348,8 +352,26 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 			o.ForkInbox = forkInbox(rows, append(st.Supervised(cfg), agent))
 		}
 	}
+	s.addWaiting(o)
 	sort.Strings(o.Warnings)
 	return o, nil
+}
+
+// addWaiting puts the plans' waiting decisions in the packet. A plan
+// whose plan.toml does not load (one being written) is a warning; a
+// ledger that cannot be read makes the packet incomplete.
+func (s *Service) addWaiting(o *Observation) {
+	o.WaitingDecisions = []pipeline.PlanWaiting{}
+	ws, problems, err := pipeline.AllWaitingDecisions(s.Repo.WorkTree, s.Ledger)
+	if err != nil {
+		o.Warnings = append(o.Warnings, "waiting decisions could not be read: "+err.Error())
+		o.DecisionInputComplete = false
+		return
+	}
+	o.WaitingDecisions = ws
+	for _, p := range problems {
+		o.Warnings = append(o.Warnings, "a plan's waiting decisions could not be read: "+p.Error())
+	}
 }
 
 // commits returns compact references to the last commits on a peer's

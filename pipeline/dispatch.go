@@ -37,6 +37,7 @@ type Dispatcher struct {
 	// Sleep waits out a rate limit; tests shorten it.
 	Sleep func(time.Duration)
 
+	only            []string // the WPs asked for; later waves keep to them
 	rateRetries     map[string]int
 	pendingFallback map[string]string // WP -> profile its next session runs on
 }
@@ -76,6 +77,7 @@ func (d *Dispatcher) Run(only []string) error {
 	if d.Report == nil {
 		d.Report = Discard
 	}
+	d.only = only
 	d.rateRetries, d.pendingFallback = map[string]int{}, map[string]string{}
 	if mode, err := d.Config.Worktree.IsolationMode(os.Getenv); err != nil {
 		return err

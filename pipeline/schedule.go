@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,54 +12,87 @@ import (
 )
 
 // schedule runs waves until every wanted WP is verified: each wave is the
-// WPs whose dependencies are verified, at most MaxParallel of them.
+// WPs whose dependencies are verified, at most MaxParallel of them. With
+// Wait false it launches one wave and leaves the rest to the daemon.
 func (d *Dispatcher) schedule(want map[string]bool) error {
-	p := d.Env.Project
 	for {
-		st, err := ReadState(d.Env.Ledger, p.Name)
-		if err != nil {
+		w, err := d.launchWave(want)
+		if err != nil || w == nil || !d.Wait {
 			return err
 		}
-		pending, ready := nextWave(p, st, want)
-		if len(pending) == 0 {
-			d.say("", "done", "every work package of %s is verified", p.Name)
-			return nil
-		}
-		if len(ready) == 0 {
-			var waits []string
-			for _, wp := range pending {
-				waits = append(waits, wp.ID+" waits on "+strings.Join(wp.DependsOn, ","))
-			}
-			return fault.Refusedf("nothing can start: %s (dispatch them first, or without --wp)", strings.Join(waits, "; "))
-		}
-		if len(ready) > d.MaxParallel {
-			ready = ready[:d.MaxParallel]
-		}
-		var ids []string
-		for _, wp := range ready {
-			id, err := d.start(st, wp)
-			if err != nil {
-				return fmt.Errorf("%s: %w", wp.ID, err)
-			}
-			ids = append(ids, id)
-		}
-		if !d.Wait {
-			return d.detach(ready, ids)
-		}
-		if err := d.wait(ready, ids); err != nil {
+		if err := d.wait(w.wps, w.ids); err != nil {
 			return err
 		}
-		retry, err := d.handleFaults(st, ready, ids)
+		retry, err := d.handleFaults(w.st, w.wps, w.ids)
 		if err != nil {
 			return err
 		}
 		if retry {
 			continue // some WPs moved to another profile: run the wave again
 		}
-		if err := d.verifyWave(ready, ids); err != nil {
+		if err := d.verifyWave(w.wps, w.ids); err != nil {
 			return err
 		}
 	}
+}
+
+// wave is one launch: the WPs, their sessions and the state they were
+// picked from.
+type wave struct {
+	wps []plans.WP
+	ids []string
+	st  *State
+}
+
+// launchWave picks and starts the next wave under the plan's dispatch
+// lock; nil when every wanted WP is verified or, unattended, nothing is
+// left to launch. Unattended (Wait false) it also attaches the policy
+// that continues the run in the daemon.
+func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
+	p := d.Env.Project
+	release, err := lockDispatch(d.Env.Repo.CommonDir, p.Name, lockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	st, err := ReadState(d.Env.Ledger, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	pending, ready := nextWave(p, st, want)
+	if len(pending) == 0 {
+		d.say("", "done", "every work package of %s is verified", p.Name)
+		return nil, nil
+	}
+	waiting := 0
+	if !d.Wait {
+		ready, waiting = d.unattended(st, ready)
+	}
+	if len(ready) == 0 {
+		if waiting > 0 {
+			return nil, nil
+		}
+		var waits []string
+		for _, wp := range pending {
+			waits = append(waits, wp.ID+" waits on "+strings.Join(wp.DependsOn, ","))
+		}
+		return nil, fault.Refusedf("nothing can start: %s (dispatch them first, or without --wp)", strings.Join(waits, "; "))
+	}
+	if len(ready) > d.MaxParallel {
+		ready = ready[:d.MaxParallel]
+	}
+	w := &wave{wps: ready, st: st}
+	for _, wp := range ready {
+		id, err := d.start(st, wp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", wp.ID, err)
+		}
+		w.ids = append(w.ids, id)
+	}
+	if !d.Wait {
+		return w, d.detach(ready, w.ids)
+	}
+	return w, nil
 }
 
 // nextWave lists the WPs still to verify, and those of them whose
@@ -82,20 +116,79 @@ func nextWave(p *plans.Project, st *State, want map[string]bool) (pending, ready
 	return pending, ready
 }
 
-// detach leaves the wave to the daemon when nobody waits: it verifies each
-// session when its turn ends and kills it once verified.
+// detach leaves the wave to the daemon when nobody waits: a policy
+// verifies each session when its turn ends, kills it once verified and
+// runs dispatch again, which starts what the WP unblocks. A session that
+// already has such a policy (a WP still running from an earlier wave)
+// gets no second one, so it is verified once.
 func (d *Dispatcher) detach(wps []plans.WP, ids []string) error {
-	wpOf := map[string]string{}
-	for i, wp := range wps {
-		wpOf[ids[i]] = wp.ID
-	}
-	resp, err := d.Sessions.Call(&sessions.Request{Op: "policy-attach", Policy: &sessions.PolicyArgs{Sessions: ids, On: "turn-end",
-		Do: []string{sessions.ActVerify, sessions.ActKill}, Project: d.Env.Project.Name, WP: wpOf, Dir: d.Env.Repo.WorkTree}})
+	covered, err := d.continued()
 	if err != nil {
 		return err
 	}
-	d.say("", "started", "not waiting (--no-wait); policy %s verifies each on turn-end and kills it once verified", resp.Policies[0].ID)
+	wpOf := map[string]string{}
+	var fresh []string
+	for i, wp := range wps {
+		if covered[ids[i]] == "" {
+			wpOf[ids[i]] = wp.ID
+			fresh = append(fresh, ids[i])
+		}
+	}
+	if len(fresh) == 0 {
+		d.say("", "started", "nothing new to start; the daemon's policies verify the sessions running and continue the run")
+		return nil
+	}
+	pol, err := d.Sessions.AttachPolicy(sessions.PolicyArgs{Sessions: fresh, On: "turn-end",
+		Do: []string{sessions.ActVerify, sessions.ActKill, sessions.ActDispatch}, Project: d.Env.Project.Name, WP: wpOf, Dir: d.Env.Repo.WorkTree,
+		Dispatch: &sessions.DispatchArgs{WPs: d.only, MaxParallel: d.MaxParallel, NoPing: d.NoPing}})
+	if err != nil {
+		return err
+	}
+	d.say("", "started", "not waiting (--no-wait); policy %s verifies each on turn-end and kills it once verified, then runs dispatch again for the work packages it unblocks", pol.ID)
 	return nil
+}
+
+// continued maps each session that a live policy of the daemon already
+// verifies and continues the run from to that policy's id.
+func (d *Dispatcher) continued() (map[string]string, error) {
+	ps, err := d.Sessions.Policies()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, p := range ps {
+		if p.Canceled || p.On != "turn-end" || p.Project != d.Env.Project.Name || !slices.Contains(p.Do, sessions.ActDispatch) {
+			continue
+		}
+		for _, id := range p.Sessions {
+			out[id] = p.ID
+		}
+	}
+	return out, nil
+}
+
+// unattended drops from a wave the WPs an unattended run must leave
+// alone: one waiting for a decision whose session is gone would get a
+// fresh session and its brief, and lose the question. A waiting WP whose
+// session lives keeps it (start reuses it; nothing re-prompts it), and
+// its policy verifies it once plan answer sent the choice.
+func (d *Dispatcher) unattended(st *State, ready []plans.WP) ([]plans.WP, int) {
+	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	var keep []plans.WP
+	waiting := 0
+	for _, wp := range ready {
+		v, ok := st.Verifications[wp.ID]
+		if ok && v.Verdict == WaitingDecision {
+			last, _ := st.LastDispatch(wp.ID)
+			if rec, err := store.Load(last.Session); err != nil || sessions.Terminal(rec.State) {
+				waiting++
+				d.say(wp.ID, WaitingDecision, "its session is gone; not restarted (git agentproto plan answer %s %s --choice TEXT, then dispatch)", d.Env.Project.Name, wp.ID)
+				continue
+			}
+		}
+		keep = append(keep, wp)
+	}
+	return keep, waiting
 }
 
 // verifyWave verifies each WP of a settled wave on disk and stops at the

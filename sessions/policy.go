@@ -21,6 +21,8 @@ const (
 	ActKill       = "kill"
 	ActNotify     = "notify"
 	ActPromptFile = "prompt-file" // prompt-file:PATH
+	// ActDispatch continues the plan's dispatch (see policydispatch.go).
+	ActDispatch = "dispatch"
 )
 
 // Policy is attached to sessions.
@@ -33,6 +35,7 @@ type Policy struct {
 	WP       map[string]string `json:"wp,omitempty"` // session -> WP id
 	Dir      string            `json:"dir"`
 	Notify   string            `json:"notify,omitempty"`
+	Dispatch *DispatchArgs     `json:"dispatch,omitempty"`
 	Created  time.Time         `json:"created"`
 	Fired    int               `json:"fired"`
 	Canceled bool              `json:"canceled"`
@@ -59,6 +62,8 @@ type PolicyArgs struct {
 	WP       map[string]string `json:"wp,omitempty"`
 	Dir      string            `json:"dir"`
 	Notify   string            `json:"notify,omitempty"`
+	// Dispatch are the options the dispatch action runs with.
+	Dispatch *DispatchArgs `json:"dispatch,omitempty"`
 }
 
 // ParseActions validates an action list.
@@ -68,7 +73,7 @@ func ParseActions(list string) ([]string, error) {
 		a = strings.TrimSpace(a)
 		name, arg, _ := strings.Cut(a, ":")
 		switch name {
-		case ActVerify, ActCheckpoint, ActKill, ActNotify:
+		case ActVerify, ActCheckpoint, ActKill, ActNotify, ActDispatch:
 			if arg != "" {
 				return nil, fault.Invalidf("action %s takes no argument", name)
 			}
@@ -77,7 +82,7 @@ func ParseActions(list string) ([]string, error) {
 				return nil, fault.Invalidf("prompt-file needs a path: prompt-file:PATH")
 			}
 		default:
-			return nil, fault.Invalidf("unknown action %q (verify, checkpoint, kill, notify, prompt-file:PATH)", a)
+			return nil, fault.Invalidf("unknown action %q (verify, checkpoint, kill, notify, dispatch, prompt-file:PATH)", a)
 		}
 		out = append(out, a)
 	}
@@ -127,15 +132,18 @@ func (d *Daemon) attachPolicy(a *PolicyArgs) (*Policy, error) {
 		}
 	}
 	for _, act := range a.Do {
-		if (act == ActVerify || act == ActCheckpoint) && a.Project == "" {
+		if (act == ActVerify || act == ActCheckpoint || act == ActDispatch) && a.Project == "" {
 			return nil, fault.Invalidf("%s needs the plan: --plan PROJECT (and sessions labelled PROJECT/WPn)", act)
 		}
 		if act == ActNotify && a.Notify == "" {
 			return nil, fault.Invalidf("notify needs [policies] notify in agentproto.toml")
 		}
 	}
+	if err := a.Dispatch.validate(); err != nil {
+		return nil, err
+	}
 	p := &Policy{ID: "p-" + newID()[2:], Sessions: a.Sessions, On: a.On, Do: a.Do, Project: a.Project, WP: a.WP,
-		Dir: a.Dir, Notify: a.Notify, Created: time.Now().UTC(), idle: idle, idleDone: map[string]time.Time{}}
+		Dir: a.Dir, Notify: a.Notify, Dispatch: a.Dispatch, Created: time.Now().UTC(), idle: idle, idleDone: map[string]time.Time{}}
 	d.mu.Lock()
 	d.policies[p.ID] = p
 	// A turn that ended before the policy arrived counts: attaching races
@@ -254,6 +262,8 @@ func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {
 		cmd.Env = append(cleanEnv(), "AGENTPROTO_SESSION="+session, "AGENTPROTO_EVENT="+p.On, "AGENTPROTO_POLICY="+p.ID)
 		out, err := cmd.CombinedOutput()
 		r.OK, r.Detail = err == nil, strings.TrimSpace(string(out)+" "+errText(err))
+	case ActDispatch:
+		r.OK, r.Detail = d.runDispatch(p)
 	case ActVerify, ActCheckpoint:
 		wp := p.WP[session]
 		if wp == "" {

@@ -40,6 +40,12 @@ each wave the sessions are waited for and verified on disk; a failed
 verification stops with what to do next. Running dispatch again continues
 where it stopped: worktrees, live sessions and passing verifications are
 reused, not redone. Refuses an unfrozen plan or one whose files drifted.
+With --no-wait it launches the next wave and returns: the sessions daemon
+then verifies each session at its turn's end, kills it once verified and
+runs dispatch --no-wait again, so the later waves start with nobody
+waiting (watch or dispatch status show where the run is). Such a run skips
+what is verified, running or waiting for a decision, and never two of them
+launch a wave of one plan at once.
 Each session first answers a liveness ping ("Reply with exactly READY") and
 only then gets its brief; an agent that cannot answer it (a script that
 ignores its prompt) fails to start: --no-ping skips the ping.`,
@@ -61,7 +67,7 @@ ignores its prompt) fails to start: --no-ping skips the ping.`,
 	fl.BoolVar(&opts.NoPing, "no-ping", false, `skip the liveness ping ("Reply with exactly READY") before the brief`)
 	fl.StringArrayVar(&opts.WPs, "wp", nil, "only this work package (repeatable)")
 	fl.IntVar(&opts.MaxParallel, "max-parallel", 0, "sessions at once (default [dispatch] max_parallel)")
-	fl.BoolVar(&opts.NoWait, "no-wait", false, "start the sessions and return")
+	fl.BoolVar(&opts.NoWait, "no-wait", false, "start the next wave and return; the sessions daemon runs the later ones")
 	fl.StringVar(&opts.Timeout, "timeout", "", "how long to wait for a wave (default [dispatch] timeout)")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "progress on stderr; print the verifications as JSON")
 	return cmd

@@ -18,8 +18,8 @@ func dispatchDone(e *pipeline.Env, wps []string, waited bool) (done, next string
 	}
 	p := e.Project.Name
 	if !waited {
-		return "sessions started; the default policy verifies each at its turn's end and kills it once verified",
-			"git agentproto dispatch " + p + " (waits for the turns and verifies; sessions ls shows them)", nil
+		return "sessions started; the default policy verifies each at its turn's end and kills it once verified, and the sessions daemon starts the next waves",
+			"git agentproto watch " + p + " (or dispatch " + p + ", which waits for the turns and verifies; sessions ls shows them)", nil
 	}
 	var parts []string
 	all := true

@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -408,46 +407,23 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			waiting, err := pipeline.WaitingDecisions(l, p)
-			if err != nil {
-				return err
-			}
-			var w *pipeline.WaitingWP
-			for i := range waiting {
-				if waiting[i].WP == args[1] {
-					w = &waiting[i]
-				}
-			}
-			if w == nil {
-				if _, err := p.WP(args[1]); err != nil {
-					return err
-				}
-				return fault.Refusedf("%s is not waiting for a decision (its latest verification did not stop on a question)", args[1])
-			}
-			if w.Session == "" {
-				return fault.Refusedf("%s has no session to send the answer to", w.WP)
-			}
-			if len(w.Stop.Options) > 0 && !slices.Contains(w.Stop.Options, choice) {
-				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
-			}
 			c, err := f.Sessions()
 			if err != nil {
 				return err
 			}
-			prompt, recorded, err := plans.Answer(p, l, w.WP, w.Stop.Question, choice, time.Now())
-			if err != nil {
-				return err
+			a, err := pipeline.AnswerDecision(l, p, c, args[1], choice, time.Now())
+			if a != nil && a.OffOptions {
+				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
 			}
-			if !recorded {
+			switch {
+			case err != nil:
+				return err
+			case !a.Recorded:
 				fmt.Fprintln(f.IO.Out, "this answer is already recorded; nothing written or sent")
 				return nil
 			}
-			if err := c.Prompt(w.Session, prompt, false); err != nil {
-				return fmt.Errorf("the answer is recorded in %s, but sending it to session %s failed: %w (send it with git agentproto sessions prompt %s --text ...)",
-					filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, err, w.Session)
-			}
 			fmt.Fprintf(f.IO.Out, "recorded the answer for %s in %s and sent it to session %s; verify it when its turn ends (git agentproto verify %s %s)\n",
-				w.WP, filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, p.Name, w.WP)
+				a.WP, filepath.Join(plans.Dir, p.Name, "SPEC.md"), a.Session, p.Name, a.WP)
 			return nil
 		},
 	}
