@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
@@ -33,10 +31,7 @@ func newCmdInit(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if base == "" {
-				base = "HEAD"
-				if out, err := e.repo.Git("symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
-					base = strings.TrimSpace(string(out))
-				}
+				base = plans.DefaultBase(e.repo)
 			}
 			if gate == "" {
 				gate = cfg.Plans.Gate
@@ -198,35 +193,23 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			waiting, err := pipeline.WaitingDecisions(l, p)
+			st, err := pipeline.Status(l, p, h)
 			if err != nil {
 				return err
 			}
-			if h.Frozen == nil {
-				if asJSON {
-					return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "frozen": false})
-				}
+			switch {
+			case asJSON:
+				return cmdutil.ExportJSON(cmd, f.IO.Out, st)
+			case !st.Frozen:
 				fmt.Fprintf(f.IO.Out, "plan %s is not frozen\n", p.Name)
 				return nil
 			}
-			drift, err := plans.Drift(p, h)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				doc := map[string]any{"project": p.Name, "frozen": true,
-					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift}
-				if len(waiting) > 0 {
-					doc["waiting_decision"] = waiting
-				}
-				return cmdutil.ExportJSON(cmd, f.IO.Out, doc)
-			}
-			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, h.Frozen.RecordID, h.Frozen.Time, len(h.Amendments))
-			for _, d := range drift {
+			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, st.Record, st.Time, st.Amendments)
+			for _, d := range st.Files {
 				fmt.Fprintf(f.IO.Out, "  %-10s %s\n", d.State, d.Name)
 			}
-			for _, w := range waiting {
-				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, describeStop(w.Stop))
+			for _, w := range st.Waiting {
+				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, w.Stop.Describe())
 			}
 			return nil
 		},
@@ -355,42 +338,21 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			type row struct {
-				Path   string   `json:"path"`
-				Owners []string `json:"owners"`
-			}
-			var rows []row
-			for _, path := range args[1:] {
-				if _, err := repopath.Clean(path); err != nil {
-					return fault.Invalidf("%v; give paths inside the repository, relative to its root", err)
-				}
-				rows = append(rows, row{Path: path, Owners: plans.Owner(p, path)})
-			}
-			for _, r := range rows {
-				if !asJSON {
-					fmt.Fprintf(f.IO.Out, "%s\t%s\n", r.Path, strings.Join(r.Owners, ","))
-				}
+			rows, err := plans.Owners(p, args[1:])
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
+			}
+			for _, r := range rows {
+				fmt.Fprintf(f.IO.Out, "%s\t%s\n", r.Path, strings.Join(r.Owners, ","))
 			}
 			return nil
 		},
 	}
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the owners as JSON")
 	return cmd
-}
-
-func describeStop(s *pipeline.Stop) string {
-	d := s.Question
-	if len(s.Options) > 0 {
-		d += " (options: " + strings.Join(s.Options, " | ")
-		if s.Default != "" {
-			d += "; default: " + s.Default
-		}
-		d += ")"
-	}
-	return d
 }
 
 func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
@@ -408,46 +370,23 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			waiting, err := pipeline.WaitingDecisions(l, p)
-			if err != nil {
-				return err
-			}
-			var w *pipeline.WaitingWP
-			for i := range waiting {
-				if waiting[i].WP == args[1] {
-					w = &waiting[i]
-				}
-			}
-			if w == nil {
-				if _, err := p.WP(args[1]); err != nil {
-					return err
-				}
-				return fault.Refusedf("%s is not waiting for a decision (its latest verification did not stop on a question)", args[1])
-			}
-			if w.Session == "" {
-				return fault.Refusedf("%s has no session to send the answer to", w.WP)
-			}
-			if len(w.Stop.Options) > 0 && !slices.Contains(w.Stop.Options, choice) {
-				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
-			}
 			c, err := f.Sessions()
 			if err != nil {
 				return err
 			}
-			prompt, recorded, err := plans.Answer(p, l, w.WP, w.Stop.Question, choice, time.Now())
-			if err != nil {
-				return err
+			a, err := pipeline.Answer(p, l, args[1], choice, func(session, text string) error { return c.Prompt(session, text, false) })
+			if a != nil && a.OffList {
+				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
 			}
-			if !recorded {
+			switch {
+			case err != nil:
+				return err
+			case !a.Recorded:
 				fmt.Fprintln(f.IO.Out, "this answer is already recorded; nothing written or sent")
 				return nil
 			}
-			if err := c.Prompt(w.Session, prompt, false); err != nil {
-				return fmt.Errorf("the answer is recorded in %s, but sending it to session %s failed: %w (send it with git agentproto sessions prompt %s --text ...)",
-					filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, err, w.Session)
-			}
 			fmt.Fprintf(f.IO.Out, "recorded the answer for %s in %s and sent it to session %s; verify it when its turn ends (git agentproto verify %s %s)\n",
-				w.WP, filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, p.Name, w.WP)
+				a.Waiting.WP, a.Spec, a.Waiting.Session, p.Name, a.Waiting.WP)
 			return nil
 		},
 	}
