@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
@@ -67,4 +68,18 @@ func AnswerDecision(l gitstore.Store, p *plans.Project, c *sessions.Client, wp, 
 	}
 	a.Sent = true
 	return a, nil
+}
+
+// Describe is the question a session stopped on, with the options it
+// offered and its default, on one line.
+func (s *Stop) Describe() string {
+	d := s.Question
+	if len(s.Options) > 0 {
+		d += " (options: " + strings.Join(s.Options, " | ")
+		if s.Default != "" {
+			d += "; default: " + s.Default
+		}
+		d += ")"
+	}
+	return d
 }

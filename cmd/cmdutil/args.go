@@ -1,13 +1,13 @@
 package cmdutil
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 )
 
 // ExactArgs is cobra.ExactArgs with a usage-class error.
@@ -39,19 +39,10 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 }
 
 // WriteJSON prints v as one line of JSON.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func WriteJSON(w io.Writer, v any) error { return jsondoc.Write(w, v) }
 
 // WriteJSONIndent prints v as indented JSON.
-func WriteJSONIndent(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func WriteJSONIndent(w io.Writer, v any) error { return jsondoc.WriteIndent(w, v) }
 
 // Warn prints warnings collected while reading, one per line.
 func Warn(w io.Writer, warnings []string) {

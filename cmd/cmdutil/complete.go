@@ -1,8 +1,6 @@
 package cmdutil
 
 import (
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/agentproto/agentproto/plans"
@@ -20,20 +18,7 @@ func (f *Factory) Projects() []string {
 	if err != nil || repo.WorkTree == "" {
 		return nil
 	}
-	entries, err := os.ReadDir(filepath.Join(repo.WorkTree, plans.Dir))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() || plans.ValidateProject(e.Name()) != nil {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(repo.WorkTree, plans.Dir, e.Name(), plans.PlanFile)); err == nil {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+	return plans.List(repo.WorkTree)
 }
 
 // WPs lists the work package ids of plan project, each with its title.

@@ -1,29 +1,24 @@
 package cmdutil
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 
-	"github.com/cli/go-gh/v2/pkg/jq"
-	"github.com/itchyny/gojq"
 	"github.com/spf13/cobra"
 
-	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 )
 
-// SchemaVersion is the version every --json shape carries today; a shape
-// that changes incompatibly gets the next one.
-const SchemaVersion = "v1"
+// SchemaVersion is the version every --json shape carries today.
+const SchemaVersion = jsondoc.Version
 
 // Exporter is a command's machine-readable output: --json prints one
 // document (or, for streams, one document per line) stamped with the
 // command's schema name, and --jq EXPR filters each document through jq.
 // Every verb goes through it, so the flags and the shape rules are the same
-// everywhere.
+// everywhere; the rules themselves are jsondoc's.
 type Exporter struct {
 	cmd *cobra.Command
 	on  *bool
@@ -34,24 +29,42 @@ type Exporter struct {
 // jq expression that does not parse is refused before the command runs, so
 // a typo in the filter never leaves half a step done.
 func AddJSONFlags(cmd *cobra.Command, on *bool, usage string) *Exporter {
-	e := &Exporter{cmd: cmd, on: on}
 	cmd.Flags().BoolVar(on, "json", false, usage)
-	cmd.Flags().String("jq", "", "filter the JSON output with a jq `EXPR` (implies --json)")
+	addJQ(cmd, "filter the JSON output with a jq `EXPR` (implies --json)", on)
+	return &Exporter{cmd: cmd, on: on}
+}
+
+// AddJQFlag gives --jq to a command that always prints one JSON document
+// (the peer protocol's packets and records, whose shapes are their own
+// and carry no --json flag); a filter that does not parse is refused
+// before the command runs.
+func AddJQFlag(cmd *cobra.Command) {
+	addJQ(cmd, "filter the JSON output with a jq `EXPR`", nil)
+}
+
+// addJQ adds --jq, checked before the command runs; given, it sets json.
+func addJQ(cmd *cobra.Command, usage string, json *bool) {
+	cmd.Flags().String("jq", "", usage)
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
 		if c.Flags().Changed("jq") {
-			expr, _ := c.Flags().GetString("jq")
-			if _, err := gojq.Parse(expr); err != nil {
-				return fault.Invalidf("--jq %q: %v", expr, err)
+			if err := jsondoc.CheckFilter(filter(c)); err != nil {
+				return err
 			}
-			*on = true
+			if json != nil {
+				*json = true
+			}
 		}
 		if prev != nil {
 			return prev(c, args)
 		}
 		return nil
 	}
-	return e
+}
+
+func filter(cmd *cobra.Command) string {
+	expr, _ := cmd.Flags().GetString("jq")
+	return expr
 }
 
 // Enabled reports whether the command prints JSON.
@@ -67,7 +80,7 @@ func SchemaOf(cmd *cobra.Command) string {
 	if len(path) > 0 {
 		path = path[1:]
 	}
-	return "agentproto." + strings.Join(path, ".") + "/" + SchemaVersion
+	return jsondoc.Schema(strings.Join(path, " "))
 }
 
 // Write prints v as one line of JSON stamped with the schema, or what the
@@ -83,131 +96,36 @@ func (e *Exporter) Write(w io.Writer, v any) error {
 // WriteRaw is Write for a document already encoded as JSON.
 func (e *Exporter) WriteRaw(w io.Writer, doc []byte) error {
 	if e == nil {
-		_, err := fmt.Fprintf(w, "%s\n", bytes.TrimSpace(doc))
+		_, err := fmt.Fprintf(w, "%s\n", strings.TrimSpace(string(doc)))
 		return err
 	}
-	return emit(e.cmd, w, doc)
+	return jsondoc.Emit(w, doc, SchemaOf(e.cmd), filter(e.cmd))
 }
 
 // Filtering reports whether a --jq expression was given.
 func (e *Exporter) Filtering() bool {
-	if e == nil {
-		return false
-	}
-	expr, _ := e.cmd.Flags().GetString("jq")
-	return expr != ""
+	return e != nil && filter(e.cmd) != ""
 }
 
 // ExportJSON is Write for the command cmd, as RunE has it at hand: cmd must
 // have been given its flags with AddJSONFlags.
 func ExportJSON(cmd *cobra.Command, w io.Writer, v any) error {
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
-		v = []any{} // an empty list is [], never null
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	return emit(cmd, w, buf.Bytes())
-}
-
-func emit(cmd *cobra.Command, w io.Writer, doc []byte) error {
-	b, err := stamp(doc, SchemaOf(cmd))
+	doc, err := jsondoc.Encode(v)
 	if err != nil {
 		return err
 	}
-	if expr, _ := cmd.Flags().GetString("jq"); expr != "" {
-		if err := jq.Evaluate(bytes.NewReader(b), w, expr); err != nil {
-			return fault.Invalidf("--jq %q: %v", expr, err)
-		}
-		return nil
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
-}
-
-// stamp adds "schema" as the first field of a JSON object, or of every
-// object in a JSON array (a list stays a list, so existing readers keep
-// working). A document that already names its schema, like a ledger
-// envelope, keeps its own. Other bytes are returned as they are.
-func stamp(b []byte, schema string) ([]byte, error) {
-	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) > 0 && b[0] == '{':
-		return stampObject(b, schema)
-	case len(b) > 0 && b[0] == '[':
-		var items []json.RawMessage
-		if err := json.Unmarshal(b, &items); err != nil {
-			return nil, err
-		}
-		var out bytes.Buffer
-		out.WriteByte('[')
-		for i, it := range items {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			s, err := stamp(it, schema)
-			if err != nil {
-				return nil, err
-			}
-			out.Write(s)
-		}
-		out.WriteByte(']')
-		return out.Bytes(), nil
-	}
-	return b, nil
-}
-
-func stampObject(b []byte, schema string) ([]byte, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return nil, err
-	}
-	if _, ok := fields["schema"]; ok {
-		return b, nil
-	}
-	name, _ := json.Marshal(schema)
-	head := append([]byte(`{"schema":`), name...)
-	if len(fields) == 0 {
-		return append(head, '}'), nil
-	}
-	return append(append(head, ','), b[1:]...), nil
-}
-
-// AddJQFlag gives --jq to a command that always prints one JSON document
-// (the peer protocol's packets and records, whose shapes are their own
-// and carry no --json flag); a filter that does not parse is refused
-// before the command runs.
-func AddJQFlag(cmd *cobra.Command) {
-	cmd.Flags().String("jq", "", "filter the JSON output with a jq `EXPR`")
-	prev := cmd.PreRunE
-	cmd.PreRunE = func(c *cobra.Command, args []string) error {
-		if expr, _ := c.Flags().GetString("jq"); expr != "" {
-			if _, err := gojq.Parse(expr); err != nil {
-				return fault.Invalidf("--jq %q: %v", expr, err)
-			}
-		}
-		if prev != nil {
-			return prev(c, args)
-		}
-		return nil
-	}
+	return jsondoc.Emit(w, doc, SchemaOf(cmd), filter(cmd))
 }
 
 // WriteDocument prints v, indented, or what the command's --jq makes of it.
 func WriteDocument(cmd *cobra.Command, w io.Writer, v any) error {
-	expr, _ := cmd.Flags().GetString("jq")
+	expr := filter(cmd)
 	if expr == "" {
-		return WriteJSONIndent(w, v)
+		return jsondoc.WriteIndent(w, v)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if err := jq.Evaluate(bytes.NewReader(b), w, expr); err != nil {
-		return fault.Invalidf("--jq %q: %v", expr, err)
-	}
-	return nil
+	return jsondoc.Filter(w, b, expr)
 }

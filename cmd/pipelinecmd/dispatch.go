@@ -99,7 +99,7 @@ func dispatchRun(o *DispatchOptions) error {
 		if err := d.Run(o.WPs); err != nil {
 			return err
 		}
-		done, next, err := dispatchDone(e, o.WPs, !o.NoWait)
+		done, next, err := e.DispatchSummary(o.WPs, !o.NoWait)
 		if err == nil {
 			fmt.Fprintf(o.IO.Out, "\n%s\nnext: %s\n", done, next)
 		}
@@ -115,7 +115,7 @@ func dispatchRun(o *DispatchOptions) error {
 	doc := map[string]any{"project": e.Project.Name, "ok": runErr == nil, "verifications": st.Verifications}
 	if runErr != nil {
 		doc["error"] = runErr.Error()
-	} else if _, next, err := dispatchDone(e, o.WPs, !o.NoWait); err == nil {
+	} else if _, next, err := e.DispatchSummary(o.WPs, !o.NoWait); err == nil {
 		doc["next"] = next
 	}
 	if err := o.Export.Write(o.IO.Out, doc); err != nil {

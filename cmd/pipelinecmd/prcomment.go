@@ -3,7 +3,6 @@ package pipelinecmd
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -76,27 +75,9 @@ func commentTarget(f *cmdutil.Factory, repoFlag, host string) (forge.Repo, error
 	if err != nil {
 		return forge.Repo{}, err
 	}
-	var repo forge.Repo
-	if repoFlag != "" {
-		owner, name, ok := strings.Cut(repoFlag, "/")
-		if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-			return repo, fault.Invalidf("--repo %q: want OWNER/NAME", repoFlag)
-		}
-		repo = forge.Repo{Host: "github.com", Owner: owner, Name: name}
-	} else {
-		r, err := f.Repo()
-		if err != nil {
-			return repo, err
-		}
-		if repo, err = (&pipeline.Env{Repo: r}).PRTarget(cfg.PR); err != nil {
-			return repo, err
-		}
+	r, err := f.Repo()
+	if err != nil {
+		return forge.Repo{}, err
 	}
-	if cfg.PR.Host != "" {
-		repo.Host = cfg.PR.Host
-	}
-	if host != "" {
-		repo.Host = host
-	}
-	return repo, nil
+	return pipeline.CommentTarget(r, cfg.PR, repoFlag, host)
 }

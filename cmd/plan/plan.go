@@ -3,8 +3,6 @@
 package plan
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
@@ -88,16 +86,7 @@ func (e *env) contract() (string, error) {
 }
 
 // resolve returns the commit a revision names, or "" when it names none.
-func (e *env) resolve(rev string) string {
-	if rev == "" {
-		return ""
-	}
-	out, err := e.repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
+func (e *env) resolve(rev string) string { return plans.ResolveCommit(e.repo, rev) }
 
 func (e *env) check(p *plans.Project) (*plans.Report, error) {
 	cfg, _, err := e.f.Config()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
@@ -32,10 +31,7 @@ func newCmdInit(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if base == "" {
-				base = "HEAD"
-				if out, err := e.repo.Git("symbolic-ref", "--quiet", "--short", "HEAD"); err == nil {
-					base = strings.TrimSpace(string(out))
-				}
+				base = plans.DefaultBase(e.repo)
 			}
 			if gate == "" {
 				gate = cfg.Plans.Gate
@@ -197,35 +193,23 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			waiting, err := pipeline.WaitingDecisions(l, p)
+			st, err := pipeline.Status(l, p, h)
 			if err != nil {
 				return err
 			}
-			if h.Frozen == nil {
-				if asJSON {
-					return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "frozen": false})
-				}
+			switch {
+			case asJSON:
+				return cmdutil.ExportJSON(cmd, f.IO.Out, st)
+			case !st.Frozen:
 				fmt.Fprintf(f.IO.Out, "plan %s is not frozen\n", p.Name)
 				return nil
 			}
-			drift, err := plans.Drift(p, h)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				doc := map[string]any{"project": p.Name, "frozen": true,
-					"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift}
-				if len(waiting) > 0 {
-					doc["waiting_decision"] = waiting
-				}
-				return cmdutil.ExportJSON(cmd, f.IO.Out, doc)
-			}
-			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, h.Frozen.RecordID, h.Frozen.Time, len(h.Amendments))
-			for _, d := range drift {
+			fmt.Fprintf(f.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, st.Record, st.Time, st.Amendments)
+			for _, d := range st.Files {
 				fmt.Fprintf(f.IO.Out, "  %-10s %s\n", d.State, d.Name)
 			}
-			for _, w := range waiting {
-				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, describeStop(w.Stop))
+			for _, w := range st.Waiting {
+				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, w.Stop.Describe())
 			}
 			return nil
 		},
@@ -354,42 +338,21 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			type row struct {
-				Path   string   `json:"path"`
-				Owners []string `json:"owners"`
-			}
-			var rows []row
-			for _, path := range args[1:] {
-				if _, err := repopath.Clean(path); err != nil {
-					return fault.Invalidf("%v; give paths inside the repository, relative to its root", err)
-				}
-				rows = append(rows, row{Path: path, Owners: plans.Owner(p, path)})
-			}
-			for _, r := range rows {
-				if !asJSON {
-					fmt.Fprintf(f.IO.Out, "%s\t%s\n", r.Path, strings.Join(r.Owners, ","))
-				}
+			rows, err := plans.Owners(p, args[1:])
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
+			}
+			for _, r := range rows {
+				fmt.Fprintf(f.IO.Out, "%s\t%s\n", r.Path, strings.Join(r.Owners, ","))
 			}
 			return nil
 		},
 	}
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the owners as JSON")
 	return cmd
-}
-
-func describeStop(s *pipeline.Stop) string {
-	d := s.Question
-	if len(s.Options) > 0 {
-		d += " (options: " + strings.Join(s.Options, " | ")
-		if s.Default != "" {
-			d += "; default: " + s.Default
-		}
-		d += ")"
-	}
-	return d
 }
 
 func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {

@@ -3,18 +3,14 @@
 package plugincmd
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -53,26 +49,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			type row struct {
-				Name     string `json:"name"`
-				Path     string `json:"path"`
-				Source   string `json:"source"`
-				Pinned   bool   `json:"pinned"`
-				Checksum string `json:"checksum"` // ok, mismatch, unpinned
-				Trusted  bool   `json:"trusted"`
-			}
-			rows := []row{}
-			for _, fd := range host.List(cfg.Plugins, top) {
-				r := row{Name: fd.Name, Path: fd.Path, Source: fd.Source, Pinned: fd.SHA256 != "", Checksum: "unpinned", Trusted: fd.Trusted}
-				if r.Pinned {
-					sum, err := host.FileSHA256(fd.Path)
-					r.Checksum = "ok"
-					if err != nil || !strings.EqualFold(sum, fd.SHA256) {
-						r.Checksum = "mismatch"
-					}
-				}
-				rows = append(rows, r)
-			}
+			rows := launch.Plugins(cfg, top)
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}
@@ -101,18 +78,7 @@ func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fd, err := host.Discover(args[0], cfg.Plugins, top)
-			if err != nil {
-				return err
-			}
-			c, err := host.Launch(fd.Spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
-			if err != nil {
-				return err
-			}
-			defer c.Kill()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			info, err := c.Describe(ctx)
+			fd, info, err := launch.Describe(cfg, top, args[0])
 			if err != nil {
 				return err
 			}
@@ -130,38 +96,23 @@ func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmdPin(f *cmdutil.Factory) *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "pin NAME",
 		Short: "Record the adapter binary's sha256 in agentproto.toml ([plugins.NAME] sha256)",
 		Args:  cmdutil.ExactArgs(1, "one adapter name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
+			cfg, top, err := root(f)
 			if err != nil {
 				return err
 			}
-			if repo.WorkTree == "" {
-				return fault.Invalidf("plugin pin edits agentproto.toml; this repository is bare")
-			}
-			cfg, _, err := f.Config()
+			sum, err := launch.Pin(cfg, top, args[0])
 			if err != nil {
-				return err
-			}
-			fd, err := host.Locate(args[0], cfg.Plugins, repo.WorkTree) // pinning runs nothing
-			if err != nil {
-				return err
-			}
-			sum, err := host.FileSHA256(fd.Path)
-			if err != nil {
-				return err
-			}
-			if err := config.Pin(repo.WorkTree, args[0], sum); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "pinned %s to sha256 %s in %s\n", args[0], sum, config.FileName)
 			return nil
 		},
 	}
-	return cmd
 }
 
 func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
@@ -185,45 +136,26 @@ prints without trusting.`,
 			if err != nil {
 				return err
 			}
-			fd, err := host.Locate(args[0], cfg.Plugins, top)
+			t, err := launch.TrustPlugin(cfg, top, args[0], dir, show)
 			if err != nil {
 				return err
 			}
-			opts := host.OptionsCheck{Trusted: true}
-			if host.ConfigCommitted(top) {
-				layer := host.OptionLayer{Section: "plugins." + fd.Name, Adapter: fd.Name, Options: cfg.Plugins[fd.Name].Options}
-				if opts, err = host.InspectOptions(top, filesDir(dir, top), layer); err != nil {
-					return err
-				}
-			}
-			added, optsAdded := false, false
-			if !show && !fd.Trusted {
-				if added, err = host.Trust(fd, top); err != nil {
-					return err
-				}
-				fd.Trusted = true
-			}
-			if !show && !opts.Trusted {
-				if optsAdded, err = host.TrustOptions(top, opts); err != nil {
-					return err
-				}
-				opts.Trusted = true
-			}
+			fd, opts := t.Found, t.Options
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": fd.Name, "path": fd.Path, "source": fd.Source,
-					"sha256": fd.Digest, "trusted": fd.Trusted, "recorded": added,
+					"sha256": fd.Digest, "trusted": fd.Trusted, "recorded": t.Recorded,
 					"options": opts.Covered, "scripts": opts.Scripts, "options_digest": opts.Digest,
-					"options_trusted": opts.Trusted, "options_recorded": optsAdded})
+					"options_trusted": opts.Trusted, "options_recorded": t.OptionsRecorded})
 			}
 			if fd.Source != host.SourceConfig {
 				fmt.Fprintf(f.IO.Out, "%s is %s, found on PATH: your own installation needs no trust\n", fd.Name, fd.Path)
 			} else {
 				fmt.Fprintf(f.IO.Out, "adapter %s: %s (from %s)\nsha256 %s\n", fd.Name, fd.Path, config.FileName, fd.Digest)
-				fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(added, fd.Trusted))
+				fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(t.Recorded, fd.Trusted))
 			}
 			if !opts.Empty() {
 				fmt.Fprintf(f.IO.Out, "[plugins.%s] options (from %s):\n%s", fd.Name, config.FileName, opts.Describe())
-				fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(optsAdded, opts.Trusted))
+				fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(t.OptionsRecorded, opts.Trusted))
 			}
 			return nil
 		},
@@ -232,16 +164,4 @@ prints without trusting.`,
 	cmd.Flags().StringVar(&dir, "dir", "", "hash the files the options name in this directory, where sessions will run (default: the repository)")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print as JSON")
 	return cmd
-}
-
-// filesDir is where the files the options name are hashed: dir when given,
-// else the repository's top.
-func filesDir(dir, top string) string {
-	if dir == "" {
-		return top
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		return abs
-	}
-	return dir
 }

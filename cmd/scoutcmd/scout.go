@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/scout"
 )
 
@@ -98,31 +96,11 @@ else the commit the last scout run read.`,
 			if err != nil {
 				return err
 			}
-			rev := base
-			if rev == "" {
-				if p, err := plans.Load(repo.WorkTree, args[0]); err == nil {
-					rev = p.Plan.Base
-				}
-			}
-			if rev == "" {
-				l, err := f.ReadLedger()
-				if err != nil {
-					return err
-				}
-				if last, err := pipeline.LastScout(l, args[0]); err != nil {
-					return err
-				} else if last != nil {
-					rev = last.BaseCommit
-				}
-			}
-			if rev == "" {
-				return fault.Invalidf("no base to check against: give --base REV (plan %s has no plan.toml and no scout run)", args[0])
-			}
-			out, err := repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
+			commit, err := pipeline.ScoutCheckBase(repo, f.ReadLedger, args[0], base)
 			if err != nil {
-				return fault.Invalidf("base %q does not name a commit", rev)
+				return err
 			}
-			res, err := pipeline.ScoutCheck(repo, args[0], strings.TrimSpace(string(out)))
+			res, err := pipeline.ScoutCheck(repo, args[0], commit)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package cmdutil
+package jsondoc
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ func TestStampKeepsFieldsAndOrder(t *testing.T) {
 		{`"text"`, `"text"`},
 		{`null`, `null`},
 	} {
-		got, err := stamp([]byte(c.in), "s/v1")
+		got, err := Stamp([]byte(c.in), "s/v1")
 		if err != nil {
 			t.Fatalf("stamp(%s): %v", c.in, err)
 		}
@@ -35,7 +35,7 @@ func FuzzStamp(f *testing.F) {
 		if !json.Valid([]byte(in)) {
 			return
 		}
-		out, err := stamp([]byte(in), "s/v1")
+		out, err := Stamp([]byte(in), "s/v1")
 		if err != nil {
 			t.Fatalf("stamp(%q): %v", in, err)
 		}

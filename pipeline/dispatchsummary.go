@@ -1,18 +1,18 @@
-package pipelinecmd
+package pipeline
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/agentproto/agentproto/pipeline"
 )
 
-// dispatchDone says what a finished dispatch did, per work package (a new
-// user cannot tell which steps it already took: it verifies every WP and
-// checkpoints only those others depend on), and the command to run next.
-func dispatchDone(e *pipeline.Env, wps []string, waited bool) (done, next string, err error) {
-	st, err := pipeline.ReadState(e.Ledger, e.Project.Name)
+// DispatchSummary says what a finished dispatch did, per work package (a
+// new user cannot tell which steps it already took: it verifies every WP
+// and checkpoints only those others depend on), and the command to run
+// next. wps are the WPs it was asked for (none: all); waited is false when
+// it only started the sessions.
+func (e *Env) DispatchSummary(wps []string, waited bool) (done, next string, err error) {
+	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
 		return "", "", err
 	}
