@@ -15,7 +15,9 @@ import (
 //
 //   - the adapter's events (their sequence number moves);
 //   - the agent's own log, the profile's error_log (which may be the
-//     session's events file): its size moves;
+//     session's events file): its size moves. A log that several sessions
+//     of one agent share moves for all of them; a log of the session's
+//     own is the better witness;
 //   - the CPU time of the plugin's process group (adapter, agent CLI and
 //     what they started, all in one group), from /proc/PID/stat. Below 1%
 //     of one core over a check it is not counted: an idle CLI and its
