@@ -17,6 +17,8 @@ type forkHost struct {
 	t   *testing.T
 	dir string
 	src string // the source worktree's path
+	// srcSession is the source's live session, started by newForkHost.
+	srcSession string
 }
 
 func newForkHost(t *testing.T, maxBranches int, executors ...string) *forkHost {
@@ -38,7 +40,7 @@ func newForkHost(t *testing.T, maxBranches int, executors ...string) *forkHost {
 	for _, e := range executors {
 		h.ok("peer", "register", e, "--adapter", "scripted")
 	}
-	h.sourceSession()
+	h.srcSession = h.sourceSession()
 	must(t, dir, "git", "config", "--local", "agentproto.fork.mode", "on")
 	return h
 }
@@ -615,6 +617,13 @@ func TestForkExpiryAndCancellation(t *testing.T) {
 // and once a daemon runs again the same peer takes the next branch.
 func TestForkRecoversWhenTheHostFailsHalfWay(t *testing.T) {
 	h := newForkHost(t, 1, "e1")
+	// Stopped in the middle of recording the source's turn, the daemon
+	// would hold the ledger index and every reader would wait on it: stop
+	// it once that turn is in the ledger.
+	waitFor(t, "the source session's turn in the ledger", func() bool {
+		out, _, err := h.run("ledger", "log", "--kind", "session_settled", "--json")
+		return err == nil && strings.Contains(out, h.srcSession)
+	})
 	daemon := daemonPid(t, h.dir)
 	if err := syscall.Kill(daemon, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
