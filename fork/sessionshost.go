@@ -6,8 +6,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/profiles"
+	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -25,25 +24,26 @@ func (h SessionsHost) client() (*sessions.Client, error) { return h.Client() }
 
 func (h SessionsHost) Start(spec StartSpec) (string, error) {
 	cfg, repo := h.Config, h.Repo
-	found, err := host.Discover(spec.Adapter, cfg.Plugins, repo.WorkTree)
+	// The one launch path: the adapter's options, binary and spawn
+	// settings (wedge bound, error log) as sessions start would give them.
+	l, err := launch.Resolve(cfg, repo.WorkTree, launch.Request{Adapter: spec.Adapter, Env: os.Environ()})
 	if err != nil {
 		return "", err
 	}
-	launch := profiles.Launch{Adapter: spec.Adapter}
 	// A branch worktree holds the repository's files: no directory of its
 	// own to trust.
-	if err := launch.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, spec.Dir, ""); err != nil {
+	if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, spec.Dir, ""); err != nil {
 		return "", err
 	}
 	c, err := h.client()
 	if err != nil {
 		return "", err
 	}
-	resp, err := c.Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
-		Adapter: spec.Adapter, Path: found.Path, SHA256: found.SHA256, Dir: spec.Dir, Worktree: spec.Worktree,
-		Prompt: spec.Prompt, Label: spec.Label, Env: os.Environ(), Options: launch.Options(cfg), Ping: true}})
-	if resp != nil && resp.Session != nil {
-		return resp.Session.ID, err
+	a := l.StartArgs()
+	a.Dir, a.Worktree, a.Prompt, a.Label, a.Env, a.Ping = spec.Dir, spec.Worktree, spec.Prompt, spec.Label, os.Environ(), true
+	rec, err := c.Start(*a)
+	if rec != nil {
+		return rec.ID, err
 	}
 	return "", err
 }
@@ -56,7 +56,7 @@ func (h SessionsHost) Kill(id string) error {
 	if !c.Running() {
 		return nil // no daemon: nothing of it runs
 	}
-	_, err = c.Call(&sessions.Request{Op: "kill", ID: id})
+	_, err = c.Kill(id)
 	return err
 }
 
@@ -65,7 +65,7 @@ func (h SessionsHost) Wait(id string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: timeout.String()})
+	_, err = c.Wait([]string{id}, sessions.UntilTurnEnd, timeout)
 	return err
 }
 
@@ -74,6 +74,6 @@ func (h SessionsHost) Ping() error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Call(&sessions.Request{Op: "ping"})
+	_, err = c.Ping()
 	return err
 }
