@@ -46,6 +46,9 @@ type Rename struct {
 	WP   string
 	From confmerge.Path
 	To   confmerge.Path
+	// Standing marks a rename recorded with an earlier consolidation and
+	// not given again: it is dropped once it no longer applies.
+	Standing bool
 }
 
 func (r Rename) String() string { return r.WP + ":" + r.From.String() + "=" + r.To.String() }
@@ -74,6 +77,31 @@ func ParseRenames(ss []string) ([]Rename, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// standingRenames are the renames to use: those given, else those the
+// last recorded consolidation used, so that a choice once made stands for
+// run and for every consolidate after it until renames are given anew.
+func standingRenames(given []Rename, st *State) ([]Rename, error) {
+	if len(given) > 0 || st.Consolidated == nil {
+		return given, nil
+	}
+	rs, err := ParseRenames(st.Consolidated.Renames)
+	if err != nil {
+		return nil, fmt.Errorf("the renames recorded with the last consolidation: %w", err)
+	}
+	for i := range rs {
+		rs[i].Standing = true
+	}
+	return rs, nil
+}
+
+func renameStrings(rs []Rename) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
 }
 
 // configFile is one shared config file and each WP's change to it, in
@@ -124,15 +152,17 @@ func (e *Env) planConfig(wps []plans.WP, st *State, base string, renames []Renam
 			}
 		}
 	}
-	if err := applyRenames(e.Project, files, renames); err != nil {
+	applied, err := applyRenames(e.Project, files, renames)
+	if err != nil {
 		return nil, err
 	}
+	c.Renames = renameStrings(applied)
 	for _, cf := range files {
 		for _, col := range confmerge.Collisions(cf.changes) {
 			c.Collisions = append(c.Collisions, ConfigCollision{File: cf.file, Collision: col})
 			msg := fmt.Sprintf("%s and %s both change %s in %s (%s: %s, %s: %s)", col.First, col.Second, col.Key, cf.file, col.First, col.FirstValue, col.Second, col.SecondValue)
 			if col.Rename != "" {
-				msg += "; rename one: --rename " + col.Rename
+				msg += fmt.Sprintf("; rename one: git agentproto consolidate %s --rename %s", e.Project.Name, col.Rename)
 			}
 			fs = append(fs, Finding{Code: "config-collision", WP: col.Second, File: cf.file, Message: msg})
 		}
@@ -187,11 +217,16 @@ func (e *Env) configDelta(wp string, w Wiring, base string, byFile map[string]*c
 }
 
 // applyRenames moves each rename's key in its WP's changes, refusing a
-// rename of a WP the plan does not have or of a key the WP does not add.
-func applyRenames(p *plans.Project, files []*configFile, renames []Rename) error {
+// rename of a WP the plan does not have or of a key the WP does not add
+// (a standing rename is dropped instead). It returns the renames made.
+func applyRenames(p *plans.Project, files []*configFile, renames []Rename) ([]Rename, error) {
+	var applied []Rename
 	for _, r := range renames {
 		if _, err := p.WP(r.WP); err != nil {
-			return fault.Invalidf("--rename %s: plan %s has no work package %s; nothing was written", r, p.Name, r.WP)
+			if r.Standing {
+				continue
+			}
+			return nil, fault.Invalidf("--rename %s: plan %s has no work package %s; nothing was written", r, p.Name, r.WP)
 		}
 		moved := false
 		for _, cf := range files {
@@ -214,11 +249,14 @@ func applyRenames(p *plans.Project, files []*configFile, renames []Rename) error
 				}
 			}
 		}
-		if !moved {
-			return fault.Invalidf("--rename %s: %s adds or changes no key %s in a shared config file; nothing was written", r, r.WP, r.From)
+		switch {
+		case moved:
+			applied = append(applied, r)
+		case !r.Standing:
+			return nil, fault.Invalidf("--rename %s: %s adds or changes no key %s in a shared config file; nothing was written", r, r.WP, r.From)
 		}
 	}
-	return nil
+	return applied, nil
 }
 
 // merged is the text of cf after its changes, from text, and what it

@@ -37,7 +37,8 @@ the other sets) is a collision: consolidate names both and the key, proposes a
 rename, and stops before writing anything. Pick one with --rename WPn:OLD=NEW
 (repeatable; OLD and NEW are dotted key paths, a key holding a dot or an = in
 double quotes), e.g. --rename WP2:scripts.test=scripts.test:e2e, and run it
-again. The same value set by both is no collision.
+again. The same value set by both is no collision. The renames are recorded
+with the consolidation and stand for later runs given none.
 
 Wiring names shared files inside the repository only and is never written
 through a symlink. --dry-run lists what would be merged and wired, with the
