@@ -257,3 +257,15 @@ func TestUnifiedDiff(t *testing.T) {
 		t.Fatal("no change gave a diff")
 	}
 }
+
+func TestTOMLAppendsArraysOfTables(t *testing.T) {
+	f := ForFile("Cargo.toml")
+	base := "# bins\n[[bin]]\nname = \"upper\" # first\n\n[deps]\nx = 1\n"
+	d1 := mustDelta(t, f, base, "[[bin]]\nname = \"lower\"\npath = \"src/lower.rs\"\n")
+	d2 := mustDelta(t, f, base, "[[test]]\nname = \"t\"\n\n[deps]\ny = [\"a\"]\n")
+	out, err := Merge(f, []byte(base), append(d1, d2...))
+	want := "# bins\n[[bin]]\nname = \"upper\" # first\n\n[deps]\nx = 1\ny = [\"a\"]\n\n[[bin]]\nname = \"lower\"\npath = \"src/lower.rs\"\n\n[[test]]\nname = \"t\"\n"
+	if err != nil || string(out) != want {
+		t.Fatalf("merged:\n%s\nwant:\n%s\n%v", out, want, err)
+	}
+}
