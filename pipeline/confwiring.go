@@ -22,6 +22,10 @@ type ConfigMerge struct {
 	// the file holds every key already.
 	Diff   string `json:"diff"`
 	Status string `json:"status"` // applied, present, would-apply
+	// Whole is set when the file could not be edited in place and was
+	// written anew by its format's encoder: its comments and layout are
+	// not kept (the diff shows it).
+	Whole bool `json:"written_whole,omitempty"`
 }
 
 // ConfigChange is one key a work package's snippet sets, appends to or
@@ -270,10 +274,11 @@ func (cf *configFile) merged(text []byte) ([]byte, ConfigMerge, error) {
 		}
 		all = append(all, c.Delta...)
 	}
-	out, err := confmerge.Merge(cf.format, text, all)
+	out, whole, err := confmerge.MergeText(cf.format, text, all)
 	if err != nil {
 		return nil, m, fmt.Errorf("merging the snippets into %s: %v", cf.file, err)
 	}
+	m.Whole = whole
 	m.Diff = confmerge.UnifiedDiff(cf.file, text, out)
 	m.Status = WiringPresent
 	return out, m, nil

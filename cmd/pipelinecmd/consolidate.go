@@ -90,6 +90,9 @@ func consolidateRun(o *ConsolidateOptions) error {
 	}
 	for _, m := range c.Config {
 		fmt.Fprintf(out, "  config %s: %d keys merged (%s)\n", m.File, len(m.Changes), m.Status)
+		if m.Whole {
+			fmt.Fprintf(out, "  warning %s was written whole: its comments and layout are not kept\n", m.File)
+		}
 		out.Write([]byte(indentLines(m.Diff, "    ")))
 	}
 	printFindings(out, c.Findings)

@@ -199,9 +199,12 @@ func TestTOMLMergeKeepsComments(t *testing.T) {
 	// A key inside an inline table cannot be edited as a line: the file is
 	// written whole, and still holds the merge.
 	d := mustDelta(t, f, cargo, "dependencies.serde.version = \"2\"\n")
-	out, err = Merge(f, []byte(cargo), d)
-	if err != nil || !strings.Contains(string(out), `version = "2"`) {
-		t.Fatalf("inline table: %s %v", out, err)
+	out, whole, err := MergeText(f, []byte(cargo), d)
+	if err != nil || !whole || !strings.Contains(string(out), `version = "2"`) {
+		t.Fatalf("inline table: %s %v %v", out, whole, err)
+	}
+	if _, whole, err := MergeText(f, []byte(cargo), d1); err != nil || whole {
+		t.Fatalf("a key added to a table was not edited in place: %v %v", whole, err)
 	}
 }
 

@@ -56,18 +56,18 @@ func fromTOML(v any) any {
 	return v
 }
 
-func (f tomlFormat) Render(orig []byte, doc any, d Delta, want any) ([]byte, error) {
+func (f tomlFormat) Render(orig []byte, doc any, d Delta, want any) ([]byte, bool, error) {
 	text, err := tomlEdits(string(orig), doc, d, want)
 	if err == nil {
 		if got, perr := f.Parse([]byte(text)); perr == nil && Equal(got, want) {
-			return []byte(text), nil
+			return []byte(text), false, nil
 		}
 	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(plain(want, false)); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), true, nil
 }
 
 // tomlEdits makes d on text line by line; an error means a change it
