@@ -119,7 +119,7 @@ type configFile struct {
 
 // isConfigWiring reports whether w is merged by key rather than by line.
 func isConfigWiring(w Wiring) bool {
-	return w.Snippet != "" || len(w.Remove) > 0 || confmerge.ForFile(w.File) != nil
+	return strings.TrimSpace(w.Snippet) != "" || len(w.Remove) > 0 || confmerge.ForFile(w.File) != nil
 }
 
 // planConfig reads every snippet the reports give for shared config files

@@ -40,6 +40,9 @@ func SnippetDelta(f Format, base []byte, snippet string, remove []Path) (Delta, 
 	if err != nil {
 		return nil, fmt.Errorf("the base is not valid %s: %v", f.Name(), err)
 	}
+	if _, ok := doc.(*Obj); !ok {
+		return nil, fmt.Errorf("the base is not a %s object at its root: there are no keys to merge into", f.Name())
+	}
 	next := doc
 	if strings.TrimSpace(snippet) != "" {
 		s, err := f.Parse([]byte(snippet))

@@ -60,6 +60,9 @@ func TestDeltaByKeyPath(t *testing.T) {
 	if _, err := SnippetDelta(f, []byte(pkg), `{"scripts": {"build": {"x": 1}}, "name": {"a": {"b": 1}}}`, []Path{{"files", "x"}}); err != nil {
 		t.Fatalf("changing types and removing beneath an array: %v", err)
 	}
+	if _, err := SnippetDelta(f, []byte(`[1]`), `{"a": 1}`, nil); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Fatalf("a base that is an array: %v", err)
+	}
 	if _, err := SnippetDelta(f, []byte(`{"a": 1}`), `{"a": {"b": 1}}`, []Path{{"a", "b", "c"}}); err != nil {
 		t.Fatal(err)
 	}
