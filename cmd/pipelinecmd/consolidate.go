@@ -55,7 +55,7 @@ nothing at all.`,
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be merged and wired; write nothing")
-	cmd.Flags().StringArrayVar(&opts.Renames, "rename", nil, "move the config key OLD a work package adds to NEW (WPn:OLD=NEW, repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Renames, "rename", nil, "move the config key OLD a work package adds to NEW: `WPn:OLD=NEW` (repeatable)")
 	return cmd
 }
 
