@@ -96,6 +96,7 @@ type configResult struct {
 	Collisions []struct {
 		File, Key, First, Second, Rename string
 	} `json:"collisions"`
+	Renames []string `json:"renames"`
 }
 
 func consolidateJSON(t *testing.T, dir string, wantExit int, args ...string) configResult {
@@ -173,7 +174,8 @@ func TestConsolidateConfigCollisionThenRename(t *testing.T) {
 	if col.File != "package.json" || col.Key != "scripts.test" || col.First != "WP1" || col.Second != "WP2" || col.Rename != "WP2:scripts.test=scripts.test:wp2" {
 		t.Fatalf("collision: %+v", col)
 	}
-	if len(c.Findings) != 1 || c.Findings[0].Code != "config-collision" || !strings.Contains(c.Findings[0].Message, "WP1 and WP2 both change scripts.test in package.json") {
+	if len(c.Findings) != 1 || c.Findings[0].Code != "config-collision" || !strings.Contains(c.Findings[0].Message, "WP1 and WP2 both change scripts.test in package.json") ||
+		!strings.Contains(c.Findings[0].Message, "git agentproto consolidate demo --rename WP2:scripts.test=scripts.test:wp2") {
 		t.Fatalf("findings: %+v", c.Findings)
 	}
 	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "consolidate", "demo")
@@ -225,6 +227,12 @@ func TestConsolidateConfigCollisionThenRename(t *testing.T) {
 	}
 	if head := strings.TrimSpace(must(t, dir, "git", "rev-parse", "wt/demo-integration")); head != c.Head {
 		t.Fatalf("the integration branch is at %s, consolidate says %s", head, c.Head)
+	}
+	// The choice stands: consolidate (as run does it) with no --rename
+	// keeps it, and changes nothing.
+	again := consolidateJSON(t, dir, 0)
+	if !again.OK || again.Head != c.Head || len(again.Renames) != 1 || again.Renames[0] != rename || again.Config[0].Status != "present" {
+		t.Fatalf("consolidate after the rename: %+v", again)
 	}
 }
 

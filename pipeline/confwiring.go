@@ -22,6 +22,10 @@ type ConfigMerge struct {
 	// the file holds every key already.
 	Diff   string `json:"diff"`
 	Status string `json:"status"` // applied, present, would-apply
+	// Whole is set when the file could not be edited in place and was
+	// written anew by its format's encoder: its comments and layout are
+	// not kept (the diff shows it).
+	Whole bool `json:"written_whole,omitempty"`
 }
 
 // ConfigChange is one key a work package's snippet sets, appends to or
@@ -46,6 +50,9 @@ type Rename struct {
 	WP   string
 	From confmerge.Path
 	To   confmerge.Path
+	// Standing marks a rename recorded with an earlier consolidation and
+	// not given again: it is dropped once it no longer applies.
+	Standing bool
 }
 
 func (r Rename) String() string { return r.WP + ":" + r.From.String() + "=" + r.To.String() }
@@ -76,6 +83,31 @@ func ParseRenames(ss []string) ([]Rename, error) {
 	return out, nil
 }
 
+// standingRenames are the renames to use: those given, else those the
+// last recorded consolidation used, so that a choice once made stands for
+// run and for every consolidate after it until renames are given anew.
+func standingRenames(given []Rename, st *State) ([]Rename, error) {
+	if len(given) > 0 || st.Consolidated == nil {
+		return given, nil
+	}
+	rs, err := ParseRenames(st.Consolidated.Renames)
+	if err != nil {
+		return nil, fmt.Errorf("the renames recorded with the last consolidation: %w", err)
+	}
+	for i := range rs {
+		rs[i].Standing = true
+	}
+	return rs, nil
+}
+
+func renameStrings(rs []Rename) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
+}
+
 // configFile is one shared config file and each WP's change to it, in
 // dependency order.
 type configFile struct {
@@ -87,7 +119,7 @@ type configFile struct {
 
 // isConfigWiring reports whether w is merged by key rather than by line.
 func isConfigWiring(w Wiring) bool {
-	return w.Snippet != "" || len(w.Remove) > 0 || confmerge.ForFile(w.File) != nil
+	return strings.TrimSpace(w.Snippet) != "" || len(w.Remove) > 0 || confmerge.ForFile(w.File) != nil
 }
 
 // planConfig reads every snippet the reports give for shared config files
@@ -124,15 +156,17 @@ func (e *Env) planConfig(wps []plans.WP, st *State, base string, renames []Renam
 			}
 		}
 	}
-	if err := applyRenames(e.Project, files, renames); err != nil {
+	applied, err := applyRenames(e.Project, files, renames)
+	if err != nil {
 		return nil, err
 	}
+	c.Renames = renameStrings(applied)
 	for _, cf := range files {
 		for _, col := range confmerge.Collisions(cf.changes) {
 			c.Collisions = append(c.Collisions, ConfigCollision{File: cf.file, Collision: col})
 			msg := fmt.Sprintf("%s and %s both change %s in %s (%s: %s, %s: %s)", col.First, col.Second, col.Key, cf.file, col.First, col.FirstValue, col.Second, col.SecondValue)
 			if col.Rename != "" {
-				msg += "; rename one: --rename " + col.Rename
+				msg += fmt.Sprintf("; rename one: git agentproto consolidate %s --rename %s", e.Project.Name, col.Rename)
 			}
 			fs = append(fs, Finding{Code: "config-collision", WP: col.Second, File: cf.file, Message: msg})
 		}
@@ -187,11 +221,16 @@ func (e *Env) configDelta(wp string, w Wiring, base string, byFile map[string]*c
 }
 
 // applyRenames moves each rename's key in its WP's changes, refusing a
-// rename of a WP the plan does not have or of a key the WP does not add.
-func applyRenames(p *plans.Project, files []*configFile, renames []Rename) error {
+// rename of a WP the plan does not have or of a key the WP does not add
+// (a standing rename is dropped instead). It returns the renames made.
+func applyRenames(p *plans.Project, files []*configFile, renames []Rename) ([]Rename, error) {
+	var applied []Rename
 	for _, r := range renames {
 		if _, err := p.WP(r.WP); err != nil {
-			return fault.Invalidf("--rename %s: plan %s has no work package %s; nothing was written", r, p.Name, r.WP)
+			if r.Standing {
+				continue
+			}
+			return nil, fault.Invalidf("--rename %s: plan %s has no work package %s; nothing was written", r, p.Name, r.WP)
 		}
 		moved := false
 		for _, cf := range files {
@@ -214,11 +253,14 @@ func applyRenames(p *plans.Project, files []*configFile, renames []Rename) error
 				}
 			}
 		}
-		if !moved {
-			return fault.Invalidf("--rename %s: %s adds or changes no key %s in a shared config file; nothing was written", r, r.WP, r.From)
+		switch {
+		case moved:
+			applied = append(applied, r)
+		case !r.Standing:
+			return nil, fault.Invalidf("--rename %s: %s adds or changes no key %s in a shared config file; nothing was written", r, r.WP, r.From)
 		}
 	}
-	return nil
+	return applied, nil
 }
 
 // merged is the text of cf after its changes, from text, and what it
@@ -232,10 +274,11 @@ func (cf *configFile) merged(text []byte) ([]byte, ConfigMerge, error) {
 		}
 		all = append(all, c.Delta...)
 	}
-	out, err := confmerge.Merge(cf.format, text, all)
+	out, whole, err := confmerge.MergeText(cf.format, text, all)
 	if err != nil {
 		return nil, m, fmt.Errorf("merging the snippets into %s: %v", cf.file, err)
 	}
+	m.Whole = whole
 	m.Diff = confmerge.UnifiedDiff(cf.file, text, out)
 	m.Status = WiringPresent
 	return out, m, nil

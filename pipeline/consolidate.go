@@ -46,9 +46,12 @@ type Consolidation struct {
 	// into, with the diff of the merge.
 	Config     []ConfigMerge     `json:"config"`
 	Collisions []ConfigCollision `json:"collisions,omitempty"`
-	Findings   []Finding         `json:"findings"`
-	Gate       *Gate             `json:"gate,omitempty"`
-	OK         bool              `json:"ok"`
+	// Renames are the --rename choices this consolidation used; they
+	// stand for the next one that is given none.
+	Renames  []string  `json:"renames,omitempty"`
+	Findings []Finding `json:"findings"`
+	Gate     *Gate     `json:"gate,omitempty"`
+	OK       bool      `json:"ok"`
 	// DryRun marks the result of ConsolidateDryRun: WouldMerge lists what
 	// it would merge, and nothing was written.
 	DryRun     bool     `json:"dry_run,omitempty"`
@@ -124,6 +127,9 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	c.Findings = append(c.Findings, ready...)
 	if len(c.Findings) > 0 {
 		return c, fault.Refusedf("consolidate needs every work package verified and checkpointed")
+	}
+	if renames, err = standingRenames(renames, st); err != nil {
+		return c, err
 	}
 	configs, err := e.planConfig(wps, st, frozen.BaseCommit, renames, c)
 	if err != nil {

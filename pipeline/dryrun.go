@@ -65,6 +65,9 @@ func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 		}
 		c.Wiring = append(c.Wiring, w)
 	}
+	if renames, err = standingRenames(renames, st); err != nil {
+		return c, err
+	}
 	configs, err := e.planConfig(wps, st, frozen.BaseCommit, renames, c)
 	if err != nil {
 		return c, err

@@ -287,7 +287,7 @@ func reportClaims(p *plans.Project, st *State) (map[string][]claim, []string) {
 		}
 		for _, w := range v.Report.Wiring {
 			f, err := repopath.Clean(w.File)
-			if err != nil || seen[f] {
+			if err != nil || seen[f] || isConfigWiring(w) {
 				continue
 			}
 			if o := plans.Owner(p, f); len(o) == 1 && o[0] == "shared" {

@@ -37,7 +37,8 @@ the other sets) is a collision: consolidate names both and the key, proposes a
 rename, and stops before writing anything. Pick one with --rename WPn:OLD=NEW
 (repeatable; OLD and NEW are dotted key paths, a key holding a dot or an = in
 double quotes), e.g. --rename WP2:scripts.test=scripts.test:e2e, and run it
-again. The same value set by both is no collision.
+again. The same value set by both is no collision. The renames are recorded
+with the consolidation and stand for later runs given none.
 
 Wiring names shared files inside the repository only and is never written
 through a symlink. --dry-run lists what would be merged and wired, with the
@@ -54,7 +55,7 @@ nothing at all.`,
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be merged and wired; write nothing")
-	cmd.Flags().StringArrayVar(&opts.Renames, "rename", nil, "move the config key OLD a work package adds to NEW (WPn:OLD=NEW, repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Renames, "rename", nil, "move the config key OLD a work package adds to NEW: `WPn:OLD=NEW` (repeatable)")
 	return cmd
 }
 
@@ -89,6 +90,9 @@ func consolidateRun(o *ConsolidateOptions) error {
 	}
 	for _, m := range c.Config {
 		fmt.Fprintf(out, "  config %s: %d keys merged (%s)\n", m.File, len(m.Changes), m.Status)
+		if m.Whole {
+			fmt.Fprintf(out, "  warning %s was written whole: its comments and layout are not kept\n", m.File)
+		}
 		out.Write([]byte(indentLines(m.Diff, "    ")))
 	}
 	printFindings(out, c.Findings)

@@ -85,6 +85,9 @@ func (p *progress) Result(v any) {
 		for _, w := range r.Wiring {
 			p.line("wiring %s %s: %s (%s)\n", w.WP, w.File, w.Line, w.Status)
 		}
+		for _, m := range r.Config {
+			p.line("config %s: %d keys merged (%s)\n%s", m.File, len(m.Changes), m.Status, indentLines(m.Diff, "  "))
+		}
 		printFindings(p.out, r.Findings)
 		if r.OK && r.Gate != nil {
 			p.line("merged %v into %s; gate exit %d\n", r.Merged, r.Branch, r.Gate.ExitCode)

@@ -13,8 +13,9 @@ type Format interface {
 	// Parse reads a document; empty text is an empty object.
 	Parse(text []byte) (any, error)
 	// Render writes want, which is doc (read from orig) with d applied,
-	// keeping what it can of orig's layout.
-	Render(orig []byte, doc any, d Delta, want any) ([]byte, error)
+	// keeping what it can of orig's layout; whole reports that it could
+	// not, and wrote the document anew, comments and layout lost.
+	Render(orig []byte, doc any, d Delta, want any) (text []byte, whole bool, err error)
 }
 
 // ForFile is the format of a file by its name's extension; nil for a file
@@ -38,6 +39,9 @@ func SnippetDelta(f Format, base []byte, snippet string, remove []Path) (Delta, 
 	doc, err := f.Parse(base)
 	if err != nil {
 		return nil, fmt.Errorf("the base is not valid %s: %v", f.Name(), err)
+	}
+	if _, ok := doc.(*Obj); !ok {
+		return nil, fmt.Errorf("the base is not a %s object at its root: there are no keys to merge into", f.Name())
 	}
 	next := doc
 	if strings.TrimSpace(snippet) != "" {
@@ -96,27 +100,34 @@ func overlay(base, snippet any) any {
 // Merge applies d to text and returns the new text, which is read back
 // and must hold exactly what the changes make.
 func Merge(f Format, text []byte, d Delta) ([]byte, error) {
+	out, _, err := MergeText(f, text, d)
+	return out, err
+}
+
+// MergeText is Merge, and says whether the file had to be written whole,
+// its comments and layout not kept.
+func MergeText(f Format, text []byte, d Delta) (out []byte, whole bool, err error) {
 	doc, err := f.Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("not valid %s: %v", f.Name(), err)
+		return nil, false, fmt.Errorf("not valid %s: %v", f.Name(), err)
 	}
 	want, err := Apply(doc, d)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if Equal(doc, want) {
-		return text, nil
+		return text, false, nil
 	}
-	out, err := f.Render(text, doc, d, want)
+	out, whole, err = f.Render(text, doc, d, want)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	got, err := f.Parse(out)
 	if err != nil {
-		return nil, fmt.Errorf("the merged %s does not read back: %v", f.Name(), err)
+		return nil, false, fmt.Errorf("the merged %s does not read back: %v", f.Name(), err)
 	}
 	if !Equal(got, want) {
-		return nil, fmt.Errorf("the merged %s does not read back as the merge", f.Name())
+		return nil, false, fmt.Errorf("the merged %s does not read back as the merge", f.Name())
 	}
-	return out, nil
+	return out, whole, nil
 }

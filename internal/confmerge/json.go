@@ -91,16 +91,16 @@ func readJSON(dec *json.Decoder) (any, error) {
 	return t, nil
 }
 
-func (f jsonFormat) Render(orig []byte, _ any, _ Delta, want any) ([]byte, error) {
+func (f jsonFormat) Render(orig []byte, _ any, _ Delta, want any) ([]byte, bool, error) {
 	indent := jsonIndent(orig)
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, want, indent, 0); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(orig) == 0 || bytes.HasSuffix(orig, []byte("\n")) {
 		buf.WriteByte('\n')
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), false, nil
 }
 
 // jsonIndent is the indentation of the first indented line: two spaces

@@ -60,6 +60,9 @@ func TestDeltaByKeyPath(t *testing.T) {
 	if _, err := SnippetDelta(f, []byte(pkg), `{"scripts": {"build": {"x": 1}}, "name": {"a": {"b": 1}}}`, []Path{{"files", "x"}}); err != nil {
 		t.Fatalf("changing types and removing beneath an array: %v", err)
 	}
+	if _, err := SnippetDelta(f, []byte(`[1]`), `{"a": 1}`, nil); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Fatalf("a base that is an array: %v", err)
+	}
 	if _, err := SnippetDelta(f, []byte(`{"a": 1}`), `{"a": {"b": 1}}`, []Path{{"a", "b", "c"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,9 +202,12 @@ func TestTOMLMergeKeepsComments(t *testing.T) {
 	// A key inside an inline table cannot be edited as a line: the file is
 	// written whole, and still holds the merge.
 	d := mustDelta(t, f, cargo, "dependencies.serde.version = \"2\"\n")
-	out, err = Merge(f, []byte(cargo), d)
-	if err != nil || !strings.Contains(string(out), `version = "2"`) {
-		t.Fatalf("inline table: %s %v", out, err)
+	out, whole, err := MergeText(f, []byte(cargo), d)
+	if err != nil || !whole || !strings.Contains(string(out), `version = "2"`) {
+		t.Fatalf("inline table: %s %v %v", out, whole, err)
+	}
+	if _, whole, err := MergeText(f, []byte(cargo), d1); err != nil || whole {
+		t.Fatalf("a key added to a table was not edited in place: %v %v", whole, err)
 	}
 }
 
@@ -255,5 +261,17 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	if UnifiedDiff("x", []byte("a"), []byte("a")) != "" {
 		t.Fatal("no change gave a diff")
+	}
+}
+
+func TestTOMLAppendsArraysOfTables(t *testing.T) {
+	f := ForFile("Cargo.toml")
+	base := "# bins\n[[bin]]\nname = \"upper\" # first\n\n[deps]\nx = 1\n"
+	d1 := mustDelta(t, f, base, "[[bin]]\nname = \"lower\"\npath = \"src/lower.rs\"\n")
+	d2 := mustDelta(t, f, base, "[[test]]\nname = \"t\"\n\n[deps]\ny = [\"a\"]\n")
+	out, err := Merge(f, []byte(base), append(d1, d2...))
+	want := "# bins\n[[bin]]\nname = \"upper\" # first\n\n[deps]\nx = 1\ny = [\"a\"]\n\n[[bin]]\nname = \"lower\"\npath = \"src/lower.rs\"\n\n[[test]]\nname = \"t\"\n"
+	if err != nil || string(out) != want {
+		t.Fatalf("merged:\n%s\nwant:\n%s\n%v", out, want, err)
 	}
 }

@@ -56,26 +56,32 @@ func fromTOML(v any) any {
 	return v
 }
 
-func (f tomlFormat) Render(orig []byte, _ any, d Delta, want any) ([]byte, error) {
-	text, err := tomlEdits(string(orig), d, want)
+func (f tomlFormat) Render(orig []byte, doc any, d Delta, want any) ([]byte, bool, error) {
+	text, err := tomlEdits(string(orig), doc, d, want)
 	if err == nil {
 		if got, perr := f.Parse([]byte(text)); perr == nil && Equal(got, want) {
-			return []byte(text), nil
+			return []byte(text), false, nil
 		}
 	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(plain(want, false)); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), true, nil
 }
 
 // tomlEdits makes d on text line by line; an error means a change it
 // cannot place.
-func tomlEdits(text string, d Delta, want any) (string, error) {
+func tomlEdits(text string, doc any, d Delta, want any) (string, error) {
 	var err error
+	tables := map[string]bool{} // arrays of tables already appended to
 	for _, o := range d {
 		switch {
+		case o.Kind == Append && tableArray(text, doc, o):
+			if !tables[o.Key] {
+				tables[o.Key] = true
+				text, err = appendTables(text, doc, o.Path, want)
+			}
 		case o.Kind == Remove:
 			text, err = tomlRemove(text, o.Path)
 		case o.Kind == Set && isEmptyObj(o.Value):
@@ -169,6 +175,16 @@ func tomlTable(text string, p Path) (string, error) {
 
 // appendTable adds [table] and its lines at the end of the file.
 func appendTable(lines []string, table Path, body ...string) string {
+	header := ""
+	if len(table) > 0 {
+		header = "[" + tomlKey(table) + "]"
+	}
+	return appendBlock(lines, header, body)
+}
+
+// appendBlock adds a blank line, header (unless empty) and body at the end
+// of the file.
+func appendBlock(lines []string, header string, body []string) string {
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
@@ -176,8 +192,8 @@ func appendTable(lines []string, table Path, body ...string) string {
 	if len(lines) > 0 {
 		add = append(add, "")
 	}
-	if len(table) > 0 {
-		add = append(add, "["+tomlKey(table)+"]")
+	if header != "" {
+		add = append(add, header)
 	}
 	add = append(add, body...)
 	return strings.Join(append(lines, append(add, "")...), "\n")
@@ -242,4 +258,59 @@ func tomlQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// tableArray reports whether the array o appends to is, or can be made,
+// an array of tables ([[p]] blocks): the file writes it so, or it is new
+// and every element o adds is a table.
+func tableArray(text string, doc any, o Op) bool {
+	if _, ok := lookup(doc, o.Path); !ok {
+		add, _ := o.Value.([]any)
+		for _, e := range add {
+			if _, ok := e.(*Obj); !ok {
+				return false
+			}
+		}
+		return len(add) > 0
+	}
+	sc, err := scanTOML(strings.Split(text, "\n"))
+	if err != nil {
+		return false
+	}
+	for _, h := range sc.headers {
+		if h.arr && h.path.Equal(o.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendTables adds a [[p]] block at the end of the file for each element
+// the merge appends to the array of tables at p.
+func appendTables(text string, doc any, p Path, want any) (string, error) {
+	have := 0
+	if cur, ok := lookup(doc, p); ok {
+		arr, _ := cur.([]any)
+		have = len(arr)
+	}
+	all, _ := lookup(want, p)
+	arr, _ := all.([]any)
+	lines := strings.Split(text, "\n")
+	for _, e := range arr[min(have, len(arr)):] {
+		obj, ok := e.(*Obj)
+		if !ok {
+			return "", fmt.Errorf("%s holds an element that is not a table", p)
+		}
+		body := []string{}
+		for _, k := range obj.Keys {
+			v, err := tomlValue(obj.M[k])
+			if err != nil {
+				return "", err
+			}
+			body = append(body, tomlKey(Path{k})+" = "+v)
+		}
+		text = appendBlock(lines, "[["+tomlKey(p)+"]]", body)
+		lines = strings.Split(text, "\n")
+	}
+	return text, nil
 }

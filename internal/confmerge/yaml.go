@@ -126,30 +126,30 @@ func toNode(v any) (*yaml.Node, error) {
 	return n, nil
 }
 
-func (yamlFormat) Render(orig []byte, _ any, d Delta, _ any) ([]byte, error) {
+func (yamlFormat) Render(orig []byte, _ any, d Delta, _ any) ([]byte, bool, error) {
 	doc, err := readYAML(orig)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("the document is not a mapping at its root")
+		return nil, false, fmt.Errorf("the document is not a mapping at its root")
 	}
 	for _, o := range d {
 		if err := yamlApply(root, o.Path, o); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(yamlIndent(orig))
 	if err := enc.Encode(doc); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := enc.Close(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), false, nil
 }
 
 // yamlApply makes o at the key path p under the mapping m.
