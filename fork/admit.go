@@ -157,7 +157,8 @@ func (s *Service) Admit(r Request) (b *Branch, already bool, err error) {
 		return nil, false, err
 	}
 	if !slices.Contains(rec.Capabilities, sdk.CapStateFork) {
-		return nil, false, fault.Refusedf("source session %s's adapter (%s) does not declare %s: its execution state cannot be forked", rec.ID, rec.Adapter, sdk.CapStateFork)
+		return nil, false, fault.Refusedf("source session %s (%s) does not have %s (its capabilities, from its %s: %s): its execution state cannot be forked",
+			rec.ID, rec.Adapter, sdk.CapStateFork, capSource(rec.CapabilitiesFrom), orNone(rec.Capabilities))
 	}
 	a.SourceSession, a.ResumeRef = rec.ID, r.ResumeRef
 	if a.ResumeRef == "" {
@@ -369,4 +370,19 @@ func randomHex() string {
 	var r [4]byte
 	rand.Read(r[:])
 	return hex.EncodeToString(r[:])
+}
+
+// capSource says where a record's capabilities come from, for messages.
+func capSource(from string) string {
+	if from == sessions.CapabilitiesFromSession {
+		return "agent's own declaration"
+	}
+	return "adapter's declaration"
+}
+
+func orNone(caps []string) string {
+	if len(caps) == 0 {
+		return "none"
+	}
+	return strings.Join(caps, ", ")
 }

@@ -465,7 +465,7 @@ func (s *Service) PlanInject(r InjectRequest) (*InjectPlan, error) {
 		return nil, fault.Refusedf("target %s has no live session (git agentproto peer attach %s --session ID)", target.Agent, target.Agent)
 	}
 	if miss := MissingCapabilities(RequiredCapabilities[KindInject], plan.Capabilities); len(miss) > 0 {
-		return nil, fault.Refusedf("session %s's adapter does not declare %s", plan.Session, strings.Join(miss, ", "))
+		return nil, fault.Refusedf("session %s does not have %s", plan.Session, strings.Join(miss, ", "))
 	}
 	return plan, nil
 }
