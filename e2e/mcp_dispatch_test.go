@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,25 @@ func pollLedger(t *testing.T, what string, done func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
+// runSettled waits until the daemon's policies ran the dispatch action n
+// times, each recorded once it returned: the run launches nothing more,
+// and the test may end without a launch still writing in its repository.
+func runSettled(t *testing.T, dir string, n int) {
+	t.Helper()
+	pollLedger(t, fmt.Sprintf("%d dispatch actions", n), func() bool {
+		got := 0
+		for _, data := range ledgerEvents(t, dir, "policy_fired") {
+			acts, _ := data["actions"].([]any)
+			for _, a := range acts {
+				if r, _ := a.(map[string]any); r["action"] == "dispatch" {
+					got++
+				}
+			}
+		}
+		return got >= n
+	})
+}
+
 // The run belongs to the sessions daemon: MCP dispatch returns once WP0
 // is launched, the client disconnects, and the daemon verifies WP0,
 // launches WP1 and WP2 (which WP0 unblocks), and verifies them, with no
@@ -63,18 +83,7 @@ func TestMCPDispatchRunOwnedByTheDaemon(t *testing.T) {
 		return v["WP0"] == "pass" && v["WP1"] == "pass" && v["WP2"] == "pass"
 	})
 	// The last dispatch ran after the last verification and found the plan done.
-	pollLedger(t, "the dispatch that finds the plan done", func() bool {
-		n := 0
-		for _, data := range ledgerEvents(t, dir, "policy_fired") {
-			acts, _ := data["actions"].([]any)
-			for _, a := range acts {
-				if r, _ := a.(map[string]any); r["action"] == "dispatch" && r["ok"] == true {
-					n++
-				}
-			}
-		}
-		return n == 3
-	})
+	runSettled(t, dir, 3)
 	if n := dispatchCounts(t, dir); n["WP0"] != 1 || n["WP1"] != 1 || n["WP2"] != 1 {
 		t.Fatalf("each WP is dispatched once: %v", n)
 	}
@@ -211,6 +220,7 @@ func TestDaemonRunWaitsForTheDecision(t *testing.T) {
 	// The daemon's policy verifies the answered WP, kills it and ends the run.
 	pollLedger(t, "WP2 verified after the answer", func() bool { return verdicts(t, dir)["WP2"] == "pass" })
 	pollLedger(t, "WP2's session killed once verified", func() bool { return sessionByLabel(t, dir, "demo/WP2").State == "cleaned" })
+	runSettled(t, dir, 3) // WP0, WP1, and WP2 once answered
 	if out := must(t, dir, "git", "agentproto", "plan", "status", "demo"); strings.Contains(out, "waiting_decision") {
 		t.Fatalf("a verified WP no longer waits:\n%s", out)
 	}

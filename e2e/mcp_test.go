@@ -461,7 +461,8 @@ func TestMCPPeerToolsAndExecutorEvidence(t *testing.T) {
 
 // dispatch over MCP returns once a wave is launched, with progress
 // notifications; the supervisor waits, verifies and calls dispatch again
-// for the next wave, which reuses what passed.
+// for the next wave, which reuses what passed — while the daemon's run
+// does the same, so each step is safe beside it.
 func TestMCPDispatchWaveByWave(t *testing.T) {
 	dir := pipelineRepo(t, "", "lower lib/lower.sh")
 	var mu sync.Mutex
@@ -540,6 +541,7 @@ func TestMCPDispatchWaveByWave(t *testing.T) {
 	if len(sessionsOf(st.Doc)) != 3 {
 		t.Fatalf("dispatch_status: %+v", st.Doc)
 	}
+	runSettled(t, dir, 3)
 }
 
 // cliDoc runs a command with --json and gives the document an MCP tool

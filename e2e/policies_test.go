@@ -121,6 +121,7 @@ func TestDispatchNoWaitUsesTheDefaultPolicy(t *testing.T) {
 	if !strings.Contains(v, `"verdict":"pass"`) || !strings.Contains(v, `"wp":"WP0"`) {
 		t.Fatalf("wp_verified: %s", v)
 	}
+	runSettled(t, dir, 3) // the daemon's run goes on to WP1 and WP2
 }
 
 // A policy can give a settled session its next prompt from a file, and

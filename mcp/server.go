@@ -184,5 +184,8 @@ func instructions(role string) string {
 	return fmt.Sprint("agentproto supervisor tools. A loop: plan_check, plan_freeze, plan_render; ",
 		"session_start (in a worktree); session_wait or session_monitor (each returns within 50s: call again ",
 		"while pending is not empty); session_output with clean; session_prompt; session_kill. ",
+		"For a whole plan: dispatch returns once the first wave is launched and the sessions daemon runs the rest, ",
+		"also after you disconnect; read dispatch_status, answer a WP waiting_decision (plan_status) with plan_answer, ",
+		"then consolidate, review, e2e and pr_open. ",
 		"Errors carry exit_code: 2 invalid input, 3 conflict, 4 timeout, 5 refused.")
 }

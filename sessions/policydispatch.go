@@ -3,8 +3,10 @@ package sessions
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/agentproto/agentproto/internal/fault"
 )
@@ -79,7 +81,14 @@ func (d *Daemon) runDispatch(p *Policy) (bool, string) {
 	cmd := exec.Command(exe, p.Dispatch.argv(p.Project)...)
 	cmd.Dir = p.Dir
 	cmd.Env = cleanEnv()
+	// The run is the daemon's: when the daemon stops (and ends every
+	// session), the launch it started stops too instead of starting
+	// sessions under a new daemon. The signal follows the thread that
+	// forked, so the goroutine keeps its thread until the child is done.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	runtime.LockOSThread()
 	out, err := cmd.CombinedOutput()
+	runtime.UnlockOSThread()
 	// The last line says what the run did or why it stopped.
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	detail := strings.TrimSpace(lines[len(lines)-1])
