@@ -36,6 +36,7 @@ type Daemon struct {
 	policies map[string]*Policy
 	pinging  map[string]bool // sessions in their liveness check: no policy fires
 	guard    *guardLink
+	actions  actionRuns // policy firings and the commands they run
 }
 
 // live is a session with its plugin.

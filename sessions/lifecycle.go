@@ -164,4 +164,7 @@ func (d *Daemon) shutdown(why string) {
 	for _, id := range ids {
 		d.kill(id, why)
 	}
+	// Firings of the kills above and those in flight end before the
+	// daemon lets go of its lock.
+	d.actions.stop(10 * time.Second)
 }

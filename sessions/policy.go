@@ -159,7 +159,7 @@ func (d *Daemon) attachPolicy(a *PolicyArgs) (*Policy, error) {
 	d.mu.Unlock()
 	d.savePolicy(p)
 	for _, id := range settled {
-		go d.fire(p, id, "turn-end")
+		d.actions.goFire(func() { d.fire(p, id, "turn-end") })
 	}
 	return p, nil
 }
@@ -182,7 +182,7 @@ func (d *Daemon) onTransition(id, state string) {
 	}
 	d.mu.Unlock()
 	for _, p := range fire {
-		go d.fire(p, id, "turn-end")
+		d.actions.goFire(func() { d.fire(p, id, "turn-end") })
 	}
 }
 
@@ -214,7 +214,7 @@ func (d *Daemon) idleLoop() {
 		}
 		d.mu.Unlock()
 		for _, j := range jobs {
-			go d.fire(j.p, j.id, j.p.On)
+			d.actions.goFire(func() { d.fire(j.p, j.id, j.p.On) })
 		}
 	}
 }
@@ -260,7 +260,7 @@ func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {
 		cmd := exec.Command("sh", "-c", p.Notify)
 		cmd.Dir = p.Dir
 		cmd.Env = append(cleanEnv(), "AGENTPROTO_SESSION="+session, "AGENTPROTO_EVENT="+p.On, "AGENTPROTO_POLICY="+p.ID)
-		out, err := cmd.CombinedOutput()
+		out, err := d.actions.output(cmd)
 		r.OK, r.Detail = err == nil, strings.TrimSpace(string(out)+" "+errText(err))
 	case ActDispatch:
 		r.OK, r.Detail = d.runDispatch(p)
@@ -278,7 +278,7 @@ func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {
 		cmd := exec.Command(exe, name, p.Project, wp)
 		cmd.Dir = p.Dir
 		cmd.Env = cleanEnv()
-		out, err := cmd.CombinedOutput()
+		out, err := d.actions.output(cmd)
 		r.OK = err == nil
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		r.Detail = lines[0]

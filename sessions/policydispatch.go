@@ -87,7 +87,7 @@ func (d *Daemon) runDispatch(p *Policy) (bool, string) {
 	// forked, so the goroutine keeps its thread until the child is done.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	runtime.LockOSThread()
-	out, err := cmd.CombinedOutput()
+	out, err := d.actions.output(cmd)
 	runtime.UnlockOSThread()
 	// The last line says what the run did or why it stopped.
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
