@@ -88,3 +88,48 @@ func TestVerbBodiesAreShort(t *testing.T) {
 		t.Fatalf("found only %d verb bodies under cmd/; the walk is broken", n)
 	}
 }
+
+// maxCmdShare bounds cmd/'s part of the module's non-test Go lines: a
+// front end that grows past it is keeping logic a second front end
+// (the MCP server) cannot reach.
+const maxCmdShare = 0.15
+
+// goLines counts the lines of the non-test, non-generated Go files under
+// dir, skipping the project-local npm directory.
+func goLines(t *testing.T, dir string) int {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".agents" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, ".pb.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n += strings.Count(string(b), "\n")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestCmdIsASmallShareOfTheCode(t *testing.T) {
+	root := moduleRoot(t)
+	all, cmd := goLines(t, root), goLines(t, filepath.Join(root, "cmd"))
+	if all < 10000 || cmd < 1000 {
+		t.Fatalf("counted %d lines in all and %d in cmd/; the walk is broken", all, cmd)
+	}
+	share := float64(cmd) / float64(all)
+	t.Logf("cmd/ holds %d of %d non-test Go lines (%.1f %%)", cmd, all, 100*share)
+	if share >= maxCmdShare {
+		t.Errorf("cmd/ holds %d of %d non-test Go lines (%.1f %%), over %.0f %%: move logic into the library, where the MCP server can call it", cmd, all, 100*share, 100*maxCmdShare)
+	}
+}
