@@ -160,6 +160,26 @@ func TestWedgedSessionStalledMidTurn(t *testing.T) {
 	}
 }
 
+// A session the MCP server starts is launched as sessions start launches
+// it: the profile's wedge bound and error log come with it, so the same
+// stall is called wedged, with the cause its log gives.
+func TestMCPStartedSessionIsWatchedForWedges(t *testing.T) {
+	dir, logs := wedgeRepo(t, "limited")
+	b, _ := json.Marshal(map[string]string{"op": "run", "cmd": "echo 'WARN provider: HTTP 429 rate limit, retrying in 600s' >> " + logs["limited"]})
+	cs := mcpConnect(t, dir)
+	c := mustTool(t, cs, "session_start", map[string]any{"profile": "limited", "dir": dir,
+		"prompt": script(string(b), `{"op":"sleep","ms":120000}`)})
+	id, _ := c.Doc["id"].(string)
+	if id == "" || c.Doc["profile"] != "limited" {
+		t.Fatalf("session_start: %+v", c.Doc)
+	}
+	t.Cleanup(func() { sh(t, dir, nil, "git", "agentproto", "sessions", "kill", id) })
+	e := wedgedEvent(t, dir, id)
+	if e["symptom"] != "stalled_mid_turn" || e["cause"] != "rate_limited" {
+		t.Fatalf("event %v", e)
+	}
+}
+
 // The daemon's kinds are the sessions feature's: the user's ledger append
 // is refused them, naming their owner, and nothing is written.
 func TestLedgerAppendRefusesTheSessionsKinds(t *testing.T) {

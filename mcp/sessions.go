@@ -16,8 +16,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/isolation"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/profiles"
+	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -189,28 +188,10 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	adapter, model := in.Adapter, in.Model
-	var allow []string
-	if in.Profile != "" {
-		if adapter != "" {
-			return nil, fault.Invalidf("profile names the adapter; do not give adapter too")
-		}
-		p, err := profiles.Resolve(cfg, in.Profile)
-		if err != nil {
-			return nil, err
-		}
-		adapter = p.Adapter
-		if model == "" {
-			model = p.Model
-		}
-		if p.KeyEnv != "" {
-			if os.Getenv(p.KeyEnv) == "" {
-				return nil, fault.Refusedf("profile %s needs $%s, which is not set", in.Profile, p.KeyEnv)
-			}
-			allow = append(allow, p.KeyEnv)
-		}
+	if in.Profile != "" && in.Adapter != "" {
+		return nil, fault.Invalidf("profile names the adapter; do not give adapter too")
 	}
-	if adapter == "" {
+	if in.Profile == "" && in.Adapter == "" {
 		return nil, fault.Invalidf("adapter or profile is required")
 	}
 	if (in.Worktree.Slug == "") == (in.Dir == "") {
@@ -218,6 +199,13 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	}
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, fault.Invalidf("a session starts with a prompt")
+	}
+	// The same resolver as sessions start and dispatch: the profile's
+	// model switch, error log and wedge bound come with it, and a bad
+	// adapter name is refused before a worktree is made.
+	l, err := launch.Resolve(cfg, e.repo.WorkTree, launch.Request{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model, Env: os.Environ()})
+	if err != nil {
+		return nil, err
 	}
 	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
 	if err != nil {
@@ -266,16 +254,11 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	if err := isolation.CheckCreate(mode, slug, !missing); err != nil {
 		return nil, err
 	}
-	found, err := host.Discover(adapter, cfg.Plugins, e.repo.WorkTree)
-	if err != nil {
-		return nil, err
-	}
-	launch := profiles.Launch{Adapter: adapter, Profile: in.Profile}
 	trustDir := "" // a worktree holds the repository's files
 	if slug == "" && dir != e.repo.WorkTree {
 		trustDir = dir
 	}
-	if err := launch.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
+	if err := l.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
 		return nil, err
 	}
 	if missing {
@@ -285,17 +268,9 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 		}
 		dir = m.Path
 	}
-	resp, err := e.sessions().Call(&sessions.Request{Op: "start", Start: &sessions.StartArgs{
-		Adapter: adapter, Path: found.Path, SHA256: found.SHA256, Model: model, Dir: dir, Worktree: slug,
-		Prompt: in.Prompt, Label: in.Label, Env: os.Environ(), Options: launch.Options(cfg),
-		Ping: !in.NoPing, AllowEnv: allow, Profile: in.Profile}})
-	if err != nil {
-		if resp != nil && resp.Session != nil {
-			return resp.Session, err
-		}
-		return nil, err
-	}
-	return resp.Session, nil
+	args := l.StartArgs()
+	args.Dir, args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = dir, slug, in.Prompt, in.Label, os.Environ(), !in.NoPing
+	return e.sessions().Start(*args)
 }
 
 // listSessions is `sessions ls`: without a daemon nothing is live, so a
