@@ -689,6 +689,14 @@ func TestForkJoinsTheDecisionSetOnlyWhenOn(t *testing.T) {
 			t.Fatalf("mode %s: %s", mode, e)
 		}
 	}
+	// The MCP server admits fork by the same gate: refused while off.
+	cs := mcpConnect(t, h.dir)
+	forkDoc := map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d-mcp", "kind": "fork",
+		"reason_codes": []string{"parallel_option"}, "evidence_refs": []string{"commit:abc"}, "source": "src", "target": "e1"}
+	if c := callTool(t, cs, "supervisor_propose", map[string]any{"goal": "g", "agent": "sup", "decision": forkDoc}); !c.IsError ||
+		c.Doc["exit_code"] != float64(5) || !strings.Contains(c.Text, "its fork mode is dry-run") {
+		t.Fatalf("mcp propose while dry-run: %+v", c)
+	}
 	must(t, h.dir, "git", "config", "--local", "agentproto.fork.mode", "on")
 	bad := writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d-bad", "kind": "fork",
 		"reason_codes": []string{"x"}, "evidence_refs": []string{"e"}, "source": "src", "message": "hi"})
@@ -698,6 +706,9 @@ func TestForkJoinsTheDecisionSetOnlyWhenOn(t *testing.T) {
 	out := h.ok(propose...)
 	if !strings.Contains(out, `"execution_mode": "proposal_only"`) || !strings.Contains(out, `"session_state_fork"`) {
 		t.Fatalf("the fork proposal: %s", out)
+	}
+	if c := mustTool(t, cs, "supervisor_propose", map[string]any{"goal": "g", "agent": "sup", "decision": forkDoc}); !strings.Contains(mustJSON(c.Doc), `"session_state_fork"`) {
+		t.Fatalf("mcp propose once on: %+v", c.Doc)
 	}
 	// A peer set without session_state_fork fails the host check.
 	t.Run("no peer can fork", func(t *testing.T) {

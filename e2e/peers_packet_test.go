@@ -77,6 +77,11 @@ func TestObservationPacketGatesContractsForks(t *testing.T) {
 	if len(p.ForkInbox) != 1 {
 		t.Fatalf("fork inbox: %+v", p.ForkInbox)
 	}
+	// The MCP server's packet is the CLI's, the inbox included.
+	c := mustTool(t, mcpConnect(t, h.dir), "supervisor_observe", map[string]any{"goal": "g1", "agent": "sup"})
+	if inbox, _ := c.Doc["fork_inbox"].([]any); len(inbox) != 1 || !strings.Contains(mustJSON(inbox), `"branch":"`+p.ForkInbox[0].Branch+`"`) {
+		t.Fatalf("mcp supervisor_observe fork_inbox: %+v", c.Doc["fork_inbox"])
+	}
 	row := p.ForkInbox[0]
 	if row.Branch != "b1" || row.State != "held_result" || row.SourceAgent != "src" || row.ResultRef != b.ResultRef || row.ResultRef == "" || row.Since == "" {
 		t.Fatalf("fork row %+v, branch %+v", row, b)

@@ -8,9 +8,11 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/fork"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
 
@@ -96,7 +98,7 @@ func addPeerTools(s *sdk.Server, e *env) {
 			}
 			return &Result{Command: "supervisor observe", Doc: o, Summary: "observation of goal " + in.Goal}, nil
 		})
-	addTool(s, "supervisor_propose", "Validate a supervisor_decision_v0 (observe, inject, handoff, discard) and, with apply, record it as supervisor_proposed. A proposal never proves anything happened.",
+	addTool(s, "supervisor_propose", "Validate a supervisor_decision_v0 (observe, inject, handoff, discard; fork where the clone's fork mode is on and its host check passes) and, with apply, record it as supervisor_proposed. A proposal never proves anything happened.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in proposeIn) (*Result, error) {
 			return recordPeerDoc(e, "supervisor event propose", "the decision", in.Decision, func(svc *peers.Service, d *peers.Decision) (any, bool, error) {
 				return svc.Propose(in.Goal, in.Agent, d, in.Apply)
@@ -154,7 +156,17 @@ func (e *env) peers() (*peers.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &peers.Service{Repo: e.repo, Ledger: l}, nil
+	// The CLI's service, fork joined the same way: a fork decision is
+	// admitted only where the clone's host check passes, and the packet
+	// lists the live branches.
+	return fork.Peers(e.repo, l, func() (*fork.Service, error) {
+		cfg, err := e.config()
+		if err != nil {
+			return nil, err
+		}
+		host := fork.SessionsHost{Repo: e.repo, Config: cfg, Client: func() (*sessions.Client, error) { return e.sessions(), nil }}
+		return &fork.Service{Repo: e.repo, Ledger: l, Host: host, MaxBranches: cfg.Fork.MaxBranches, WorktreeRoot: cfg.Worktree.Root}, nil
+	}), nil
 }
 
 func (e *env) agent() (string, error) {

@@ -4,8 +4,6 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/fork"
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/spf13/cobra"
 )
@@ -68,32 +66,4 @@ func (c *contractFlags) contract() *peers.Contract {
 		return nil
 	}
 	return &peers.Contract{Via: append([]string{}, c.via...), By: append([]string{}, c.by...)}
-}
-
-// forkRows lists the live fork branches of the clone for the packet.
-func forkRows(l *gitstore.Ledger) func() ([]peers.ForkRow, error) {
-	return func() ([]peers.ForkRow, error) {
-		all, err := fork.Read(l)
-		if err != nil {
-			return nil, err
-		}
-		rows := []peers.ForkRow{}
-		for _, b := range all {
-			if !b.Live() {
-				continue
-			}
-			r := peers.ForkRow{Branch: b.BranchID, State: b.State, SourceAgent: b.SourceAgent, Executor: b.ExecutorAgent}
-			if n := len(b.History); n > 0 {
-				_, r.Since, _ = strings.Cut(b.History[n-1], "@")
-			}
-			if b.State == fork.StateHeld {
-				r.ResultRef = b.ResultRef
-				if b.Outcome != nil && b.Outcome.ResultRef != "" {
-					r.ResultRef = b.Outcome.ResultRef
-				}
-			}
-			rows = append(rows, r)
-		}
-		return rows, nil
-	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/cmd/forkcmd"
+	"github.com/agentproto/agentproto/fork"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
@@ -31,14 +32,7 @@ func service(f *cmdutil.Factory) (*peers.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := func() error {
-		fs, err := forkcmd.Service(f)
-		if err != nil {
-			return err
-		}
-		return fs.HostCheck()
-	}
-	return &peers.Service{Repo: repo, Ledger: l, ForkGate: gate, ForkRows: forkRows(l)}, nil
+	return fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) }), nil
 }
 
 func say(f *cmdutil.Factory, written bool, did, same string) {
