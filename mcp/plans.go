@@ -125,34 +125,24 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			waiting, err := pipeline.WaitingDecisions(e.readLedger(), p)
+			st, err := pipeline.Status(e.readLedger(), p, h)
 			if err != nil {
 				return nil, err
 			}
-			if h.Frozen == nil {
-				return &Result{Command: "plan status", Doc: map[string]any{"project": p.Name, "frozen": false},
-					Summary: fmt.Sprintf("plan %s is not frozen", p.Name)}, nil
-			}
-			drift, err := plans.Drift(p, h)
-			if err != nil {
-				return nil, err
+			if !st.Frozen {
+				return &Result{Command: "plan status", Doc: st, Summary: fmt.Sprintf("plan %s is not frozen", p.Name)}, nil
 			}
 			changed := 0
-			for _, d := range drift {
+			for _, d := range st.Files {
 				if d.State != "unchanged" {
 					changed++
 				}
 			}
-			doc := map[string]any{"project": p.Name, "frozen": true,
-				"record": h.Frozen.RecordID, "time": h.Frozen.Time, "amendments": len(h.Amendments), "files": drift}
-			sum := fmt.Sprintf("plan %s frozen as %s; %d files drifted, %d amendments", p.Name, h.Frozen.RecordID, changed, len(h.Amendments))
-			if len(waiting) > 0 {
-				doc["waiting_decision"] = waiting
-				for _, w := range waiting {
-					sum += fmt.Sprintf("; %s waiting_decision: %s", w.WP, w.Stop.Question)
-				}
+			sum := fmt.Sprintf("plan %s frozen as %s; %d files drifted, %d amendments", p.Name, st.Record, changed, st.Amendments)
+			for _, w := range st.Waiting {
+				sum += fmt.Sprintf("; %s waiting_decision: %s", w.WP, w.Stop.Question)
 			}
-			return &Result{Command: "plan status", Doc: doc, Summary: sum}, nil
+			return &Result{Command: "plan status", Doc: st, Summary: sum}, nil
 		})
 	addTool(s, "plan_answer", "Answer the question a waiting_decision work package stopped on: the choice is recorded in the SPEC as a dated DECISION "+
 		"and sent to the WP's live session; its policy (or verify) checks it at the turn's end. Refused (exit 5) for a WP that is not waiting.",
