@@ -216,6 +216,17 @@ func TestConsolidateConfigCollisionThenRename(t *testing.T) {
 	if state() != before {
 		t.Fatal("the dry run wrote something")
 	}
+	// The MCP server's consolidate takes the same renames.
+	cs := mcpConnect(t, dir)
+	if m := mustTool(t, cs, "consolidate", map[string]any{"project": "demo", "dry_run": true, "rename": []string{rename}}); !strings.Contains(mustJSON(m.Doc["config"]), `"status":"would-apply"`) {
+		t.Fatalf("mcp dry run with the rename: %+v", m.Doc)
+	}
+	if m := callTool(t, cs, "consolidate", map[string]any{"project": "demo", "rename": []string{"WP9:scripts.test=scripts.x"}}); !m.IsError || m.Doc["exit_code"] != float64(2) || !strings.Contains(m.Text, "no work package WP9") {
+		t.Fatalf("mcp consolidate with a bad rename: %+v", m)
+	}
+	if state() != before {
+		t.Fatal("the MCP calls wrote something")
+	}
 
 	c = consolidateJSON(t, dir, 0, "--rename", rename)
 	if !c.OK || len(c.Config) != 1 || c.Config[0].Status != "applied" || !strings.Contains(c.Config[0].Diff, `+    "test:e2e": "sh t/e2e.sh"`) {

@@ -28,8 +28,9 @@ type checkpointIn struct {
 }
 
 type consolidateIn struct {
-	Project string `json:"project" jsonschema:"the plan name"`
-	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"say what would be merged and wired; write nothing"`
+	Project string   `json:"project" jsonschema:"the plan name"`
+	DryRun  bool     `json:"dry_run,omitempty" jsonschema:"say what would be merged and wired; write nothing"`
+	Rename  []string `json:"rename,omitempty" jsonschema:"move the config key OLD a work package adds to NEW, each WPn:OLD=NEW (what a config-collision finding proposes); recorded, and standing for later consolidations"`
 }
 
 type prIn struct {
@@ -83,11 +84,15 @@ func addPipelineTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
+			renames, err := pipeline.ParseRenames(in.Rename)
+			if err != nil {
+				return nil, err
+			}
 			var c *pipeline.Consolidation
 			if in.DryRun {
-				c, err = pe.ConsolidateDryRun()
+				c, err = pe.ConsolidateDryRun(renames...)
 			} else {
-				c, err = pe.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration)
+				c, err = pe.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration, renames...)
 			}
 			if c == nil {
 				return nil, err
