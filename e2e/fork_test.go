@@ -568,7 +568,9 @@ func TestForkExpiryAndCancellation(t *testing.T) {
 	if h.sessionState(b.Session) != "running" {
 		t.Fatalf("session %s is %s", b.Session, h.sessionState(b.Session))
 	}
-	time.Sleep(2500 * time.Millisecond)
+	// At the lease's end the daemon ends the branch's session itself;
+	// only the session's record is read meanwhile, no fork command runs.
+	waitFor(t, "the daemon to end the session at the lease's end", func() bool { return h.sessionState(b.Session) == "cleaned" })
 	// The next admission reconciles first: b1 expires and frees the capacity.
 	if _, errOut, err := h.admit("b2", []string{"--lease", "30m"}, long); err != nil {
 		t.Fatalf("admit after the expiry: %v %s", err, errOut)

@@ -346,7 +346,8 @@ func (s *Service) run(a Admission, candidates []string, leaseFor time.Duration) 
 		adapter = st.Peers[b.ExecutorAgent].Adapter
 	}
 	b.ExecutorAdapter = adapter
-	id, err := s.Host.Start(StartSpec{Adapter: adapter, Dir: m.Path, Worktree: m.Slug, Label: "fork/" + a.BranchID, Prompt: prompt(b)})
+	deadline, _ := time.Parse(time.RFC3339, b.LeaseEnd)
+	id, err := s.Host.Start(StartSpec{Adapter: adapter, Dir: m.Path, Worktree: m.Slug, Label: "fork/" + a.BranchID, Prompt: prompt(b), Deadline: deadline})
 	if err != nil {
 		b.Session = id
 		return b, false, s.fail(b, "start", "host_failed", err)

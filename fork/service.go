@@ -35,6 +35,9 @@ type StartSpec struct {
 	Worktree string
 	Prompt   string
 	Label    string
+	// Deadline is the branch lease's end: the host ends the session then,
+	// so a branch never works past its lease.
+	Deadline time.Time
 }
 
 // Service carries out fork commands on one repository.

@@ -41,6 +41,7 @@ func (h SessionsHost) Start(spec StartSpec) (string, error) {
 	}
 	a := l.StartArgs()
 	a.Dir, a.Worktree, a.Prompt, a.Label, a.Env, a.Ping = spec.Dir, spec.Worktree, spec.Prompt, spec.Label, os.Environ(), true
+	a.Deadline = spec.Deadline
 	rec, err := c.Start(*a)
 	if rec != nil {
 		return rec.ID, err

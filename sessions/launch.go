@@ -39,8 +39,11 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		return nil, err
 	}
 	now := time.Now().UTC()
+	if !a.Deadline.IsZero() && !now.Before(a.Deadline) {
+		return nil, fault.Refusedf("the session's deadline %s has passed", a.Deadline.UTC().Format(time.RFC3339))
+	}
 	rec := &Record{ID: newID(), Label: a.Label, Adapter: a.Adapter, Model: a.Model, Profile: a.Profile, Dir: a.Dir, Worktree: a.Worktree,
-		State: StateLaunched, Created: now, LastActivity: now}
+		State: StateLaunched, Created: now, LastActivity: now, Deadline: a.Deadline.UTC()}
 	out, err := d.openOutput(rec.ID)
 	if err != nil {
 		return nil, err
@@ -68,6 +71,7 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 	go d.follow(l)
 	l.errLog = openErrorLog(a.ErrorLog)
 	go d.watchWedge(l, a.WedgeAfter, a.ErrorLog)
+	d.endAtDeadline(l, a.Deadline)
 	first := a.Prompt
 	if a.Ping || a.ModelSwitch != "" {
 		first = "" // start idle: the brief waits for the spawn protocol

@@ -74,6 +74,10 @@ type StartArgs struct {
 	// what its agent is seen doing may disagree before the session is
 	// called wedged (wedge.go); 0 never calls it.
 	WedgeAfter time.Duration `json:"wedge_after,omitempty"`
+	// Deadline, when set, is when the daemon ends the session whoever is
+	// watching: a session run under a bounded authority (a fork branch's
+	// lease) does not outlive it.
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 // Response answers a Request.

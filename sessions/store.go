@@ -41,6 +41,8 @@ type Record struct {
 	OutputBytes  int64     `json:"output_bytes"`
 	LastSeq      uint64    `json:"last_seq"`
 	Transitions  int       `json:"transitions"`
+	// Deadline is when the daemon ends the session (StartArgs.Deadline).
+	Deadline time.Time `json:"deadline,omitzero"`
 	// Capabilities are what the session has, for authority checks: what
 	// the session declared once its agent said (CapabilitiesFrom
 	// "session"), else what its adapter declares ("adapter").
