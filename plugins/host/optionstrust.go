@@ -20,6 +20,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
 // Adapter options are command lines as much as data: the exec adapter runs
@@ -167,13 +168,21 @@ func optionScripts(dir string, opts map[string]string) (map[string]string, error
 	return out, nil
 }
 
-// optionWords splits an option as the adapters do, and each word again at
-// shell punctuation and '=' (a KEY=FILE word names FILE).
+// optionWords splits an option as the adapters do (sdk.SplitCommand) and
+// as a shell would (shlex, for options run by sh -c), and each word again
+// at shell punctuation and '=' (a KEY=FILE word names FILE). Both splits
+// count: the two disagree on comments ("sh #x" is one word to a shell and
+// two to an adapter), and a file either names must be hashed, or it could
+// change after trust without asking again.
 func optionWords(v string) []string {
-	words, err := shlex.Split(v)
-	if err != nil {
-		words = strings.Fields(v)
+	var words []string
+	if w, err := sdk.SplitCommand(v); err == nil {
+		words = append(words, w...)
 	}
+	if w, err := shlex.Split(v); err == nil {
+		words = append(words, w...)
+	}
+	words = append(words, strings.Fields(v)...)
 	var out []string
 	for _, w := range words {
 		out = append(out, strings.FieldsFunc(w, func(r rune) bool { return strings.ContainsRune(";&|<>()`$= \t\n", r) })...)

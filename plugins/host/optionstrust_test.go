@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
 func TestOptionScriptsNamesFilesOfTheDirOnly(t *testing.T) {
@@ -53,17 +54,41 @@ func TestOptionsDigestCoversScriptsAndCommand(t *testing.T) {
 	}
 }
 
+// A word the adapter runs is hashed even where a shell would read a
+// comment: "#x" is the script sh runs here, whatever shlex makes of it.
+func TestOptionScriptsCoverWhatTheAdapterRuns(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "#x"), []byte("echo pwned\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("echo hi\n"), 0o755)
+	got, err := optionScripts(dir, map[string]string{"command": "sh #x\nrun.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["#x"] == "" || got["run.sh"] == "" {
+		t.Fatalf("scripts = %v, want #x and run.sh", got)
+	}
+}
+
 func FuzzOptionScripts(f *testing.F) {
 	dir := f.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.sh"), []byte("x"), 0o644)
 	os.Symlink("/etc", filepath.Join(dir, "etc"))
 	f.Add("sh a.sh {prompt}")
+	f.Add("sh #c\na.sh")
 	f.Add("env A=../a.sh sh 'a b' \"$(cat etc/passwd)\"")
 	f.Add("/" + dir + "/a.sh ./a.sh a.sh/../a.sh")
 	f.Fuzz(func(t *testing.T, v string) {
 		got, err := optionScripts(dir, map[string]string{"command": v})
 		if err != nil {
 			return
+		}
+		// Whatever the adapter would run from dir is covered.
+		if words, err := sdk.SplitCommand(v); err == nil {
+			for _, w := range words {
+				if w == "a.sh" && got["a.sh"] == "" {
+					t.Fatalf("%q runs a.sh, but its content is not in the digest", v)
+				}
+			}
 		}
 		for p := range got {
 			if c, cerr := repopath.Clean(p); cerr != nil || c != p {

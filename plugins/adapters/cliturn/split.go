@@ -1,47 +1,15 @@
 package cliturn
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
-// Split breaks a command template into words the way a shell would for
-// plain words and quotes ('...' and "..."), without running a shell.
-func Split(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := strings.IndexByte(s[i+1:], c)
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed %c quote in %q", c, s)
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			cur.WriteByte(s[i+1])
-			i++
-			inWord = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
-}
+// Split breaks a command template into words as sdk.SplitCommand does:
+// the adapters and the trust check of committed options (plugins/host)
+// split one way, so what is trusted is what runs.
+func Split(s string) ([]string, error) { return sdk.SplitCommand(s) }
 
 // Expand replaces {prompt}, {model} and {session} in each word, in one pass
 // over the template: a value is never scanned again, so a model named
