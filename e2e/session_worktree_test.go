@@ -151,3 +151,45 @@ setup = ["echo made from $(git rev-parse --abbrev-ref HEAD) > setup-ran"]
 		t.Errorf("from-other HEAD %s, want %s", b, other)
 	}
 }
+
+// Committed adapter options are trusted before a session's worktree is
+// made: untrusted, sessions start and MCP's session_start refuse (exit 5)
+// and make nothing; trusted, both make the worktree and start in it.
+func TestSessionStartTrustsOptionsBeforeItMakesAWorktree(t *testing.T) {
+	dir := dispatchExecRepo(t)
+	madeNothing := func(slug string) {
+		t.Helper()
+		if wts := must(t, dir, "git", "worktree", "list"); strings.Contains(wts, slug) {
+			t.Errorf("worktree %s was made:\n%s", slug, wts)
+		}
+		if b := must(t, dir, "git", "branch", "--list", "wt/"+slug); b != "" {
+			t.Errorf("branch made: %s", b)
+		}
+	}
+	_, errOut, err := startSession(t, dir, "--adapter", "exec", "--worktree", "cli1", "--prompt", "hi", "--no-ping")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "not trusted") {
+		t.Fatalf("untrusted options from the CLI: exit %d\n%s", exitCode(err), errOut)
+	}
+	madeNothing("cli1")
+	cs := mcpConnect(t, dir)
+	c := callTool(t, cs, "session_start", map[string]any{"adapter": "exec", "worktree": "mcp1", "prompt": "hi", "no_ping": true})
+	if !c.IsError || c.Doc["exit_code"] != float64(5) || !strings.Contains(c.Text, "not trusted") {
+		t.Fatalf("untrusted options over MCP: %+v", c)
+	}
+	madeNothing("mcp1")
+
+	must(t, dir, "git", "agentproto", "plugin", "trust", "exec")
+	c = mustTool(t, cs, "session_start", map[string]any{"adapter": "exec", "worktree": "mcp2", "prompt": "hi", "no_ping": true})
+	if c.Doc["worktree"] != "mcp2" || !strings.Contains(mustJSON(c.Doc["dir"]), "mcp2") {
+		t.Fatalf("trusted options over MCP: %+v", c.Doc)
+	}
+	out, errOut, err := startSession(t, dir, "--adapter", "exec", "--worktree", "cli2", "--prompt", "hi", "--no-ping")
+	if err != nil || strings.TrimSpace(out) == "" {
+		t.Fatalf("trusted options from the CLI: %v\n%s", err, errOut)
+	}
+	for _, slug := range []string{"mcp2", "cli2"} {
+		if b := must(t, dir, "git", "branch", "--list", "wt/"+slug); b == "" {
+			t.Errorf("no branch wt/%s", slug)
+		}
+	}
+}

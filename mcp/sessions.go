@@ -258,15 +258,20 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	if slug == "" && dir != e.repo.WorkTree {
 		trustDir = dir
 	}
-	if err := l.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
-		return nil, err
-	}
 	if missing {
+		// Checked against the repository's files, which trust was given
+		// over, before the worktree is made from them; then again in it.
+		if err := l.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, e.repo.WorkTree, ""); err != nil {
+			return nil, err
+		}
 		m, err := e.provision(slug, in.Worktree.Base, false)
 		if err != nil {
 			return nil, err
 		}
 		dir = m.Path
+	}
+	if err := l.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
+		return nil, err
 	}
 	args := l.StartArgs()
 	args.Dir, args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = dir, slug, in.Prompt, in.Label, os.Environ(), !in.NoPing

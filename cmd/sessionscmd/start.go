@@ -110,7 +110,7 @@ func startRun(o *StartOptions) error {
 	if err != nil {
 		return err
 	}
-	abs, err := sessionDir(cfg, repo, o)
+	abs, err := sessionDir(cfg, repo, l, o)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func startRun(o *StartOptions) error {
 // sessionDir is where the session runs under the isolation policy: the
 // parent session's worktree when started from one, --worktree (made when
 // missing, as worktree new does) or --dir.
-func sessionDir(cfg config.Config, repo *gitrepo.Repo, o *StartOptions) (string, error) {
+func sessionDir(cfg config.Config, repo *gitrepo.Repo, l *launch.Resolved, o *StartOptions) (string, error) {
 	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
 	if err != nil {
 		return "", err
@@ -171,6 +171,14 @@ func sessionDir(cfg config.Config, repo *gitrepo.Repo, o *StartOptions) (string,
 	_, lerr := worktree.Load(repo, o.Worktree)
 	if err := isolation.CheckCreate(mode, o.Worktree, lerr == nil); err != nil {
 		return "", err
+	}
+	if lerr != nil {
+		// Made from the repository's files, which trust was given over:
+		// checked against them first, a refused start makes no worktree
+		// and runs no setup hook.
+		if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, repo.WorkTree, ""); err != nil {
+			return "", err
+		}
 	}
 	mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: func() (gitstore.Store, error) { return o.Ledger() }, Out: o.IO.ErrOut, By: "sessions start"}
 	m, _, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
