@@ -1,9 +1,11 @@
 // Package watch is the supervisor's live view of a run: plans and their work
 // packages, the sessions the daemon holds, the policies that fire, the peers
 // and claims of a goal, and the selected session's output. It reads the same
-// ledger projections and daemon records the commands print, and redraws when
-// they change — the ledger's refs move or the daemon reports a session
-// changed — never by re-running commands on a timer.
+// ledger projections and daemon records the commands print, and redraws only
+// when they change: the ledger's refs move or the daemon rewrites a
+// session's record, seen from a stamp of those files taken every PollEvery
+// (feed.go says why files and not notifications) — never by re-running
+// commands on a timer.
 package watch
 
 import (
