@@ -398,3 +398,27 @@ func TestSessionDeclaresWhatTheAgentOffers(t *testing.T) {
 		}
 	}
 }
+
+// A session that cannot be opened is one failure: one error, with its
+// fault, however many steps of setup saw it.
+func TestSetupFailureIsOneFault(t *testing.T) {
+	for _, c := range []struct{ setup, model, fault, says string }{
+		{"auth", "", sdk.FaultAuthFailed, "the agent asks for authentication"},
+		{"model", "nope", sdk.FaultInvalidModel, "model not found: nope"},
+	} {
+		rec := newRecorder()
+		s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Model: c.model,
+			Env: map[string]string{fakeSetupEnv: c.setup}, Options: map[string]string{"command": fakeCommand(t)}}, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Terminate(context.Background())
+		for deadline := time.Now().Add(10 * time.Second); !rec.hasExited() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		errs, faults := rec.snapshot()
+		if !rec.hasExited() || len(errs) != 1 || !strings.Contains(errs[0], c.says) || !slices.Equal(faults, []string{c.fault}) {
+			t.Errorf("%s: exited %v, errors %q, faults %v; want one error saying %q with fault %s", c.setup, rec.hasExited(), errs, faults, c.says, c.fault)
+		}
+	}
+}

@@ -61,8 +61,30 @@ func (a *fakeAgent) Initialize(context.Context, acpsdk.InitializeRequest) (acpsd
 func (a *fakeAgent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
 	return acpsdk.AuthenticateResponse{}, nil
 }
+
+// fakeSetupEnv, when set, makes session setup fail: "auth" answers
+// session/new "authentication required"; "model" offers one model,
+// fake-model, and refuses session/set_model for any other.
+const fakeSetupEnv = "ACP_FAKE_SETUP"
+
 func (a *fakeAgent) NewSession(_ context.Context, r acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
+	switch os.Getenv(fakeSetupEnv) {
+	case "auth":
+		return acpsdk.NewSessionResponse{}, acpsdk.NewAuthRequired(nil)
+	case "model":
+		return acpsdk.NewSessionResponse{SessionId: "fake-1", Models: &acpsdk.SessionModelState{
+			AvailableModels: []acpsdk.ModelInfo{{ModelId: "fake-model", Name: "Fake"}}, CurrentModelId: "fake-model"}}, nil
+	}
 	return acpsdk.NewSessionResponse{SessionId: "fake-1"}, nil
+}
+
+// UnstableSetSessionModel knows fake-model only, and says so as
+// claude-code-acp does.
+func (a *fakeAgent) UnstableSetSessionModel(_ context.Context, r acpsdk.UnstableSetSessionModelRequest) (acpsdk.UnstableSetSessionModelResponse, error) {
+	if r.ModelId != "fake-model" {
+		return acpsdk.UnstableSetSessionModelResponse{}, acpsdk.NewInvalidParams(map[string]any{"details": "model not found: " + string(r.ModelId)})
+	}
+	return acpsdk.UnstableSetSessionModelResponse{}, nil
 }
 func (a *fakeAgent) LoadSession(_ context.Context, r acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
 	if r.SessionId != "earlier" {
