@@ -222,6 +222,69 @@ func TestPerimeterEnforcedAtWriteTime(t *testing.T) {
 	}
 }
 
+// A writing request is judged by every path it names, however the agent
+// spells it, and one whose paths cannot be read is refused inside a work
+// package: only requests that say they read go through without a path.
+func TestPermissionReadsEveryPath(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(t.TempDir(), "x.go")
+	s, rec := start(t, dir, perimeterEnv([]string{"src"}, nil), nil)
+	for _, c := range []struct {
+		steps string // fake agent lines; the last one asks
+		allow bool
+		warn  string // in a permission_denied warning, when refused
+	}{
+		{`ask move {"from": "src/a.go", "to": "` + out + `"}`, false, out + ": outside the worktree"},
+		{`ask move {"source": "src/a.go", "destination": "docs/a.go"}`, false, "docs/a.go: outside the work package's perimeter"},
+		{`ask delete {"target": "docs/old.md"}`, false, "docs/old.md: outside the work package's perimeter"},
+		{`ask edit {"new_path": "src/b.go", "old_path": "docs/b.go"}`, false, "docs/b.go: outside the work package's perimeter"},
+		{`ask edit {"edits": [{"file": "src/a.go"}, {"file": "docs/c.md"}]}`, false, "docs/c.md: outside the work package's perimeter"},
+		{`ask edit {"files": ["src/a.go", "docs/d.md"]}`, false, "docs/d.md: outside the work package's perimeter"},
+		{`ask edit {"changes": {"src/a.go": {"type": "update", "move_path": "docs/e.go"}}}`, false, "docs/e.go: outside the work package's perimeter"},
+		{`ask edit {"input": "*** Begin Patch\n*** Update File: src/a.go\n*** Move to: docs/f.go\n*** End Patch"}`, false, "docs/f.go: outside the work package's perimeter"},
+		{`ask edit {"file_path": "~/.bashrc"}`, false, "~/.bashrc: outside the worktree"},
+		{`ask edit {"uri": "file://` + out + `"}`, false, out + ": outside the worktree"},
+		{`ask edit {"content": "x"}`, false, "no path could be read from the request (kind edit)"},
+		{`ask - {"command": "rm -rf /"}`, false, "no path could be read from the request (kind not given)"},
+		{`ask other {}`, false, "no path could be read from the request (kind other)"},
+		// The tool call named a path the request leaves out.
+		{"tool edit {\"file_path\": \"docs/g.md\"}\nask - {\"file_path\": \"src/g.go\"}", false, "docs/g.md: outside the work package's perimeter"},
+		{`ask move {"from": "src/a.go", "to": "src/b.go"}`, true, ""},
+		{"tool edit {\"file_path\": \"src/h.go\"}\nask - {}", true, ""},
+		{`ask read {}`, true, ""},
+		{`ask search {"path": "src", "pattern": "x"}`, true, ""},
+		{`ask fetch {"url": "https://example.com"}`, true, ""},
+		{`ask think {}`, true, ""},
+	} {
+		before := len(rec.warnings(acp.WarnPermissionDenied))
+		turn(t, s, rec, c.steps)
+		lines := strings.Split(strings.TrimSpace(rec.output()), "\n")
+		last := lines[len(lines)-1]
+		if got := strings.HasSuffix(last, " allow"); got != c.allow || !strings.HasPrefix(last, "ask ") {
+			t.Errorf("%s: answered %q, want allow %v", c.steps, last, c.allow)
+		}
+		denied := rec.warnings(acp.WarnPermissionDenied)[before:]
+		if c.allow && len(denied) != 0 || !c.allow && (len(denied) != 1 || !strings.Contains(denied[0], c.warn)) {
+			t.Errorf("%s: permission_denied %q, want %q", c.steps, denied, c.warn)
+		}
+	}
+	if len(rec.faults) != 0 {
+		t.Errorf("refusals are warnings, not faults: %v", rec.faults)
+	}
+}
+
+// A plain session's perimeter is the worktree: a write whose paths cannot
+// be read is left to the agent as before, one that names a path outside is
+// still refused.
+func TestPlainSessionWritesWithoutPaths(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.go")
+	s, rec := start(t, t.TempDir(), nil, nil)
+	turn(t, s, rec, `ask edit {"content": "x"}`+"\n"+`ask move {"from": "a.go", "to": "`+out+`"}`)
+	if o := rec.output(); !strings.Contains(o, "ask tool-1 allow\n") || !strings.Contains(o, "ask tool-2 reject\n") {
+		t.Fatalf("output:\n%s", o)
+	}
+}
+
 // A symlink inside the worktree never carries a write out of it, nor into
 // another part of the worktree the perimeter does not cover.
 func TestWritesNeverFollowSymlinks(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -29,19 +30,31 @@ type client struct {
 	tools     map[string]*toolState     // tool calls seen, by id
 	order     []string                  // tool call ids, oldest first
 	denied    map[string]map[string]int // tool -> path -> count, for the turn
+	// toolSeen is closed (and replaced) when a tool call notification has
+	// been taken in.
+	toolSeen chan struct{}
 }
+
+// toolWait bounds how long a permission request that does not say its
+// kind waits for the tool call notification that does. The SDK runs an
+// incoming request at once but queues notifications, so the request can
+// overtake the tool_call sent before it; judged without it, the request
+// would lose the kind and the paths the tool call named. Agents send the
+// two milliseconds apart or more; the wait ends as soon as it arrives.
+const toolWait = 500 * time.Millisecond
 
 type toolState struct {
 	title  string
 	kind   acpsdk.ToolKind
 	paths  []string
 	status acpsdk.ToolCallStatus
+	noted  bool // a notification about it has been taken in
 }
 
 var _ acpsdk.Client = (*client)(nil)
 
 func newClient(out sdk.Emitter, per *Perimeter, f *files, denyExecute bool) *client {
-	return &client{out: out, per: per, files: f, denyExecute: denyExecute, lineStart: true, tools: map[string]*toolState{}}
+	return &client{out: out, per: per, files: f, denyExecute: denyExecute, lineStart: true, tools: map[string]*toolState{}, toolSeen: make(chan struct{})}
 }
 
 // say writes output, starting on a new line when line is set.
@@ -84,6 +97,7 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 		c.mu.Lock()
 		st.title, st.kind, st.status = tc.Title, tc.Kind, tc.Status
 		st.paths = locations(tc.Locations, tc.RawInput)
+		c.seenLocked(st)
 		c.mu.Unlock()
 		c.say(fmt.Sprintf("[tool] %s%s\n", tc.Title, kindNote(tc.Kind)), true)
 	case u.ToolCallUpdate != nil:
@@ -104,6 +118,7 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 			st.status = *tu.Status
 		}
 		title := st.title
+		c.seenLocked(st)
 		c.mu.Unlock()
 		if failed {
 			why := ""
@@ -142,11 +157,46 @@ func firstLine(s string) string {
 	return s
 }
 
+func kindName(k acpsdk.ToolKind) string {
+	if k == "" {
+		return "not given"
+	}
+	return string(k)
+}
+
 func kindNote(k acpsdk.ToolKind) string {
 	if k == "" || k == acpsdk.ToolKindOther {
 		return ""
 	}
 	return " (" + string(k) + ")"
+}
+
+// seenLocked marks st noted and wakes the requests waiting for it.
+func (c *client) seenLocked(st *toolState) {
+	st.noted = true
+	close(c.toolSeen)
+	c.toolSeen = make(chan struct{})
+}
+
+// waitTool waits up to toolWait for a notification about tool call id.
+func (c *client) waitTool(id string) {
+	deadline := time.NewTimer(toolWait)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		st, ok := c.tools[id]
+		noted := ok && st.noted
+		seen := c.toolSeen
+		c.mu.Unlock()
+		if noted {
+			return
+		}
+		select {
+		case <-seen:
+		case <-deadline.C:
+			return
+		}
+	}
 }
 
 func (c *client) tool(id string) *toolState {
@@ -165,43 +215,94 @@ func (c *client) tool(id string) *toolState {
 	return st
 }
 
-// locations lists the paths a tool call names: its locations and the
-// path-like fields of its raw input (agents differ in which they fill).
+// locations lists the paths a tool call names: its locations and every
+// path-like value of its raw input, at any depth. Agents differ in which
+// they fill and in the names they use (file_path, notebook_path, from and
+// to, source and destination, codex's changes keyed by path with a
+// move_path inside), so a key is read unless it is plainly not a path.
 func locations(locs []acpsdk.ToolCallLocation, raw any) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
+	ps := &pathSet{seen: map[string]bool{}}
 	for _, l := range locs {
-		add(l.Path)
+		ps.add(l.Path)
 	}
-	if m, ok := raw.(map[string]any); ok {
-		keys := make([]string, 0, len(m))
-		for k := range m {
+	ps.walk(raw, false)
+	return ps.list
+}
+
+// pathSet collects paths once each, in the order found.
+type pathSet struct {
+	seen map[string]bool
+	list []string
+}
+
+func (ps *pathSet) add(p string) {
+	p = strings.TrimPrefix(p, "file://")
+	if p != "" && !ps.seen[p] {
+		ps.seen[p] = true
+		ps.list = append(ps.list, p)
+	}
+}
+
+// walk reads v; named says v is the value of a path-like key, so the
+// strings in it are paths. A patch in the apply_patch format names its
+// files in its headers, whatever key carries it.
+func (ps *pathSet) walk(v any, named bool) {
+	switch v := v.(type) {
+	case string:
+		if named {
+			ps.add(v)
+		} else if strings.Contains(v, "*** Begin Patch") {
+			ps.patch(v)
+		}
+	case []any:
+		for _, e := range v {
+			ps.walk(e, named)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			lk := strings.ToLower(k)
-			switch v := m[k].(type) {
-			case string:
-				if strings.Contains(lk, "path") || lk == "file" || lk == "filename" || lk == "target_file" {
-					add(v)
+			if m, ok := v[k].(map[string]any); ok && strings.EqualFold(k, "changes") {
+				for p := range m { // a patch: its keys are the paths
+					ps.add(p)
 				}
-			case map[string]any:
-				if lk == "changes" { // a patch: its keys are the paths
-					for p := range v {
-						add(p)
-					}
-				}
+			}
+			ps.walk(v[k], pathKey(k))
+		}
+	}
+}
+
+// patchHeaders start the lines of an apply_patch patch that name a file.
+var patchHeaders = []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "}
+
+func (ps *pathSet) patch(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		for _, h := range patchHeaders {
+			if p, ok := strings.CutPrefix(strings.TrimSpace(line), h); ok {
+				ps.add(strings.TrimSpace(p))
 			}
 		}
 	}
-	return out
+}
+
+// pathWords are the keys that name a file or directory without saying
+// "path".
+var pathWords = map[string]bool{
+	"file": true, "files": true, "filename": true, "filenames": true, "targetfile": true, "sourcefile": true,
+	"destfile": true, "destinationfile": true, "from": true, "to": true, "source": true, "src": true,
+	"destination": true, "dest": true, "dst": true, "target": true, "uri": true, "location": true,
+	"dir": true, "directory": true, "folder": true,
+}
+
+// pathKey says whether a raw-input key names a path: it says "path"
+// (file_path, old_path, new_path, move_path, paths), or it is one of
+// pathWords, in any case, with or without _ and -.
+func pathKey(k string) bool {
+	k = strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k))
+	return strings.Contains(k, "path") || pathWords[k]
 }
 
 // RequestPermission allows what stays in bounds and refuses the rest:
@@ -210,6 +311,9 @@ func locations(locs []acpsdk.ToolCallLocation, raw any) []string {
 // a permission_denied warning naming the tool and the path.
 func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
 	tc := r.ToolCall
+	if tc.Kind == nil {
+		c.waitTool(string(tc.ToolCallId))
+	}
 	st := c.tool(string(tc.ToolCallId))
 	c.mu.Lock()
 	title, kind := st.title, st.kind
@@ -219,9 +323,13 @@ func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermission
 	if tc.Kind != nil {
 		kind = *tc.Kind
 	}
+	// What the request names and what the tool call named before: a
+	// path either mentions is judged.
 	paths := locations(tc.Locations, tc.RawInput)
-	if len(paths) == 0 {
-		paths = st.paths
+	for _, p := range st.paths {
+		if !contains(paths, p) {
+			paths = append(paths, p)
+		}
 	}
 	c.mu.Unlock()
 	if title == "" {
@@ -253,8 +361,15 @@ func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
 	case acpsdk.ToolKindThink, acpsdk.ToolKindFetch, acpsdk.ToolKindSwitchMode:
 		return "", nil
 	}
-	// edit, delete, move, and tools that do not say what they are but name
-	// paths: writes, judged by the perimeter.
+	// edit, delete, move, and tools that do not say they only read:
+	// writes, judged by the perimeter. One whose paths cannot be read
+	// could write anywhere, so a work package's perimeter refuses it.
+	if len(paths) == 0 {
+		if c.per.Bounded() {
+			return "", fmt.Errorf("no path could be read from the request (kind %s), and a write the perimeter cannot check is refused", kindName(kind))
+		}
+		return "", nil
+	}
 	for _, p := range paths {
 		rel, err := c.per.Rel(p)
 		if err == nil {
