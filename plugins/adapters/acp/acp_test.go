@@ -332,16 +332,42 @@ func TestNoPerimeterMeansWorktree(t *testing.T) {
 	}
 }
 
+// The shell: a plain session has it unless execute = "deny"; inside a
+// work package's perimeter, which a command could write past, it is
+// refused unless execute = "allow", and then noted once as unconfined.
 func TestExecuteOption(t *testing.T) {
-	s, rec := start(t, t.TempDir(), nil, nil)
-	turn(t, s, rec, "run make test")
-	if !strings.Contains(rec.output(), "run allow") {
-		t.Fatalf("the shell is allowed by default:\n%s", rec.output())
-	}
-	s, rec = start(t, t.TempDir(), nil, map[string]string{"execute": "deny"})
-	turn(t, s, rec, "run make test")
-	if !strings.Contains(rec.output(), "run reject") || len(rec.warnings(acp.WarnPermissionDenied)) != 1 {
-		t.Fatalf("execute = deny:\n%s %q", rec.output(), rec.errors)
+	wp := perimeterEnv([]string{"src"}, nil)
+	for _, c := range []struct {
+		name    string
+		env     map[string]string
+		execute string
+		answer  string
+		denied  string // the permission_denied warning, when refused
+	}{
+		{"plain session", nil, "", "allow", ""},
+		{"plain session, deny", nil, "deny", "reject", `the shell is refused for this session (execute = "deny")`},
+		{"work package", wp, "", "reject", `the shell is refused inside a work package's perimeter, which its commands could write past (options.execute = "allow" permits it)`},
+		{"work package, allow", wp, "allow", "allow", ""},
+		{"work package, deny", wp, "deny", "reject", `the shell is refused for this session (execute = "deny")`},
+	} {
+		opts := map[string]string{}
+		if c.execute != "" {
+			opts["execute"] = c.execute
+		}
+		s, rec := start(t, t.TempDir(), c.env, opts)
+		turn(t, s, rec, "run make test\nrun go vet")
+		out := rec.output()
+		if strings.Count(out, "run "+c.answer+"\n") != 2 {
+			t.Errorf("%s: want both commands answered %s:\n%s", c.name, c.answer, out)
+		}
+		denied := rec.warnings(acp.WarnPermissionDenied)
+		if c.denied == "" && len(denied) != 0 || c.denied != "" && (len(denied) != 2 || !strings.Contains(denied[0], "Bash make test: "+c.denied)) {
+			t.Errorf("%s: permission_denied %q, want %q", c.name, denied, c.denied)
+		}
+		notes := strings.Count(out, "its commands are not held to the work package's perimeter")
+		if want := map[bool]int{true: 1}[c.name == "work package, allow"]; notes != want {
+			t.Errorf("%s: %d notes that the shell is unconfined, want %d:\n%s", c.name, notes, want, out)
+		}
 	}
 }
 

@@ -22,8 +22,9 @@ type client struct {
 	out   sdk.Emitter
 	per   *Perimeter
 	files *files
-	// denyExecute refuses the agent's shell tool (option execute = "deny").
-	denyExecute bool
+	// execute is options.execute: "allow", "deny", or "" for the default,
+	// which refuses the shell inside a work package's perimeter.
+	execute string
 
 	mu        sync.Mutex
 	lineStart bool                      // the output so far ends a line
@@ -33,6 +34,9 @@ type client struct {
 	// toolSeen is closed (and replaced) when a tool call notification has
 	// been taken in.
 	toolSeen chan struct{}
+	// shellNoted: the note that allowed shell commands are not confined
+	// has been written.
+	shellNoted bool
 }
 
 // toolWait bounds how long a permission request that does not say its
@@ -53,8 +57,8 @@ type toolState struct {
 
 var _ acpsdk.Client = (*client)(nil)
 
-func newClient(out sdk.Emitter, per *Perimeter, f *files, denyExecute bool) *client {
-	return &client{out: out, per: per, files: f, denyExecute: denyExecute, lineStart: true, tools: map[string]*toolState{}, toolSeen: make(chan struct{})}
+func newClient(out sdk.Emitter, per *Perimeter, f *files, execute string) *client {
+	return &client{out: out, per: per, files: f, execute: execute, lineStart: true, tools: map[string]*toolState{}, toolSeen: make(chan struct{})}
 }
 
 // say writes output, starting on a new line when line is set.
@@ -347,10 +351,7 @@ func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermission
 func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
 	switch kind {
 	case acpsdk.ToolKindExecute:
-		if c.denyExecute {
-			return "", errors.New("the shell is refused for this session (execute = \"deny\")")
-		}
-		return "", nil
+		return "", c.shell()
 	case acpsdk.ToolKindRead, acpsdk.ToolKindSearch:
 		for _, p := range paths {
 			if _, err := c.per.Rel(p); err != nil {
@@ -380,6 +381,31 @@ func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// shell says why the agent's shell is refused, or nil. A command can
+// write anywhere its user can, so inside a work package's perimeter the
+// shell is refused unless options.execute allows it; a plain session,
+// like the agent run by hand, has it unless options.execute denies it.
+// An allowed shell inside a perimeter is noted once in the output: what
+// its commands change only verify sees.
+func (c *client) shell() error {
+	switch {
+	case c.execute == "deny":
+		return errors.New("the shell is refused for this session (execute = \"deny\")")
+	case !c.per.Bounded():
+		return nil
+	case c.execute != "allow":
+		return errors.New("the shell is refused inside a work package's perimeter, which its commands could write past (options.execute = \"allow\" permits it)")
+	}
+	c.mu.Lock()
+	first := !c.shellNoted
+	c.shellNoted = true
+	c.mu.Unlock()
+	if first {
+		c.say("[agentproto] the shell is allowed (execute = \"allow\"): its commands are not held to the work package's perimeter; verify checks what they changed\n", true)
+	}
+	return nil
 }
 
 // choose answers with the first option of the preferred kinds ("once"

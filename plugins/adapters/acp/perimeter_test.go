@@ -60,7 +60,7 @@ func FuzzJudge(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	c := newClient(nil, per, nil, false)
+	c := newClient(nil, per, nil, "")
 	for _, s := range []string{`{"from":"src/a","to":"/etc/x"}`, `{"file_path":"src/a"}`, `{}`, `{"changes":{"src/a":{"move_path":"docs/b"}}}`,
 		`{"edits":[{"path":"src/a"},{"path":"../x"}]}`, `{"input":"*** Begin Patch\n*** Add File: docs/x\n*** End Patch"}`, `[]`, `"src/a"`, `{"uri":"file:///etc/x"}`} {
 		for _, k := range []string{"edit", "move", "delete", "other", ""} {
