@@ -10,9 +10,12 @@
 // (an ACP auth method id; by default one whose environment variables are
 // set is chosen when the agent asks), resume (an ACP session id to
 // continue, through session/resume or session/load), fork (an ACP session
-// id to copy, through session/fork), execute ("allow", the default, or
-// "deny": the agent's shell tool), mode (an ACP session mode to set, e.g.
-// codex-acp's "read-only", under which every edit asks permission).
+// id to copy, through session/fork), execute ("allow" or "deny": the
+// agent's shell tool; by default refused inside a work package's
+// perimeter, which a command could write past, and allowed in a plain
+// session), mode (an ACP session mode to set, e.g. codex-acp's
+// "read-only", under which every edit asks permission), fs_read ("agent"
+// leaves file reads to the agent).
 //
 // Protocol library: github.com/coder/acp-go-sdk (see docs/adapters.md for
 // the comparison that chose it).
@@ -109,7 +112,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 		return nil, err
 	}
 	s := &Session{out: out, dir: req.Dir, env: env, agentReads: req.Options["fs_read"] == "agent"}
-	s.client = newClient(out, per, f, execute == "deny")
+	s.client = newClient(out, per, f, execute)
 	if err := s.launch(argv); err != nil {
 		f.close()
 		return nil, err

@@ -222,6 +222,69 @@ func TestPerimeterEnforcedAtWriteTime(t *testing.T) {
 	}
 }
 
+// A writing request is judged by every path it names, however the agent
+// spells it, and one whose paths cannot be read is refused inside a work
+// package: only requests that say they read go through without a path.
+func TestPermissionReadsEveryPath(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(t.TempDir(), "x.go")
+	s, rec := start(t, dir, perimeterEnv([]string{"src"}, nil), nil)
+	for _, c := range []struct {
+		steps string // fake agent lines; the last one asks
+		allow bool
+		warn  string // in a permission_denied warning, when refused
+	}{
+		{`ask move {"from": "src/a.go", "to": "` + out + `"}`, false, out + ": outside the worktree"},
+		{`ask move {"source": "src/a.go", "destination": "docs/a.go"}`, false, "docs/a.go: outside the work package's perimeter"},
+		{`ask delete {"target": "docs/old.md"}`, false, "docs/old.md: outside the work package's perimeter"},
+		{`ask edit {"new_path": "src/b.go", "old_path": "docs/b.go"}`, false, "docs/b.go: outside the work package's perimeter"},
+		{`ask edit {"edits": [{"file": "src/a.go"}, {"file": "docs/c.md"}]}`, false, "docs/c.md: outside the work package's perimeter"},
+		{`ask edit {"files": ["src/a.go", "docs/d.md"]}`, false, "docs/d.md: outside the work package's perimeter"},
+		{`ask edit {"changes": {"src/a.go": {"type": "update", "move_path": "docs/e.go"}}}`, false, "docs/e.go: outside the work package's perimeter"},
+		{`ask edit {"input": "*** Begin Patch\n*** Update File: src/a.go\n*** Move to: docs/f.go\n*** End Patch"}`, false, "docs/f.go: outside the work package's perimeter"},
+		{`ask edit {"file_path": "~/.bashrc"}`, false, "~/.bashrc: outside the worktree"},
+		{`ask edit {"uri": "file://` + out + `"}`, false, out + ": outside the worktree"},
+		{`ask edit {"content": "x"}`, false, "no path could be read from the request (kind edit)"},
+		{`ask - {"command": "rm -rf /"}`, false, "no path could be read from the request (kind not given)"},
+		{`ask other {}`, false, "no path could be read from the request (kind other)"},
+		// The tool call named a path the request leaves out.
+		{"tool edit {\"file_path\": \"docs/g.md\"}\nask - {\"file_path\": \"src/g.go\"}", false, "docs/g.md: outside the work package's perimeter"},
+		{`ask move {"from": "src/a.go", "to": "src/b.go"}`, true, ""},
+		{"tool edit {\"file_path\": \"src/h.go\"}\nask - {}", true, ""},
+		{`ask read {}`, true, ""},
+		{`ask search {"path": "src", "pattern": "x"}`, true, ""},
+		{`ask fetch {"url": "https://example.com"}`, true, ""},
+		{`ask think {}`, true, ""},
+	} {
+		before := len(rec.warnings(acp.WarnPermissionDenied))
+		turn(t, s, rec, c.steps)
+		lines := strings.Split(strings.TrimSpace(rec.output()), "\n")
+		last := lines[len(lines)-1]
+		if got := strings.HasSuffix(last, " allow"); got != c.allow || !strings.HasPrefix(last, "ask ") {
+			t.Errorf("%s: answered %q, want allow %v", c.steps, last, c.allow)
+		}
+		denied := rec.warnings(acp.WarnPermissionDenied)[before:]
+		if c.allow && len(denied) != 0 || !c.allow && (len(denied) != 1 || !strings.Contains(denied[0], c.warn)) {
+			t.Errorf("%s: permission_denied %q, want %q", c.steps, denied, c.warn)
+		}
+	}
+	if len(rec.faults) != 0 {
+		t.Errorf("refusals are warnings, not faults: %v", rec.faults)
+	}
+}
+
+// A plain session's perimeter is the worktree: a write whose paths cannot
+// be read is left to the agent as before, one that names a path outside is
+// still refused.
+func TestPlainSessionWritesWithoutPaths(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.go")
+	s, rec := start(t, t.TempDir(), nil, nil)
+	turn(t, s, rec, `ask edit {"content": "x"}`+"\n"+`ask move {"from": "a.go", "to": "`+out+`"}`)
+	if o := rec.output(); !strings.Contains(o, "ask tool-1 allow\n") || !strings.Contains(o, "ask tool-2 reject\n") {
+		t.Fatalf("output:\n%s", o)
+	}
+}
+
 // A symlink inside the worktree never carries a write out of it, nor into
 // another part of the worktree the perimeter does not cover.
 func TestWritesNeverFollowSymlinks(t *testing.T) {
@@ -269,16 +332,42 @@ func TestNoPerimeterMeansWorktree(t *testing.T) {
 	}
 }
 
+// The shell: a plain session has it unless execute = "deny"; inside a
+// work package's perimeter, which a command could write past, it is
+// refused unless execute = "allow", and then noted once as unconfined.
 func TestExecuteOption(t *testing.T) {
-	s, rec := start(t, t.TempDir(), nil, nil)
-	turn(t, s, rec, "run make test")
-	if !strings.Contains(rec.output(), "run allow") {
-		t.Fatalf("the shell is allowed by default:\n%s", rec.output())
-	}
-	s, rec = start(t, t.TempDir(), nil, map[string]string{"execute": "deny"})
-	turn(t, s, rec, "run make test")
-	if !strings.Contains(rec.output(), "run reject") || len(rec.warnings(acp.WarnPermissionDenied)) != 1 {
-		t.Fatalf("execute = deny:\n%s %q", rec.output(), rec.errors)
+	wp := perimeterEnv([]string{"src"}, nil)
+	for _, c := range []struct {
+		name    string
+		env     map[string]string
+		execute string
+		answer  string
+		denied  string // the permission_denied warning, when refused
+	}{
+		{"plain session", nil, "", "allow", ""},
+		{"plain session, deny", nil, "deny", "reject", `the shell is refused for this session (execute = "deny")`},
+		{"work package", wp, "", "reject", `the shell is refused inside a work package's perimeter, which its commands could write past (options.execute = "allow" permits it)`},
+		{"work package, allow", wp, "allow", "allow", ""},
+		{"work package, deny", wp, "deny", "reject", `the shell is refused for this session (execute = "deny")`},
+	} {
+		opts := map[string]string{}
+		if c.execute != "" {
+			opts["execute"] = c.execute
+		}
+		s, rec := start(t, t.TempDir(), c.env, opts)
+		turn(t, s, rec, "run make test\nrun go vet")
+		out := rec.output()
+		if strings.Count(out, "run "+c.answer+"\n") != 2 {
+			t.Errorf("%s: want both commands answered %s:\n%s", c.name, c.answer, out)
+		}
+		denied := rec.warnings(acp.WarnPermissionDenied)
+		if c.denied == "" && len(denied) != 0 || c.denied != "" && (len(denied) != 2 || !strings.Contains(denied[0], "Bash make test: "+c.denied)) {
+			t.Errorf("%s: permission_denied %q, want %q", c.name, denied, c.denied)
+		}
+		notes := strings.Count(out, "its commands are not held to the work package's perimeter")
+		if want := map[bool]int{true: 1}[c.name == "work package, allow"]; notes != want {
+			t.Errorf("%s: %d notes that the shell is unconfined, want %d:\n%s", c.name, notes, want, out)
+		}
 	}
 }
 
@@ -395,6 +484,30 @@ func TestSessionDeclaresWhatTheAgentOffers(t *testing.T) {
 		d := rec.declared()
 		if len(d) != 2 || !slices.Equal(d[1], c.want) {
 			t.Errorf("%s: declared %v, want %v last", c.caps, d, c.want)
+		}
+	}
+}
+
+// A session that cannot be opened is one failure: one error, with its
+// fault, however many steps of setup saw it.
+func TestSetupFailureIsOneFault(t *testing.T) {
+	for _, c := range []struct{ setup, model, fault, says string }{
+		{"auth", "", sdk.FaultAuthFailed, "the agent asks for authentication"},
+		{"model", "nope", sdk.FaultInvalidModel, "model not found: nope"},
+	} {
+		rec := newRecorder()
+		s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Model: c.model,
+			Env: map[string]string{fakeSetupEnv: c.setup}, Options: map[string]string{"command": fakeCommand(t)}}, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Terminate(context.Background())
+		for deadline := time.Now().Add(10 * time.Second); !rec.hasExited() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		errs, faults := rec.snapshot()
+		if !rec.hasExited() || len(errs) != 1 || !strings.Contains(errs[0], c.says) || !slices.Equal(faults, []string{c.fault}) {
+			t.Errorf("%s: exited %v, errors %q, faults %v; want one error saying %q with fault %s", c.setup, rec.hasExited(), errs, faults, c.says, c.fault)
 		}
 	}
 }

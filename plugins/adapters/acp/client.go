@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -21,27 +21,44 @@ type client struct {
 	out   sdk.Emitter
 	per   *Perimeter
 	files *files
-	// denyExecute refuses the agent's shell tool (option execute = "deny").
-	denyExecute bool
+	// execute is options.execute: "allow", "deny", or "" for the default,
+	// which refuses the shell inside a work package's perimeter.
+	execute string
 
 	mu        sync.Mutex
 	lineStart bool                      // the output so far ends a line
 	tools     map[string]*toolState     // tool calls seen, by id
 	order     []string                  // tool call ids, oldest first
 	denied    map[string]map[string]int // tool -> path -> count, for the turn
+	// toolSeen is closed (and replaced) when a tool call notification has
+	// been taken in.
+	toolSeen chan struct{}
+	// shellNoted: the note that allowed shell commands are not confined
+	// has been written.
+	shellNoted bool
 }
+
+// toolWait bounds how long a permission request that does not say its
+// kind waits for the tool call notification that does. The SDK runs an
+// incoming request at once but queues notifications, so the request can
+// overtake the tool_call sent before it; judged without it, the request
+// would lose the kind and the paths the tool call named. The wait ends
+// as soon as the notification is in: only a request that never had one
+// (codex-acp's permission grants) waits the whole bound.
+const toolWait = 500 * time.Millisecond
 
 type toolState struct {
 	title  string
 	kind   acpsdk.ToolKind
 	paths  []string
 	status acpsdk.ToolCallStatus
+	noted  bool // a notification about it has been taken in
 }
 
 var _ acpsdk.Client = (*client)(nil)
 
-func newClient(out sdk.Emitter, per *Perimeter, f *files, denyExecute bool) *client {
-	return &client{out: out, per: per, files: f, denyExecute: denyExecute, lineStart: true, tools: map[string]*toolState{}}
+func newClient(out sdk.Emitter, per *Perimeter, f *files, execute string) *client {
+	return &client{out: out, per: per, files: f, execute: execute, lineStart: true, tools: map[string]*toolState{}, toolSeen: make(chan struct{})}
 }
 
 // say writes output, starting on a new line when line is set.
@@ -84,6 +101,7 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 		c.mu.Lock()
 		st.title, st.kind, st.status = tc.Title, tc.Kind, tc.Status
 		st.paths = locations(tc.Locations, tc.RawInput)
+		c.seenLocked(st)
 		c.mu.Unlock()
 		c.say(fmt.Sprintf("[tool] %s%s\n", tc.Title, kindNote(tc.Kind)), true)
 	case u.ToolCallUpdate != nil:
@@ -104,6 +122,7 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 			st.status = *tu.Status
 		}
 		title := st.title
+		c.seenLocked(st)
 		c.mu.Unlock()
 		if failed {
 			why := ""
@@ -142,11 +161,46 @@ func firstLine(s string) string {
 	return s
 }
 
+func kindName(k acpsdk.ToolKind) string {
+	if k == "" {
+		return "not given"
+	}
+	return string(k)
+}
+
 func kindNote(k acpsdk.ToolKind) string {
 	if k == "" || k == acpsdk.ToolKindOther {
 		return ""
 	}
 	return " (" + string(k) + ")"
+}
+
+// seenLocked marks st noted and wakes the requests waiting for it.
+func (c *client) seenLocked(st *toolState) {
+	st.noted = true
+	close(c.toolSeen)
+	c.toolSeen = make(chan struct{})
+}
+
+// waitTool waits up to toolWait for a notification about tool call id.
+func (c *client) waitTool(id string) {
+	deadline := time.NewTimer(toolWait)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		st, ok := c.tools[id]
+		noted := ok && st.noted
+		seen := c.toolSeen
+		c.mu.Unlock()
+		if noted {
+			return
+		}
+		select {
+		case <-seen:
+		case <-deadline.C:
+			return
+		}
+	}
 }
 
 func (c *client) tool(id string) *toolState {
@@ -165,51 +219,15 @@ func (c *client) tool(id string) *toolState {
 	return st
 }
 
-// locations lists the paths a tool call names: its locations and the
-// path-like fields of its raw input (agents differ in which they fill).
-func locations(locs []acpsdk.ToolCallLocation, raw any) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, l := range locs {
-		add(l.Path)
-	}
-	if m, ok := raw.(map[string]any); ok {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			lk := strings.ToLower(k)
-			switch v := m[k].(type) {
-			case string:
-				if strings.Contains(lk, "path") || lk == "file" || lk == "filename" || lk == "target_file" {
-					add(v)
-				}
-			case map[string]any:
-				if lk == "changes" { // a patch: its keys are the paths
-					for p := range v {
-						add(p)
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
 // RequestPermission allows what stays in bounds and refuses the rest:
 // writes (edit, delete, move) only inside the perimeter, reads only inside
 // the worktree, the shell unless execute = "deny". A refusal is recorded as
 // a permission_denied warning naming the tool and the path.
 func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
 	tc := r.ToolCall
+	if tc.Kind == nil {
+		c.waitTool(string(tc.ToolCallId))
+	}
 	st := c.tool(string(tc.ToolCallId))
 	c.mu.Lock()
 	title, kind := st.title, st.kind
@@ -219,9 +237,13 @@ func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermission
 	if tc.Kind != nil {
 		kind = *tc.Kind
 	}
+	// What the request names and what the tool call named before: a
+	// path either mentions is judged.
 	paths := locations(tc.Locations, tc.RawInput)
-	if len(paths) == 0 {
-		paths = st.paths
+	for _, p := range st.paths {
+		if !contains(paths, p) {
+			paths = append(paths, p)
+		}
 	}
 	c.mu.Unlock()
 	if title == "" {
@@ -239,10 +261,7 @@ func (c *client) RequestPermission(_ context.Context, r acpsdk.RequestPermission
 func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
 	switch kind {
 	case acpsdk.ToolKindExecute:
-		if c.denyExecute {
-			return "", errors.New("the shell is refused for this session (execute = \"deny\")")
-		}
-		return "", nil
+		return "", c.shell()
 	case acpsdk.ToolKindRead, acpsdk.ToolKindSearch:
 		for _, p := range paths {
 			if _, err := c.per.Rel(p); err != nil {
@@ -253,8 +272,15 @@ func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
 	case acpsdk.ToolKindThink, acpsdk.ToolKindFetch, acpsdk.ToolKindSwitchMode:
 		return "", nil
 	}
-	// edit, delete, move, and tools that do not say what they are but name
-	// paths: writes, judged by the perimeter.
+	// edit, delete, move, and tools that do not say they only read:
+	// writes, judged by the perimeter. One whose paths cannot be read
+	// could write anywhere, so a work package's perimeter refuses it.
+	if len(paths) == 0 {
+		if c.per.Bounded() {
+			return "", fmt.Errorf("no path could be read from the request (kind %s), and a write the perimeter cannot check is refused", kindName(kind))
+		}
+		return "", nil
+	}
 	for _, p := range paths {
 		rel, err := c.per.Rel(p)
 		if err == nil {
@@ -265,6 +291,31 @@ func (c *client) judge(kind acpsdk.ToolKind, paths []string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// shell says why the agent's shell is refused, or nil. A command can
+// write anywhere its user can, so inside a work package's perimeter the
+// shell is refused unless options.execute allows it; a plain session,
+// like the agent run by hand, has it unless options.execute denies it.
+// An allowed shell inside a perimeter is noted once in the output: what
+// its commands change only verify sees.
+func (c *client) shell() error {
+	switch {
+	case c.execute == "deny":
+		return errors.New("the shell is refused for this session (execute = \"deny\")")
+	case !c.per.Bounded():
+		return nil
+	case c.execute != "allow":
+		return errors.New("the shell is refused inside a work package's perimeter, which its commands could write past (options.execute = \"allow\" permits it)")
+	}
+	c.mu.Lock()
+	first := !c.shellNoted
+	c.shellNoted = true
+	c.mu.Unlock()
+	if first {
+		c.say("[agentproto] the shell is allowed (execute = \"allow\"): its commands are not held to the work package's perimeter; verify checks what they changed\n", true)
+	}
+	return nil
 }
 
 // choose answers with the first option of the preferred kinds ("once"

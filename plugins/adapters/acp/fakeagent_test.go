@@ -25,6 +25,10 @@ const fakeAgentEnv = "ACP_FAKE_AGENT"
 //	fswrite PATH TEXT   fs/write_text_file without asking
 //	read PATH           fs/read_text_file, the content said back
 //	run CMD             an execute tool call asking permission
+//	tool KIND JSON      a tool_call notification: that kind, that raw input
+//	ask KIND JSON       a permission request for the last tool call (a new
+//	                    one if none) with that raw input, no locations, and
+//	                    that kind ("-": none), answered "ask ID OPTION"
 //	slow                wait for session/cancel
 //	fail MESSAGE        end the turn with a JSON-RPC error
 //
@@ -61,8 +65,30 @@ func (a *fakeAgent) Initialize(context.Context, acpsdk.InitializeRequest) (acpsd
 func (a *fakeAgent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
 	return acpsdk.AuthenticateResponse{}, nil
 }
+
+// fakeSetupEnv, when set, makes session setup fail: "auth" answers
+// session/new "authentication required"; "model" offers one model,
+// fake-model, and refuses session/set_model for any other.
+const fakeSetupEnv = "ACP_FAKE_SETUP"
+
 func (a *fakeAgent) NewSession(_ context.Context, r acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
+	switch os.Getenv(fakeSetupEnv) {
+	case "auth":
+		return acpsdk.NewSessionResponse{}, acpsdk.NewAuthRequired(nil)
+	case "model":
+		return acpsdk.NewSessionResponse{SessionId: "fake-1", Models: &acpsdk.SessionModelState{
+			AvailableModels: []acpsdk.ModelInfo{{ModelId: "fake-model", Name: "Fake"}}, CurrentModelId: "fake-model"}}, nil
+	}
 	return acpsdk.NewSessionResponse{SessionId: "fake-1"}, nil
+}
+
+// UnstableSetSessionModel knows fake-model only, and says so as
+// claude-code-acp does.
+func (a *fakeAgent) UnstableSetSessionModel(_ context.Context, r acpsdk.UnstableSetSessionModelRequest) (acpsdk.UnstableSetSessionModelResponse, error) {
+	if r.ModelId != "fake-model" {
+		return acpsdk.UnstableSetSessionModelResponse{}, acpsdk.NewInvalidParams(map[string]any{"details": "model not found: " + string(r.ModelId)})
+	}
+	return acpsdk.UnstableSetSessionModelResponse{}, nil
 }
 func (a *fakeAgent) LoadSession(_ context.Context, r acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
 	if r.SessionId != "earlier" {
@@ -116,6 +142,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 		a.say(r.SessionId, "READY")
 		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
 	}
+	var tool acpsdk.ToolCallId // the last tool call, for ask
 	for _, line := range strings.Split(text.String(), "\n") {
 		verb, rest, _ := strings.Cut(line, " ")
 		arg, body, _ := strings.Cut(rest, " ")
@@ -161,6 +188,33 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 			if err == nil && resp.Outcome.Selected != nil {
 				a.say(r.SessionId, "run "+string(resp.Outcome.Selected.OptionId)+"\n")
 			}
+		case "tool", "ask":
+			var raw map[string]any
+			if err := json.Unmarshal([]byte(body), &raw); err != nil {
+				a.say(r.SessionId, "bad JSON: "+err.Error()+"\n")
+				continue
+			}
+			kind := acpsdk.ToolKind(arg)
+			if verb == "tool" || tool == "" {
+				a.n++
+				tool = acpsdk.ToolCallId(fmt.Sprintf("tool-%d", a.n))
+			}
+			if verb == "tool" {
+				a.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: r.SessionId, Update: acpsdk.SessionUpdate{ToolCall: &acpsdk.SessionUpdateToolCall{
+					ToolCallId: tool, Title: "Tool " + string(tool), Kind: kind, Status: acpsdk.ToolCallStatusPending, RawInput: raw}}})
+				continue
+			}
+			req := acpsdk.ToolCallUpdate{ToolCallId: tool, Title: acpsdk.Ptr("Ask " + string(tool)), RawInput: raw, Locations: []acpsdk.ToolCallLocation{}}
+			if kind != "-" {
+				req.Kind = &kind
+			}
+			resp, err := a.conn.RequestPermission(ctx, acpsdk.RequestPermissionRequest{SessionId: r.SessionId, ToolCall: req,
+				Options: []acpsdk.PermissionOption{{Kind: acpsdk.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: "allow"},
+					{Kind: acpsdk.PermissionOptionKindRejectOnce, Name: "Reject", OptionId: "reject"}}})
+			if err == nil && resp.Outcome.Selected != nil {
+				a.say(r.SessionId, "ask "+string(tool)+" "+string(resp.Outcome.Selected.OptionId)+"\n")
+			}
+			tool = ""
 		case "slow":
 			a.say(r.SessionId, "working...\n")
 			<-ctx.Done()

@@ -72,17 +72,26 @@ func NewPerimeter(dir, spec string) (*Perimeter, error) {
 	return p, nil
 }
 
+// Bounded reports whether a work package's perimeter was given, rather
+// than the whole worktree of a plain session.
+func (p *Perimeter) Bounded() bool { return !p.all }
+
 // errOutside is the refusal of a path that is not in the worktree at all.
 var errOutside = errors.New("outside the worktree")
 
 // Rel turns a path the agent named into a slash-separated path relative
 // to the worktree, lexically: ".." is resolved, and a path that leaves the
-// worktree is errOutside. Relative paths are taken from the worktree.
+// worktree is errOutside. Relative paths are taken from the worktree,
+// except one starting with "~", which a tool may take from a home.
 func (p *Perimeter) Rel(path string) (string, error) {
 	if path == "" || strings.ContainsRune(path, 0) {
 		return "", fmt.Errorf("%q is not a path", path)
 	}
 	if !filepath.IsAbs(path) {
+		if strings.HasPrefix(path, "~") {
+			// The agent's tool may expand it to a home directory.
+			return "", errOutside
+		}
 		path = filepath.Join(p.root, path)
 	}
 	path = filepath.Clean(path)

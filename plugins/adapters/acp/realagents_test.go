@@ -367,6 +367,41 @@ func TestRealACPInterrupt(t *testing.T) {
 	}
 }
 
+// Inside a work package the agent's shell is refused by default, when the
+// agent asks to run the command: the file the command would make never
+// appears, and the refusal names the option that permits the shell.
+func TestRealACPShellRefusedInWorkPackage(t *testing.T) {
+	for _, c := range []struct {
+		a     realAgent
+		shell func(cmd string) fakemodel.Reply
+	}{
+		{realAgents[0], func(cmd string) fakemodel.Reply {
+			return fakemodel.Call("Bash", map[string]string{"command": cmd, "description": "make a file"})
+		}},
+		{gemini, func(cmd string) fakemodel.Reply {
+			return fakemodel.Call("run_shell_command", map[string]string{"command": cmd, "description": "make a file"})
+		}},
+	} {
+		t.Run(c.a.name, func(t *testing.T) {
+			st := newSetup(t, c.a, fakemodel.Key)
+			made := filepath.Join(st.dir, "by-shell.txt")
+			st.fake.Script(c.shell("touch "+made), fakemodel.Text("ran it"))
+			st.turn(t, "run touch")
+			if _, err := os.Lstat(made); err == nil {
+				t.Errorf("the shell ran: %s exists\n%s", made, st.rec.output())
+			}
+			errs, faults := st.rec.snapshot()
+			found := false
+			for _, d := range st.rec.warnings(acp.WarnPermissionDenied) {
+				found = found || strings.Contains(d, `the shell is refused inside a work package's perimeter`)
+			}
+			if !found || len(faults) != 0 {
+				t.Fatalf("faults %v errors %q\n%s", faults, errs, st.rec.output())
+			}
+		})
+	}
+}
+
 // Gemini CLI over ACP: a dash prompt arrives whole, an existing file in
 // the perimeter is rewritten with its write_file tool, and one outside the
 // perimeter is refused when the write is asked for and stays as it was.

@@ -121,7 +121,7 @@ func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
 	}
 	if err != nil {
 		if isAuthRequired(err) {
-			s.out.Error("the agent asks for authentication: "+errText(err)+"; set its key variable or options.auth_method", sdk.FaultAuthFailed)
+			return s.setupFault("opening the session", fmt.Errorf("the agent asks for authentication: %s; set its key variable or options.auth_method", errText(err)), sdk.FaultAuthFailed)
 		}
 		return s.problem("opening the session", err)
 	}
@@ -132,8 +132,7 @@ func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
 	}
 	if req.Model != "" {
 		if err := s.setModel(ctx, req.Model, models); err != nil {
-			s.out.Error(fmt.Sprintf("model %q: %s", req.Model, errText(err)), sdk.FaultInvalidModel)
-			return s.problem("setting the model", err)
+			return s.setupFault("setting the model", fmt.Errorf("model %q: %s", req.Model, errText(err)), sdk.FaultInvalidModel)
 		}
 	}
 	s.declare(sessionCapabilities(s.caps))
@@ -409,7 +408,28 @@ func (s *Session) problem(what string, err error) error {
 	return sdk.Problemf("%s: %s", what, errText(err))
 }
 
-// failOpen reports a session that could not be opened and ends it.
+// setupError is a setup failure whose fault is known from the step that
+// failed (authentication, the model), not guessed from its words.
+type setupError struct {
+	err   error
+	fault string
+}
+
+func (e *setupError) Error() string { return e.err.Error() }
+func (e *setupError) Unwrap() error { return e.err }
+
+// setupFault is problem for a step whose failure has a known fault; an
+// agent that died meanwhile is reported by agentGone instead.
+func (s *Session) setupFault(what string, err error, fault string) error {
+	select {
+	case <-s.exited:
+		return s.problem(what, err)
+	default:
+	}
+	return &setupError{err: err, fault: fault}
+}
+
+// failOpen reports a session that could not be opened, once, and ends it.
 func (s *Session) failOpen(err error) {
 	s.mu.Lock()
 	ended := s.ended
@@ -417,7 +437,12 @@ func (s *Session) failOpen(err error) {
 	if ended {
 		return // terminated meanwhile, or the agent died (agentGone said so)
 	}
-	s.out.Error(err.Error(), classify(err.Error()))
+	fault := classify(err.Error())
+	var se *setupError
+	if errors.As(err, &se) {
+		fault = se.fault
+	}
+	s.out.Error(err.Error(), fault)
 	s.stop()
 	s.out.Exited(1)
 }
