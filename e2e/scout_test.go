@@ -155,6 +155,20 @@ depends_on = ["WP0"]
 
 	// Frozen, then corrected: the brief rendered afterwards carries the fix.
 	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
+	// The freeze records the recon with the verdicts its check gave.
+	frozen := ledgerEvents(t, dir, "plan_frozen")
+	var rec struct {
+		Recon struct{ Claims []struct{ ID, Verdict string } }
+	}
+	b, _ := json.Marshal(frozen[len(frozen)-1])
+	json.Unmarshal(b, &rec)
+	verdicts := map[string]string{}
+	for _, c := range rec.Recon.Claims {
+		verdicts[c.ID] = c.Verdict
+	}
+	if verdicts["C1"] != "verified" || verdicts["C2"] != "moved" || verdicts["C3"] != "unverified" || len(verdicts) != 3 {
+		t.Fatalf("plan_frozen's recon verdicts: %v (%s)", verdicts, b)
+	}
 	must(t, dir, "git", "agentproto", "plan", "amend", "demo", "--recon", "--correction", "Create never emits order_paid: C3 is wrong; payment events come from billing.")
 	prompt := must(t, dir, "git", "agentproto", "plan", "render", "demo", "WP1")
 	if !strings.Contains(prompt, "Corrections to RECON.md") || !strings.Contains(prompt, "C3 is wrong") {

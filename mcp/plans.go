@@ -108,7 +108,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base))
+			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base), rep)
 			if err != nil {
 				return nil, err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/scout"
 )
 
 // Severity of a finding: errors block freeze, warnings do not.
@@ -35,6 +36,9 @@ type Report struct {
 	Errors   int       `json:"errors"`
 	Warnings int       `json:"warnings"`
 	Findings []Finding `json:"findings"`
+	// Recon is the check of the plan's RECON.md citations against the
+	// base, when it has one; plan freeze records it with the recon.
+	Recon *scout.Result `json:"recon,omitempty"`
 }
 
 // CheckInput is what a check needs besides the plan folder.
@@ -83,6 +87,9 @@ func Check(p *Project, in CheckInput) *Report {
 	c.checkRecon()
 	c.checkAgentInstructions()
 	r := &Report{Project: p.Name, Findings: c.findings}
+	if in.Recon != nil {
+		r.Recon = in.Recon.Result
+	}
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}

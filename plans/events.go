@@ -1,6 +1,9 @@
 package plans
 
-import "github.com/agentproto/agentproto/gitstore"
+import (
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/scout"
+)
 
 // Ledger event kinds owned by the plan commands.
 const (
@@ -24,6 +27,9 @@ type Frozen struct {
 	Gate       string            `json:"gate"`
 	Files      map[string]string `json:"files"` // file name -> sha256
 	WPs        []WP              `json:"wps"`
+	// Recon is the verdict on each claim of RECON.md, frozen with it: the
+	// briefs stand on what was verified, moved or left unverified then.
+	Recon *scout.Result `json:"recon,omitempty"`
 	// Set when read back from the ledger.
 	RecordID string `json:"-"`
 	Time     string `json:"-"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,13 +47,18 @@ func sha(b []byte) string {
 
 // Freeze records the plan, with every file attached, as a plan_frozen
 // event. The record id is derived from the content, so freezing an
-// unchanged plan again writes nothing. The caller checks the plan first.
-func Freeze(p *Project, l gitstore.Store, baseCommit string) (*Frozen, bool, error) {
+// unchanged plan again writes nothing. The caller checks the plan first
+// and passes its report: a recon is frozen with the verdicts that check
+// gave its claims.
+func Freeze(p *Project, l gitstore.Store, baseCommit string, checked *Report) (*Frozen, bool, error) {
 	names, err := p.files()
 	if err != nil {
 		return nil, false, err
 	}
 	f := &Frozen{Project: p.Name, Base: p.Plan.Base, BaseCommit: baseCommit, Gate: p.Plan.Gate, Files: map[string]string{}, WPs: p.Plan.WPs}
+	if checked != nil && slices.Contains(names, ReconFile) {
+		f.Recon = checked.Recon
+	}
 	var atts []gitstore.AttachmentInput
 	digest := sha256.New()
 	fmt.Fprintf(digest, "%s\n", baseCommit)

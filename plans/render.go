@@ -77,6 +77,7 @@ func Render(p *Project, h *History, wpID string, lessons []string) (string, erro
 	b.WriteString("- Start no sub-agents; do the work yourself.\n")
 	b.WriteString("- Other executors work in parallel on other work packages. Change only the\n  paths your brief says you own; shared files are wired by the supervisor from\n  your report.\n")
 	fmt.Fprintf(&b, "- Your work is verified on disk: the supervisor re-runs the gate (%s)\n  and reads the files, not your report.\n", h.Frozen.Gate)
+	fmt.Fprintf(&b, reportHowTo, wp.ID)
 	if doc, err := os.ReadFile(filepath.Join(p.Dir, ReconFile)); err == nil {
 		if r, err := scout.Parse(doc); err == nil && len(r.Corrections) > 0 {
 			fmt.Fprintf(&b, "\nCorrections to %s (they win over what it says):\n", ReconFile)
@@ -93,3 +94,16 @@ func Render(p *Project, h *History, wpID string, lessons []string) (string, erro
 	}
 	return b.String(), nil
 }
+
+// reportHowTo tells the executor the one form of report verify reads: a
+// report in prose is no report (verify's report-missing).
+const reportHowTo = "\nEnd your last message with your report, as one fenced block in exactly this\n" +
+	"form (JSON; lists may be empty; wiring lines are for shared files only):\n\n" +
+	"```agentproto-report\n" +
+	`{"wp": "%s", "files": ["path/you/changed"], "design_choices": ["what you chose and why"],` + "\n" +
+	` "wiring": [{"file": "shared/file", "line": "the exact line it needs"}], "claims": ["command:name"],` + "\n" +
+	` "exit_codes": [{"command": "the gate, as run", "exit_code": 0}]}` + "\n" +
+	"```\n\n" +
+	"For a JSON, TOML or YAML shared file give {\"file\": ..., \"snippet\": \"the keys to add\"}.\n" +
+	"If you stopped on a design fork, add \"stopped\": {\"question\": ..., \"options\": [...],\n" +
+	"\"default\": ...} and end the turn: the supervisor answers.\n"

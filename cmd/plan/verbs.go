@@ -155,7 +155,7 @@ func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base))
+			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base), rep)
 			cmdutil.Warn(f.IO.ErrOut, l.Warnings)
 			if err != nil {
 				return err
