@@ -158,7 +158,9 @@ depends_on = ["WP0"]
 	// The freeze records the recon with the verdicts its check gave.
 	frozen := ledgerEvents(t, dir, "plan_frozen")
 	var rec struct {
-		Recon struct{ Claims []struct{ ID, Verdict string } }
+		Recon struct {
+			Claims []struct{ ID, Verdict string }
+		}
 	}
 	b, _ := json.Marshal(frozen[len(frozen)-1])
 	json.Unmarshal(b, &rec)
