@@ -135,6 +135,7 @@ func TestConsolidateMergesPackageJSONScripts(t *testing.T) {
 		}
 	}
 	head := strings.TrimSpace(must(t, dir, "git", "rev-parse", "wt/demo-integration"))
+	provisionedBy(t, dir, "demo-integration", "consolidate")
 	s := scriptsAt(t, dir, head)
 	if s["build"] != "tsc" || s["test"] != "sh t/unit.sh" || s["test:e2e"] != "sh t/e2e.sh" || len(s) != 3 {
 		t.Fatalf("merged scripts = %v", s)

@@ -292,6 +292,7 @@ func TestForkWorkspaceIsolation(t *testing.T) {
 	if p := h.worktreePath(b.Worktree); p == h.src || p == h.dir {
 		t.Fatalf("the branch ran in %s", p)
 	}
+	provisionedBy(t, h.dir, b.Worktree, "fork")
 	if _, err := os.Stat(filepath.Join(h.worktreePath(b.Worktree), "result.txt")); err != nil {
 		t.Fatalf("the branch's own worktree lacks its work: %v", err)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -166,5 +167,29 @@ func TestWorktreeNewInterruptedInGitCheckout(t *testing.T) {
 	}
 	if st := must(t, path, "git", "status", "--porcelain"); st != "" {
 		t.Errorf("not clean:\n%s", st)
+	}
+}
+
+// provisionedBy fails unless worktree slug was recorded as provisioned,
+// once, by by: whoever makes a worktree goes through worktree.Manager.
+func provisionedBy(t *testing.T, dir, slug, by string) {
+	t.Helper()
+	var found []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "worktree_provisioned", "--json")), "\n") {
+		var ev struct {
+			Data map[string]any `json:"data"`
+		}
+		if line == "" {
+			continue
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("ledger log: %v\n%s", err, line)
+		}
+		if ev.Data["slug"] == slug {
+			found = append(found, ev.Data)
+		}
+	}
+	if len(found) != 1 || found[0]["by"] != by {
+		t.Errorf("worktree_provisioned events of %s: %v, want one by %s", slug, found, by)
 	}
 }

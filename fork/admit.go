@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/plugins/sdk"
@@ -328,12 +331,12 @@ func (s *Service) run(a Admission, candidates []string, leaseFor time.Duration) 
 		return b, false, s.fail(b, "lease", "ledger", err)
 	}
 	b.State = StateLeased
-	path, err := worktree.Location(s.Repo, s.WorktreeRoot, a.Worktree)
-	if err != nil {
-		return b, false, s.fail(b, "workspace", "host_error", err)
-	}
-	m, err := worktree.Provision(s.Repo, worktree.NewOptions{Slug: a.Worktree, Path: path, Branch: "fork/" + a.BranchID,
-		Base: a.SourceStateRef, BaseCommit: a.SourceStateCommit})
+	// Made and recorded as worktree new makes one, from the source state
+	// and without setup hooks: the branch starts from exactly that state.
+	mg := &worktree.Manager{Repo: s.Repo, Config: config.Worktree{Root: s.WorktreeRoot}, Out: io.Discard, By: "fork",
+		Ledger: func() (gitstore.Store, error) { return s.Ledger, nil }}
+	m, err := mg.New(worktree.CreateOptions{Slug: a.Worktree, Branch: "fork/" + a.BranchID,
+		BaseName: a.SourceStateRef, BaseCommit: a.SourceStateCommit, NoSetup: true})
 	if err != nil {
 		return b, false, s.fail(b, "workspace", "host_error", err)
 	}

@@ -214,10 +214,6 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 			wp[rec.ID] = w
 		}
 	}
-	resp, err := e.sessions().Call(&sessions.Request{Op: "policy-attach", Policy: &sessions.PolicyArgs{Sessions: in.Sessions, On: on, Do: acts,
-		Project: plan, WP: wp, Dir: e.repo.WorkTree, Notify: cfg.Policies.Notify}})
-	if err != nil {
-		return nil, err
-	}
-	return resp.Policies[0], nil
+	return e.sessions().AttachPolicy(sessions.PolicyArgs{Sessions: in.Sessions, On: on, Do: acts,
+		Project: plan, WP: wp, Dir: e.repo.WorkTree, Notify: cfg.Policies.Notify})
 }

@@ -151,7 +151,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if in.Text == "" && !in.Interrupt {
 				return nil, fault.Invalidf("give text (or interrupt alone)")
 			}
-			if _, err := e.sessions().Call(&sessions.Request{Op: "prompt", ID: in.ID, Text: in.Text, Interrupt: in.Interrupt}); err != nil {
+			if err := e.sessions().Prompt(in.ID, in.Text, in.Interrupt); err != nil {
 				return nil, err
 			}
 			return &Result{Command: "sessions prompt", Doc: map[string]any{"id": in.ID, "sent": true, "interrupt": in.Interrupt},
@@ -162,11 +162,11 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if err := sessions.ValidateID(in.ID); err != nil {
 				return nil, err
 			}
-			resp, err := e.sessions().Call(&sessions.Request{Op: "kill", ID: in.ID})
+			rec, err := e.sessions().Kill(in.ID)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "sessions kill", Doc: resp.Session, Summary: fmt.Sprintf("%s is %s", in.ID, resp.Session.State)}, nil
+			return &Result{Command: "sessions kill", Doc: rec, Summary: fmt.Sprintf("%s is %s", in.ID, rec.State)}, nil
 		})
 }
 
@@ -353,11 +353,11 @@ func (e *env) monitor(in monitorIn) (*Result, error) {
 		return nil, err
 	}
 	if !allOver(recs) {
-		resp, err := e.sessions().Call(&sessions.Request{Op: "monitor", IDs: in.IDs, Timeout: d.String()})
+		changed, err := e.sessions().Monitor(in.IDs, d)
 		if err != nil {
 			return nil, err
 		}
-		recs = append([]*sessions.Record{}, resp.Records...)
+		recs = append([]*sessions.Record{}, changed...)
 	}
 	var parts []string
 	for _, r := range recs {
@@ -385,11 +385,11 @@ func (e *env) wait(in waitIn) (*Result, error) {
 	}
 	pending := []string{}
 	if !allOver(recs) {
-		resp, err := e.sessions().Call(&sessions.Request{Op: "wait", IDs: in.IDs, Until: until, Timeout: d.String()})
+		still, err := e.sessions().Wait(in.IDs, until, d)
 		if err != nil {
 			return nil, err
 		}
-		pending = append(pending, resp.Pending...)
+		pending = append(pending, still...)
 		if recs, err = e.records(in.IDs); err != nil {
 			return nil, err
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/plans"
@@ -98,11 +100,11 @@ func (e *Env) IntegrationWorktree(root string) (*worktree.Meta, error) {
 	if err != nil {
 		return nil, err
 	}
-	path, err := worktree.Location(e.Repo, root, slug)
-	if err != nil {
-		return nil, err
-	}
-	return worktree.Provision(e.Repo, worktree.NewOptions{Slug: slug, Path: path, Base: frozen.Base, BaseCommit: frozen.BaseCommit})
+	// Made and recorded as worktree new makes one, without setup hooks:
+	// the single writer merges and runs the gate, nothing more.
+	mg := &worktree.Manager{Repo: e.Repo, Config: config.Worktree{Root: root}, Out: io.Discard, By: "consolidate",
+		Ledger: func() (gitstore.Store, error) { return e.Ledger, nil }}
+	return mg.New(worktree.CreateOptions{Slug: slug, BaseName: frozen.Base, BaseCommit: frozen.BaseCommit, NoSetup: true})
 }
 
 // Consolidate is the single writer: it merges the verified WP branches into

@@ -91,7 +91,7 @@ func (d *Dispatcher) Run(only []string) error {
 }
 
 func (d *Dispatcher) kill(id string) {
-	d.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
+	d.Sessions.Kill(id)
 }
 
 // preflight checks every profile the plan may use and stops, reporting

@@ -79,12 +79,12 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	start := l.StartArgs()
 	start.Dir, start.Worktree, start.Prompt, start.Label = m.Path, slug, prompt, p.Name+"/"+wp.ID
 	start.Env, start.Ping = withPerimeter(d.CallerEnv, p, wp), !d.NoPing
-	resp, err := d.Sessions.Call(&sessions.Request{Op: "start", Start: start})
-	if err != nil && (resp == nil || resp.Session == nil) {
+	rec, err := d.Sessions.Start(*start)
+	if err != nil && rec == nil {
 		return "", err
 	}
 	brief, _ := p.BriefPath(&wp)
-	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: resp.Session.ID, Adapter: l.Adapter, Model: l.Model,
+	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: rec.ID, Adapter: l.Adapter, Model: l.Model,
 		Profile: l.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
@@ -94,11 +94,11 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil {
 		// The session failed to start (a dead provider, a failed liveness
 		// ping): handleFaults moves the WP to the next profile.
-		d.say(wp.ID, "session", "%s failed to start: %v", resp.Session.ID, err)
-		return resp.Session.ID, nil
+		d.say(wp.ID, "session", "%s failed to start: %v", rec.ID, err)
+		return rec.ID, nil
 	}
-	d.say(wp.ID, "session", "%s started (%s)", resp.Session.ID, l.Describe())
-	return resp.Session.ID, nil
+	d.say(wp.ID, "session", "%s started (%s)", rec.ID, l.Describe())
+	return rec.ID, nil
 }
 
 // provision makes the worktree of a WP that has none through the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -43,7 +44,7 @@ type FindingVerdict struct {
 type ReviewerLaunch struct {
 	Sessions *sessions.Client
 	Start    sessions.StartArgs
-	Timeout  string
+	Timeout  time.Duration
 	Worktree *worktree.Meta
 	Manager  *worktree.Manager
 }
@@ -68,15 +69,15 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
 	st.Dir, st.Worktree = l.Worktree.Path, l.Worktree.Slug
 	st.Label = e.Project.Name + "/review"
 	st.Prompt = fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
-	resp, err := l.Sessions.Call(&sessions.Request{Op: "start", Start: &st})
+	rec, err := l.Sessions.Start(st)
 	if err != nil {
 		return nil, err
 	}
-	id := resp.Session.ID
+	id := rec.ID
 	r.Reviewer = id
-	_, err = l.Sessions.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: l.Timeout})
+	_, err = l.Sessions.Wait([]string{id}, sessions.UntilTurnEnd, l.Timeout)
 	// Killed before its worktree is looked at: nothing writes after.
-	l.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
+	l.Sessions.Kill(id)
 	if err != nil {
 		return nil, err
 	}

@@ -224,7 +224,7 @@ func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
 	store := sessions.NewStore(d.Env.Repo.CommonDir)
 	done := make(chan error, 1)
 	go func() {
-		_, err := d.Sessions.Call(&sessions.Request{Op: "wait", IDs: ids, Until: "turn-end", Timeout: d.Timeout.String()})
+		_, err := d.Sessions.Wait(ids, sessions.UntilTurnEnd, d.Timeout)
 		done <- err
 	}()
 	report := func() {

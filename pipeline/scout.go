@@ -107,13 +107,13 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	start.Prompt = scoutPrompt(o.Question)
 	// An agent whose writes the adapter sees (acp) may write RECON.md only.
 	start.Env = withAllowed(o.Env, []string{reconFile})
-	resp, err := o.Sessions.Call(&sessions.Request{Op: "start", Start: start})
+	rec, err := o.Sessions.Start(*start)
 	if err != nil {
 		return nil, err
 	}
-	id := resp.Session.ID
-	_, err = o.Sessions.Call(&sessions.Request{Op: "wait", IDs: []string{id}, Until: "turn-end", Timeout: o.Config.Dispatch.Timeout.String()})
-	o.Sessions.Call(&sessions.Request{Op: "kill", ID: id})
+	id := rec.ID
+	_, err = o.Sessions.Wait([]string{id}, sessions.UntilTurnEnd, o.Config.Dispatch.Timeout.Duration)
+	o.Sessions.Kill(id)
 	if err != nil {
 		return nil, err
 	}

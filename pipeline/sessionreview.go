@@ -56,6 +56,6 @@ func (e *Env) RunReviewer(o ReviewerOptions, r *ReviewResult) ([]byte, error) {
 	start := l.StartArgs()
 	// An agent whose writes the adapter sees (acp) may write nothing.
 	start.Env = withAllowed(o.Env, []string{})
-	return e.LLMReview(ReviewerLaunch{Sessions: o.Sessions, Start: *start, Timeout: o.Config.Dispatch.Timeout.String(),
+	return e.LLMReview(ReviewerLaunch{Sessions: o.Sessions, Start: *start, Timeout: o.Config.Dispatch.Timeout.Duration,
 		Worktree: m, Manager: mg}, r)
 }

@@ -114,10 +114,10 @@ func Take(src Sources) *Snapshot {
 		}
 	}
 	if src.Client != nil && src.Client.Running() {
-		if resp, err := src.Client.Call(&sessions.Request{Op: "policy-ls"}); err != nil {
+		if policies, err := src.Client.Policies(); err != nil {
 			problem("policies", err)
 		} else {
-			s.Policies = policyRows(resp.Policies)
+			s.Policies = policyRows(policies)
 		}
 	}
 	if src.Goal != "" && src.Ledger != nil {

@@ -16,7 +16,8 @@ import (
 
 // Manager runs the lifecycle of a repository's worktrees — new, remove,
 // archive, restore, gc — and records each step in the ledger, so the
-// worktree commands, dispatch and sessions start share one sequence.
+// worktree commands, dispatch, sessions start, consolidate and fork share
+// one sequence.
 type Manager struct {
 	Repo *gitrepo.Repo
 	// Config is the [worktree] table: root, default base, submodules.

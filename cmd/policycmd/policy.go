@@ -5,6 +5,7 @@ package policycmd
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,12 +75,12 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			resp, err := c.Call(&sessions.Request{Op: "policy-attach", Policy: &sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
-				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify}})
+			pol, err := c.AttachPolicy(sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
+				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(f.IO.Out, resp.Policies[0].ID)
+			fmt.Fprintln(f.IO.Out, pol.ID)
 			return nil
 		},
 	}
@@ -101,18 +102,18 @@ ledger event with its results.`,
 				}
 				return nil
 			}
-			resp, err := c.Call(&sessions.Request{Op: "policy-ls"})
+			policies, err := c.Policies()
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				ps := resp.Policies
+				ps := policies
 				if ps == nil {
 					ps = []*sessions.Policy{}
 				}
 				return cmdutil.ExportJSON(cmd, f.IO.Out, ps)
 			}
-			for _, p := range resp.Policies {
+			for _, p := range policies {
 				state := "active"
 				if p.Canceled {
 					state = "canceled"
@@ -133,7 +134,7 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			if _, err := c.Call(&sessions.Request{Op: "policy-cancel", ID: args[0]}); err != nil {
+			if err := c.CancelPolicy(args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "canceled %s\n", args[0])
@@ -150,18 +151,22 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			resp, err := c.Call(&sessions.Request{Op: "policy-wait", IDs: args, Timeout: timeout})
+			d, err := time.ParseDuration(timeout)
+			if err != nil || d <= 0 {
+				return fault.Invalidf("--timeout %q is not a duration with a unit (such as 40m)", timeout)
+			}
+			pending, err := c.WaitPolicies(args, d)
 			if err != nil {
 				return err
 			}
 			if waitJSON {
-				pending := append([]string{}, resp.Pending...)
-				if err := cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"ids": args, "fired": len(pending) == 0, "pending": pending}); err != nil {
+				doc := map[string]any{"ids": args, "fired": len(pending) == 0, "pending": append([]string{}, pending...)}
+				if err := cmdutil.ExportJSON(cmd, f.IO.Out, doc); err != nil {
 					return err
 				}
 			}
-			if len(resp.Pending) > 0 {
-				return fault.Timeoutf("timed out after %s; not fired yet: %s", timeout, strings.Join(resp.Pending, " "))
+			if len(pending) > 0 {
+				return fault.Timeoutf("timed out after %s; not fired yet: %s", timeout, strings.Join(pending, " "))
 			}
 			if !waitJSON {
 				fmt.Fprintln(f.IO.Out, "fired")

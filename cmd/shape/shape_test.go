@@ -133,3 +133,105 @@ func TestCmdIsASmallShareOfTheCode(t *testing.T) {
 		t.Errorf("cmd/ holds %d of %d non-test Go lines (%.1f %%), over %.0f %%: move logic into the library, where the MCP server can call it", cmd, all, 100*share, 100*maxCmdShare)
 	}
 }
+
+// sessionsPath is the import path of the sessions package, whose Client
+// has one typed method per daemon operation (sessions/ops.go).
+const sessionsPath = "github.com/agentproto/agentproto/sessions"
+
+// rawRequests returns the positions in f where a sessions.Request is
+// named: a composite literal, new(sessions.Request) or a variable of the
+// type. Outside package sessions each is a raw Call(&Request{Op: ...})
+// that bypasses the typed methods, so a renamed op or field breaks it
+// silently. imports says whether f imports sessions at all.
+func rawRequests(fset *token.FileSet, f *ast.File) (found []token.Position, imports bool) {
+	name := ""
+	for _, imp := range f.Imports {
+		if strings.Trim(imp.Path.Value, `"`) != sessionsPath {
+			continue
+		}
+		name = "sessions"
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+	}
+	if name == "" || name == "_" {
+		return nil, name != ""
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == name && n.Sel.Name == "Request" {
+				found = append(found, fset.Position(n.Pos()))
+			}
+		case *ast.Ident:
+			// A dot import names the type bare.
+			if name == "." && n.Name == "Request" {
+				found = append(found, fset.Position(n.Pos()))
+			}
+		}
+		return true
+	})
+	return found, true
+}
+
+func TestRawRequestsDetected(t *testing.T) {
+	src := `package p
+
+import s "github.com/agentproto/agentproto/sessions"
+
+func f(c *s.Client) { c.Call(&s.Request{Op: s.OpKill, ID: "x"}) }
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, imports := rawRequests(fset, f); !imports || len(found) != 1 {
+		t.Fatalf("a raw call under an aliased import: found %v (imports %v), want one", found, imports)
+	}
+}
+
+func TestNoRawSessionsRequests(t *testing.T) {
+	root := moduleRoot(t)
+	own := filepath.Join(root, "sessions")
+	fset := token.NewFileSet()
+	files, importers := 0, 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch {
+			case path == own, d.Name() == ".agents", d.Name() == "node_modules", d.Name() == "testdata",
+				path != root && strings.HasPrefix(d.Name(), "."):
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		found, imports := rawRequests(fset, f)
+		if imports {
+			importers++
+		}
+		for _, pos := range found {
+			rel, _ := filepath.Rel(root, pos.Filename)
+			t.Errorf("%s:%d: builds a sessions.Request; call the typed method of sessions.Client instead (sessions/ops.go), adding one there if the operation has none", rel, pos.Line)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A walk that parsed nothing, or missed every client of the daemon,
+	// would pass whatever the code does.
+	if files < 200 || importers < 20 {
+		t.Fatalf("parsed %d files, %d importing sessions; the walk is broken", files, importers)
+	}
+}

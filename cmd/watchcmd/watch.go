@@ -98,8 +98,7 @@ func (a *actions) Prompt(id, text string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Call(&sessions.Request{Op: "prompt", ID: id, Text: text})
-	return err
+	return c.Prompt(id, text, false)
 }
 
 func (a *actions) Interrupt(id string) error {
@@ -107,8 +106,7 @@ func (a *actions) Interrupt(id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Call(&sessions.Request{Op: "prompt", ID: id, Interrupt: true})
-	return err
+	return c.Prompt(id, "", true)
 }
 
 func (a *actions) Kill(id string) error {
@@ -116,7 +114,7 @@ func (a *actions) Kill(id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Call(&sessions.Request{Op: "kill", ID: id})
+	_, err = c.Kill(id)
 	return err
 }
 
