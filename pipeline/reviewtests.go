@@ -303,9 +303,12 @@ func compareTests(base, head testRun) []Finding {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	// A test whose body moved under another name is the same test only
+	// if that name ran and passed at the head: a body moved into a file
+	// that is never built is still parsed, and still lost.
 	renamed := map[string]bool{}
 	for h, id := range base.same {
-		if hid, ok := head.same[h]; ok && hid != id {
+		if hid, ok := head.same[h]; ok && hid != id && head.results[hid] == "pass" {
 			renamed[id] = true
 		}
 	}
