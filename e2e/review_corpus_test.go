@@ -212,7 +212,7 @@ func reviewVariantResult(t *testing.T, c corpusCase, variant string) (*changeRev
 
 func TestReviewCorpus(t *testing.T) {
 	cases := loadCorpus(t)
-	runtimes := map[string]string{"python": "python3", "js": "node", "go": "go", "shell": "sh", "bats": "bats"}
+	runtimes := map[string]string{"python": "python3", "pytest": "pytest", "js": "node", "go": "go", "shell": "sh", "bats": "bats"}
 	var mu sync.Mutex
 	var outs []corpusOutcome
 	t.Run("cases", func(t *testing.T) {

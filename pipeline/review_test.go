@@ -79,7 +79,7 @@ func TestGoJudgesOnlyChangedFunctions(t *testing.T) {
 func TestCompareTestsKeepsRenamedTests(t *testing.T) {
 	base := testRun{results: testResults{"go:m.TestA": "pass", "sh:a_test.sh": "pass", "go:m.TestB": "pass"}, same: map[string]string{"h1": "sh:a_test.sh"}}
 	head := testRun{gate: Gate{Command: "true"}, results: testResults{"go:m.TestA": "skip", "sh:b_test.sh": "pass", "go:m.TestC": "fail"}, same: map[string]string{"h1": "sh:b_test.sh"}}
-	got := codes(compareTests(base, head))
+	got := codes(compareTests(base, head, nil))
 	if got != "test-skipped test-lost gate-masks-failure" { // TestA skipped, TestB lost, a_test.sh renamed
 		t.Fatalf("findings %q", got)
 	}

@@ -81,7 +81,11 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	if g := runs["head"].gate; gate != "" && g.ExitCode != 0 {
 		r.Findings = append(r.Findings, Finding{Code: "gate-failed", Severity: "error", Message: fmt.Sprintf("the gate exits %d on the head", g.ExitCode)})
 	}
-	r.Findings = append(r.Findings, compareTests(runs["base"], runs["head"])...)
+	renames, err := gitRenames(repo.Git, b, h)
+	if err != nil {
+		return nil, err
+	}
+	r.Findings = append(r.Findings, compareTests(runs["base"], runs["head"], renames)...)
 	out, err := repo.Git("diff", "--name-only", "--no-renames", "--diff-filter=AM", "-z", b, h)
 	if err != nil {
 		return nil, err

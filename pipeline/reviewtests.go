@@ -32,7 +32,9 @@ import (
 // file through NODE_OPTIONS; jest and vitest write their JSON results
 // when the gate runs them directly. Any other runner can append JSON
 // lines {"id": ..., "outcome": "pass"|"fail"|"skip"} to the file named by
-// AGENTPROTO_TESTLOG.
+// AGENTPROTO_TESTLOG. The Go test binaries and shell tests the gate runs
+// itself are heard as well (reviewgate.go), so a gate that stops running
+// tests is seen even where review runs them on its own.
 
 // testResults maps a test's id to its outcome: pass, fail or skip.
 type testResults map[string]string
@@ -44,6 +46,8 @@ type testRun struct {
 	// same maps a shell test's content hash to its id, so a renamed
 	// test is still the same test.
 	same map[string]string
+	// heard is how many tests the gate itself was heard to run.
+	heard int
 }
 
 const pySiteHook = `import json, os, sys, unittest.result as _r
@@ -88,12 +92,23 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 	}
 	env = append(env, renv...)
 	if gate != "" {
+		genv, err := gateHooks(hooks)
+		if err != nil {
+			return tr, err
+		}
 		jsonFile := filepath.Join(hooks, "js-results.json")
-		tr.gate, _ = runEnv(ctx, dir, withJSReporter(gate, jsonFile), env)
+		tr.gate, _ = runEnv(ctx, dir, withJSReporter(gate, jsonFile), append(env, genv...))
 		tr.gate.Command = gate // the gate as given, whatever reporter review added
-		readTestLog(logFile, tr.results)
-		readTAP(tapFile, tr.results)
-		readJestJSON(jsonFile, dir, tr.results)
+		heard := testResults{}
+		readTestLog(logFile, heard)
+		readTAP(tapFile, heard)
+		readJestJSON(jsonFile, dir, heard)
+		readGoExec(filepath.Join(hooks, "go"), dir, heard)
+		shellIDs(dir, heard)
+		tr.heard = len(heard)
+		for id, out := range heard {
+			tr.results.record(id, out)
+		}
 	}
 	goTestBodies(dir, tr.same)
 	if err := goTests(ctx, dir, tr.results); err != nil {
@@ -215,15 +230,9 @@ func goTests(ctx context.Context, dir string, r testResults) error {
 // goTestBodies maps the hash of each Go test's body to its id, so a
 // test renamed with its body unchanged is still the same test.
 func goTestBodies(dir string, same map[string]string) {
-	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
+	module := goModule(dir)
+	if module == "" {
 		return
-	}
-	module := ""
-	for _, l := range strings.Split(string(mod), "\n") {
-		if f := strings.Fields(l); len(f) == 2 && f[0] == "module" {
-			module = strings.Trim(f[1], `"`)
-		}
 	}
 	var files []string
 	hasFile(dir, func(p string) bool {
@@ -295,17 +304,21 @@ func hasFile(dir string, match func(string) bool) bool {
 }
 
 // compareTests turns the difference between the base's and the head's
-// test results into findings.
-func compareTests(base, head testRun) []Finding {
+// test results into findings; renames maps each file git found renamed
+// to its new path.
+func compareTests(base, head testRun, renames map[string]string) []Finding {
 	var fs []Finding
 	ids := make([]string, 0, len(base.results))
 	for id := range base.results {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	// A test whose body moved under another name is the same test only
+	// if that name ran and passed at the head: a body moved into a file
+	// that is never built is still parsed, and still lost.
 	renamed := map[string]bool{}
 	for h, id := range base.same {
-		if hid, ok := head.same[h]; ok && hid != id {
+		if hid, ok := head.same[h]; ok && hid != id && head.results[hid] == "pass" {
 			renamed[id] = true
 		}
 	}
@@ -313,12 +326,18 @@ func compareTests(base, head testRun) []Finding {
 		if base.results[id] != "pass" || renamed[id] {
 			continue
 		}
+		if nid := movedID(id, renames); nid != "" && head.results[nid] == "pass" {
+			continue // its file was renamed, and it runs there
+		}
 		switch head.results[id] {
 		case "":
 			fs = append(fs, Finding{Code: "test-lost", Severity: "error", File: testFile(id), Message: testName(id) + " passed at the base and no longer runs at the head: deleted, renamed away, excluded, build-tagged off or commented out"})
 		case "skip":
 			fs = append(fs, Finding{Code: "test-skipped", Severity: "error", File: testFile(id), Message: testName(id) + " passed at the base and is skipped at the head"})
 		}
+	}
+	if head.gate.ExitCode == 0 && head.gate.Command != "" && base.heard > 0 && head.heard == 0 {
+		fs = append(fs, Finding{Code: "gate-runs-no-tests", Severity: "error", Message: fmt.Sprintf("the gate ran %s at the base and runs none at the head: it passes without testing anything", plural(base.heard, "test"))})
 	}
 	if head.gate.ExitCode == 0 && head.gate.Command != "" {
 		var failed []string

@@ -93,7 +93,7 @@ func reviewRun(o *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := e.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
+	r, err := e.Review(cfg.Dispatch.GateTimeout.Duration, o.mutationBudget(cfg))
 	if err != nil {
 		return err
 	}
@@ -126,6 +126,15 @@ func reviewRun(o *ReviewOptions) error {
 	return nil
 }
 
+// mutationBudget is --mutation-budget when given, else [review]
+// mutation_budget; both review paths take it so.
+func (o *ReviewOptions) mutationBudget(cfg config.Config) time.Duration {
+	if o.MutationBudget >= 0 {
+		return o.MutationBudget
+	}
+	return cfg.Review.MutationBudget.Duration
+}
+
 func printReview(io *cmdutil.IOStreams, gates []pipeline.GateRun, fs []pipeline.Finding) {
 	for _, g := range gates {
 		fmt.Fprintf(io.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
@@ -148,10 +157,7 @@ func reviewChangeRun(o *ReviewOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Dispatch.GateTimeout.Duration)
 	defer cancel()
-	opt := pipeline.ChangeOptions{Gate: o.Gate, Own: o.Own, MutationBudget: o.MutationBudget}
-	if opt.MutationBudget < 0 {
-		opt.MutationBudget = cfg.Review.MutationBudget.Duration
-	}
+	opt := pipeline.ChangeOptions{Gate: o.Gate, Own: o.Own, MutationBudget: o.mutationBudget(cfg)}
 	r, err := pipeline.ReviewChange(ctx, repo, o.Base, o.Head, opt)
 	if err != nil {
 		return err
