@@ -28,8 +28,10 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 		Short: "The whole pipeline: dispatch, verify, checkpoint, consolidate, review, e2e, pull request",
 		Long: `Run every step in order with one progress view and stop at the first red step,
 saying what to do next. Every step is recorded, so running it again continues
-where it stopped. The pull request is opened only with --pr (or printed with
---dry-run); without either, run stops before it. Progress goes to stderr.`,
+where it stopped. The pull request is opened only with --pr; --dry-run still
+runs every step (dispatching the WPs not yet verified) and prints the pull
+request instead of opening it; without either, run stops before it. Progress
+goes to stderr.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -41,7 +43,7 @@ where it stopped. The pull request is opened only with --pr (or printed with
 	}
 	cmd.Flags().IntVar(&opts.MaxParallel, "max-parallel", 0, "sessions at once")
 	cmd.Flags().BoolVar(&opts.OpenPR, "pr", false, "open the pull request at the end")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the pull request instead of opening it")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "run every step, then print the pull request instead of opening it")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "progress on stderr; print the outcome and each step's result as JSON")
 	return cmd
 }
