@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,11 +26,12 @@ type jsonCase struct {
 	exits  []int    // accepted exit codes (default 0)
 	once   bool     // a step that must not run twice: --jq only
 	stream bool     // JSON lines, one document per line
+	env    []string // VAR=VALUE set for this command only
 }
 
 // jsonCommands lists every command with --json, in an order where each
 // finds the state the earlier ones left. {S} is a session id, {P} a policy
-// id, {E} a ledger record id.
+// id, {E} a ledger record id, {SRC} the fork source's session.
 var jsonCommands = []jsonCase{
 	{path: "config check"},
 	{path: "config show"},
@@ -54,8 +58,10 @@ var jsonCommands = []jsonCase{
 	{path: "sessions wait", args: []string{"{S}", "--timeout", "30s"}},
 	{path: "sessions monitor", args: []string{"{S}", "--for", "1s"}},
 	{path: "sessions output", args: []string{"{S}"}, stream: true},
+	{path: "sessions prompt", args: []string{"{S}", "--text", "hello again"}, once: true},
 	{path: "policy ls"},
 	{path: "policy wait", args: []string{"{P}", "--timeout", "20s"}, once: true},
+	{path: "sessions kill", args: []string{"{S}"}},
 	{path: "run", args: []string{"demo"}, once: true},
 	{path: "consolidate", args: []string{"demo", "--dry-run"}},
 	{path: "review", args: []string{"demo"}},
@@ -65,12 +71,26 @@ var jsonCommands = []jsonCase{
 	{path: "worktree changes", args: []string{"demo-wp1"}},
 	{path: "worktree new", args: []string{"scratch", "--no-setup"}, once: true},
 	{path: "worktree archive", args: []string{"scratch"}, once: true},
+	{path: "worktree restore", args: []string{"scratch"}, once: true},
+	{path: "worktree rm", args: []string{"scratch"}, once: true},
 	{path: "worktree gc"},
 	{path: "sessions gc"},
+	{path: "lesson add", args: []string{"json output is JSON only", "--tag", "json"}},
 	{path: "lesson ls"},
 	{path: "peer ls"},
 	{path: "peer quota-guard", args: []string{"a1"}},
+	{path: "peer register", args: []string{"a2", "--adapter", "scripted"}},
+	{path: "goal new", args: []string{"g2", "--title", "json"}},
+	{path: "goal gate add", args: []string{"--goal", "g2", "--id", "ship", "--question", "ship it?"}},
+	{path: "goal gate close", args: []string{"--goal", "g2", "--id", "ship", "--answer", "yes"}},
+	{path: "peer status", args: []string{"a1", "--goal", "g2", "--state", "working", "--next-action", "json"}},
+	{path: "todo add", args: []string{"--goal", "g2", "--id", "t1", "--title", "json"}},
+	{path: "todo claim", args: []string{"--goal", "g2", "--todo", "t1", "--agent", "a1", "--local"}},
+	{path: "todo release", args: []string{"--goal", "g2", "--todo", "t1", "--agent", "a1", "--local"}, once: true},
+	{path: "evidence add", args: []string{"--goal", "g2", "--agent", "a1", "--ref", "json", "--summary", "json"}},
+	{path: "supervisor prompt", args: []string{"--goal-id", "g1", "--agent-id", "a1"}},
 	{path: "supervisor event list", args: []string{"--goal-id", "g1", "--agent-id", "a1"}},
+	{path: "peer attach", args: []string{"a1", "--session", "{SRC}"}},
 	{path: "fork admit", args: []string{"j1", "--source", "a1", "--source-worktree", "demo-wp1", "--authority-ref", "op", "--task", "hello", "--wait", "30s"}},
 	{path: "fork ls"},
 	{path: "fork show", args: []string{"j1"}},
@@ -82,31 +102,74 @@ var jsonCommands = []jsonCase{
 	{path: "ledger verify"},
 	{path: "ledger reindex"},
 	{path: "sync", args: []string{"origin"}},
+	{path: "plan amend", args: []string{"demo", "--correction", "the gate is sh test.sh"}},
+	{path: "plan init", args: []string{"scratch", "--gate", "sh test.sh"}, once: true},
+	{path: "plan new-wp", args: []string{"scratch", "WP1", "--title", "json"}, once: true},
+	{path: "plugin pin", args: []string{"scripted"}},
+	{path: "pr comment", args: []string{"7", "--body-file", "{B}", "--repo", "acme/app", "--host", "{H}"},
+		env: []string{"GH_TOKEN=test-token", "GH_CONFIG_DIR={GH}", "AGENTPROTO_GITHUB_CA={CA}"}},
+	{path: "hooks install"},
+	{path: "hooks uninstall"},
 	{path: "init"},
 }
 
-// TestEveryJSONCommandPrintsItsSchema runs every command that has --json on
-// a real repository: stdout is JSON and nothing else, every document names
-// the command's schema, and --jq filters it. A new command with --json that
-// is not in the table fails the test.
-func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
+// decisionCommands run on a second pipeline, whose WP2 stopped on a
+// question.
+var decisionCommands = []jsonCase{
+	{path: "plan answer", args: []string{"demo", "WP2", "--choice", "tr"}},
+}
+
+// noJSON are the runnable commands that print no document of their own,
+// each with the reason. Every other one has --json and a row above, or is
+// a peer protocol document with --jq and a row in peerDocuments.
+var noJSON = map[string]string{
+	"completion":    "prints a script for the shell to source",
+	"serve":         "is the sessions daemon: it runs until stopped and prints nothing",
+	"mcp":           "is the MCP server: stdout carries the protocol",
+	"mcp config":    "prints the client's own configuration snippet, to paste as it is",
+	"hooks run":     "is what git's hook runs (hidden): git reads its exit code",
+	"policy attach": "pending: cmd/policycmd is being changed on another branch",
+	"policy cancel": "pending: cmd/policycmd is being changed on another branch",
+	"policy trust":  "pending: cmd/policycmd is being changed on another branch",
+	"supervisor inject": "a peer protocol document with --jq that needs an inject decision and a live session; " +
+		"TestPeerSupervisorProtocol reads it",
+}
+
+// checkJSONCoverage walks the command tree: a command with --json has --jq
+// and a row; a command with only --jq is a peer document with a row; any
+// other runnable command is exempted by noJSON, with its reason. Groups
+// that only choose a subcommand (no flags of their own) are skipped.
+func checkJSONCoverage(t *testing.T) {
 	io, _, _, _ := cmdutil.Test()
 	tree := root.NewCmdRoot(cmdutil.New(io, "test"))
-	listed := map[string]bool{}
-	for _, c := range jsonCommands {
+	listed, peer, exempt := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, c := range append(append([]jsonCase{}, jsonCommands...), decisionCommands...) {
 		listed[c.path] = true
+	}
+	for _, c := range peerDocuments {
+		i := slices.IndexFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-") })
+		peer[strings.Join(c.args[:i], " ")] = true
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		path := strings.TrimPrefix(strings.TrimPrefix(c.CommandPath(), tree.Name()), " ")
-		if c.Flags().Lookup("json") != nil {
-			if !listed[path] {
-				t.Errorf("%s has --json but is not in jsonCommands", path)
-			}
-			if c.Flags().Lookup("jq") == nil {
-				t.Errorf("%s has --json without --jq: use cmdutil.AddJSONFlags", path)
-			}
-			delete(listed, path)
+		hasJSON, hasJQ := c.Flags().Lookup("json") != nil, c.Flags().Lookup("jq") != nil
+		_, exempted := noJSON[path]
+		switch {
+		case hasJSON && !hasJQ:
+			t.Errorf("%s has --json without --jq: use cmdutil.AddJSONFlags", path)
+		case hasJSON && !listed[path]:
+			t.Errorf("%s has --json but is not in jsonCommands", path)
+		case hasJSON && exempted:
+			t.Errorf("%s has --json: take it off noJSON", path)
+		case hasJQ && !hasJSON && !peer[path] && !exempted:
+			t.Errorf("%s has --jq only: a peer protocol document, but not in peerDocuments", path)
+		case !hasJSON && !hasJQ && c.Runnable() && path != "" && (!c.HasSubCommands() || c.HasLocalFlags()) && !exempted:
+			t.Errorf("%s prints no JSON: give it --json (cmdutil.AddJSONFlags) and a row in jsonCommands, or a reason in noJSON", path)
+		}
+		delete(listed, path)
+		if exempted {
+			exempt[path] = true
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
@@ -116,6 +179,19 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 	for path := range listed {
 		t.Errorf("jsonCommands lists %q, which has no --json", path)
 	}
+	for path := range noJSON {
+		if !exempt[path] {
+			t.Errorf("noJSON exempts %q, which is no command", path)
+		}
+	}
+}
+
+// TestEveryJSONCommandPrintsItsSchema runs every command that has --json on
+// a real repository: stdout is JSON and nothing else, every document names
+// the command's schema, and --jq filters it. A runnable command without
+// --json fails the test unless noJSON says why it has none.
+func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
+	checkJSONCoverage(t)
 
 	dir := pipelineRepo(t, "", "lower lib/lower.sh")
 	remote := filepath.Join(t.TempDir(), "remote.git")
@@ -126,71 +202,103 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 	must(t, dir, "git", "agentproto", "goal", "new", "g1", "--title", "json")
 	must(t, dir, "git", "agentproto", "peer", "register", "a1", "--adapter", "scripted", "--quota-turns", "5")
 	must(t, dir, "git", "agentproto", "goal", "configure", "--goal-id", "g1", "--supervisor-agent", "a1", "--execute")
-	vars := map[string]string{"{Q}": filepath.Join(t.TempDir(), "question.md")}
+	// pr comment talks to a loopback GitHub.
+	gh := httptest.NewTLSServer(&prComments{t: t})
+	defer gh.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: gh.Certificate().Raw}), 0o644)
+	vars := map[string]string{"{Q}": filepath.Join(t.TempDir(), "question.md"), "{B}": filepath.Join(t.TempDir(), "comment.md"),
+		"{H}": strings.TrimPrefix(gh.URL, "https://"), "{CA}": ca, "{GH}": t.TempDir()}
 	os.WriteFile(vars["{Q}"], []byte("Where is the gate?\n"+script(`{"op":"write","path":"RECON.md","content":"## C1: the gate is test.sh\n`+"`test.sh:1`"+`\n> #!/bin/sh\n"}`)+"\n"), 0o644)
+	os.WriteFile(vars["{B}"], []byte("findings: none\n"), 0o644)
 	// One repository and one HOME for the whole table: each command sees
 	// what the earlier ones did. A failing row is reported and the rest run.
 	for _, c := range jsonCommands {
-		func() {
-			args := []string{"agentproto"}
-			args = append(args, strings.Fields(c.path)...)
-			for _, a := range c.args {
-				for k, v := range vars {
-					a = strings.ReplaceAll(a, k, v)
-				}
-				args = append(args, a)
-			}
-			schema := "agentproto." + strings.ReplaceAll(c.path, " ", ".") + "/v1"
-			run := func(extra ...string) string {
-				out, errOut, err := sh(t, dir, nil, "git", append(append([]string{}, args...), extra...)...)
-				if code := exitCode(err); !accepted(c.exits, code) {
-					panic(fmt.Sprintf("git %s %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), strings.Join(extra, " "), code, out, errOut))
-				}
-				return out
-			}
-			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: %v", c.path, r)
-				}
-			}()
-			var docs []map[string]any
-			if c.once {
-				// tojson prints the stamped document as one JSON string,
-				// which jq writes raw: parse it as the document.
-				docs = parseDocs(run("--jq", "tojson"), c.stream)
-			} else {
-				docs = parseDocs(run("--json"), c.stream)
-				got := strings.TrimSpace(run("--jq", `if type == "array" then .[0].schema // "`+schema+`" else .schema end`))
-				for _, line := range strings.Split(got, "\n") {
-					if line != schema && !(isLedgerEvent(c.path) && line == "agentproto.event/v1") {
-						t.Errorf("%s: --jq .schema printed %q, want %q", c.path, line, schema)
-					}
-				}
-			}
-			for _, d := range docs {
-				if s, _ := d["schema"].(string); s != schema && !(isLedgerEvent(c.path) && s == "agentproto.event/v1") {
-					t.Errorf("%s: document names schema %q, want %q: %v", c.path, s, schema, d)
-				}
-			}
-			switch c.path {
-			case "sessions start":
+		docs := runJSONCase(t, dir, c, vars)
+		switch c.path {
+		case "sessions start":
+			if len(docs) > 0 {
 				vars["{S}"], _ = docs[0]["id"].(string)
-			case "policy ls":
-				// The settled session is idle: the policy fires within a second.
-				vars["{P}"] = strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", vars["{S}"], "--on", "idle:1s", "--do", "kill"))
-			case "supervisor event list":
-				// A fork source: a1 with a live session in demo-wp1, and
-				// an idle executor.
-				must(t, dir, "git", "agentproto", "peer", "register", "a2", "--adapter", "scripted")
-				src := strings.TrimSpace(must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--worktree", "demo-wp1", "--prompt", "hello"))
-				must(t, dir, "git", "agentproto", "peer", "attach", "a1", "--session", src)
-				must(t, dir, "git", "config", "--local", "agentproto.fork.mode", "on")
-			case "ledger append":
-				vars["{E}"] = "json-note"
 			}
-		}()
+		case "policy ls":
+			// The settled session is idle: the policy fires within a second.
+			vars["{P}"] = strings.TrimSpace(must(t, dir, "git", "agentproto", "policy", "attach", vars["{S}"], "--on", "idle:1s", "--do", "kill"))
+		case "supervisor event list":
+			// A fork source: a1 with a live session in demo-wp1 (the
+			// peer attach row), and an idle executor, a2.
+			vars["{SRC}"] = strings.TrimSpace(must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--worktree", "demo-wp1", "--prompt", "hello"))
+			must(t, dir, "git", "config", "--local", "agentproto.fork.mode", "on")
+		case "ledger append":
+			vars["{E}"] = "json-note"
+		}
 	}
 	checkPeerDocuments(t, dir)
+
+	// plan answer needs a WP that stopped on a question: another
+	// pipeline, with its own HOME (and so its own worktrees).
+	t.Run("decisions", func(t *testing.T) {
+		stopped := `{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],"wiring":[],"exit_codes":[],` +
+			`"stopped":{"question":"lower-case with tr or with awk?","options":["tr","awk"],"default":"tr"}}}`
+		waiting := pipelineRepo(t, stopped, "lower lib/lower.sh")
+		if out, errOut, err := sh(t, waiting, nil, "git", "agentproto", "dispatch", "demo"); exitCode(err) != 5 {
+			t.Fatalf("dispatch of a stopped WP: %v\n%s%s", err, out, errOut)
+		}
+		for _, c := range decisionCommands {
+			runJSONCase(t, waiting, c, vars)
+		}
+	})
+}
+
+// runJSONCase runs c in dir, checks that stdout is JSON naming the
+// command's schema, and returns its documents; a failure is reported and
+// gives none.
+func runJSONCase(t *testing.T, dir string, c jsonCase, vars map[string]string) (docs []map[string]any) {
+	t.Helper()
+	expand := func(in []string) []string {
+		var out []string
+		for _, a := range in {
+			for k, v := range vars {
+				a = strings.ReplaceAll(a, k, v)
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	args := append(append([]string{"agentproto"}, strings.Fields(c.path)...), expand(c.args)...)
+	schema := "agentproto." + strings.ReplaceAll(c.path, " ", ".") + "/v1"
+	run := func(extra ...string) string {
+		cmd := append(append(expand(c.env), "git"), append(append([]string{}, args...), extra...)...)
+		out, errOut, err := sh(t, dir, nil, "env", cmd...)
+		if code := exitCode(err); !accepted(c.exits, code) {
+			panic(fmt.Sprintf("git %s %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), strings.Join(extra, " "), code, out, errOut))
+		}
+		return out
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%s: %v", c.path, r)
+			docs = nil
+		}
+	}()
+	if c.once {
+		// tojson prints the stamped document as one JSON string,
+		// which jq writes raw: parse it as the document.
+		docs = parseDocs(run("--jq", "tojson"), c.stream)
+	} else {
+		docs = parseDocs(run("--json"), c.stream)
+		got := strings.TrimSpace(run("--jq", `if type == "array" then .[0].schema // "`+schema+`" else .schema end`))
+		for _, line := range strings.Split(got, "\n") {
+			if line != schema && !(isLedgerEvent(c.path) && line == "agentproto.event/v1") {
+				t.Errorf("%s: --jq .schema printed %q, want %q", c.path, line, schema)
+			}
+		}
+	}
+	for _, d := range docs {
+		if s, _ := d["schema"].(string); s != schema && !(isLedgerEvent(c.path) && s == "agentproto.event/v1") {
+			t.Errorf("%s: document names schema %q, want %q: %v", c.path, s, schema, d)
+		}
+	}
+	return docs
 }
 
 // peerDocuments are the peer protocol's commands, which print one JSON

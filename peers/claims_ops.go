@@ -147,45 +147,46 @@ func (s *Service) lost(a *Arbiter, goalID, todo, agent string, rec *ClaimRecord,
 
 // ReleaseRemote hands a claim back through the arbiter: a compare-and-swap
 // of the claim ref to a released commit. Only the holder (agent and
-// writer) can; a claim another clone took over is a Conflict.
-func (s *Service) ReleaseRemote(a *Arbiter, goalID, todo, agent, actor string) error {
+// writer) can; a claim another clone took over is a Conflict. It returns
+// the release it recorded.
+func (s *Service) ReleaseRemote(a *Arbiter, goalID, todo, agent, actor string) (*Claim, error) {
 	st, err := s.state()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := s.goal(st, goalID); err != nil {
-		return err
+		return nil, err
 	}
 	if actor != "" && actor != agent {
-		return fault.Refusedf("%s cannot release a todo for %s", actor, agent)
+		return nil, fault.Refusedf("%s cannot release a todo for %s", actor, agent)
 	}
 	if err := ValidateName("todo id", todo); err != nil {
-		return err
+		return nil, err
 	}
 	old, rec, err := a.Read(goalID, todo)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := s.now()
 	if rec == nil || rec.State != ClaimHeld {
-		return fault.Invalidf("%s holds no claim on todo %s on %s", agent, todo, a.Remote)
+		return nil, fault.Invalidf("%s holds no claim on todo %s on %s", agent, todo, a.Remote)
 	}
 	if rec.Agent != agent || rec.Writer != a.Writer {
-		return fault.Conflictf("todo %s is claimed by %s (writer %s) until %s on %s, not by %s here", todo, rec.Agent, rec.Writer, rec.Until, a.Remote, agent)
+		return nil, fault.Conflictf("todo %s is claimed by %s (writer %s) until %s on %s, not by %s here", todo, rec.Agent, rec.Writer, rec.Until, a.Remote, agent)
 	}
 	next := &ClaimRecord{Goal: goalID, Todo: todo, Agent: agent, Until: now.UTC().Format(time.RFC3339), Writer: a.Writer, State: ClaimReleased}
 	commit, err := a.swap(next, old)
 	if errors.Is(err, errLost) {
 		_, rec, rerr := a.Read(goalID, todo)
 		if rerr != nil {
-			return rerr
+			return nil, rerr
 		}
-		return s.lost(a, goalID, todo, agent, rec, true)
+		return nil, s.lost(a, goalID, todo, agent, rec, true)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = record(s, todoReleasedKind, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, now.UnixNano()),
-		Claim{Goal: goalID, Todo: todo, Agent: agent, Arbiter: ArbiterRemote, Remote: a.Remote, Writer: a.Writer, Commit: commit})
-	return err
+	rel := &Claim{Goal: goalID, Todo: todo, Agent: agent, Arbiter: ArbiterRemote, Remote: a.Remote, Writer: a.Writer, Commit: commit}
+	_, err = record(s, todoReleasedKind, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, now.UnixNano()), *rel)
+	return rel, err
 }

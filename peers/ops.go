@@ -89,19 +89,33 @@ func (s *Service) Register(p Peer) (bool, error) {
 
 // AttachSession ties a running session to a peer: its turns count against
 // the peer's quota and the inject canary reaches the peer through it.
-func (s *Service) AttachSession(agent, session string) error {
+// written is false when the session was attached already.
+func (s *Service) AttachSession(agent, session string) (bool, error) {
 	st, err := s.state()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if st.Peers[agent] == nil {
-		return fault.Invalidf("no peer %q (git agentproto peer register)", agent)
+		return false, fault.Invalidf("no peer %q (git agentproto peer register)", agent)
 	}
 	if _, err := sessions.NewStore(s.Repo.CommonDir).Load(session); err != nil {
-		return err
+		return false, err
 	}
-	_, err = record(s, peerSessionKind, "peer/"+agent+"/session/"+session, SessionAttached{Agent: agent, Session: session})
-	return err
+	return record(s, peerSessionKind, "peer/"+agent+"/session/"+session, SessionAttached{Agent: agent, Session: session})
+}
+
+// Peer is agent's registration as the ledger holds it now, with every
+// session attached to it.
+func (s *Service) Peer(agent string) (*Peer, error) {
+	st, err := s.state()
+	if err != nil {
+		return nil, err
+	}
+	p := st.Peers[agent]
+	if p == nil {
+		return nil, fault.Invalidf("no peer %q (git agentproto peer register)", agent)
+	}
+	return p, nil
 }
 
 // NewGoal records a goal.
@@ -233,25 +247,26 @@ func checkClaim(st *State, goalID, todo, agent, actor string, lease time.Duratio
 	return nil
 }
 
-// Release gives a todo back; only its holder can.
-func (s *Service) Release(goalID, todo, agent, actor string) error {
+// Release gives a todo back; only its holder can. It returns the release
+// it recorded.
+func (s *Service) Release(goalID, todo, agent, actor string) (*Claim, error) {
 	st, err := s.state()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := s.goal(st, goalID); err != nil {
-		return err
+		return nil, err
 	}
 	if actor != "" && actor != agent {
-		return fault.Refusedf("%s cannot release a todo for %s", actor, agent)
+		return nil, fault.Refusedf("%s cannot release a todo for %s", actor, agent)
 	}
 	c, ok := st.Claims[goalID][todo]
 	if !ok || c.Agent != agent {
-		return fault.Invalidf("%s holds no claim on todo %s", agent, todo)
+		return nil, fault.Invalidf("%s holds no claim on todo %s", agent, todo)
 	}
-	_, err = record(s, todoReleasedKind, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, s.now().UnixNano()),
-		Claim{Goal: goalID, Todo: todo, Agent: agent})
-	return err
+	rel := &Claim{Goal: goalID, Todo: todo, Agent: agent}
+	_, err = record(s, todoReleasedKind, fmt.Sprintf("goal/%s/todo/%s/release/%d", goalID, todo, s.now().UnixNano()), *rel)
+	return rel, err
 }
 
 // SetStatus records a peer's state and next action on a goal.

@@ -58,8 +58,14 @@ func TestPeerEventsRoundTrip(t *testing.T) {
 	if st.LastSeen["a"] == "" || st.Peers["sup"] == nil {
 		t.Fatalf("peers = %+v, last seen %v", st.Peers, st.LastSeen)
 	}
-	if err := s.Release("g1", "t1", "a", "a"); err != nil {
-		t.Fatal(err)
+	if rel, err := s.Release("g1", "t1", "a", "a"); err != nil || rel.Goal != "g1" || rel.Todo != "t1" || rel.Agent != "a" {
+		t.Fatalf("release = %+v, %v", rel, err)
+	}
+	if p, err := s.Peer("a"); err != nil || p.Agent != "a" {
+		t.Fatalf("peer = %+v, %v", p, err)
+	}
+	if _, err := s.Peer("nobody"); err == nil {
+		t.Fatal("an unregistered peer must be an error")
 	}
 	if st, _ = Read(store); len(st.Claims["g1"]) != 0 {
 		t.Fatalf("claims after release = %+v", st.Claims["g1"])

@@ -20,8 +20,8 @@ func (mg *Manager) teardown(m *Meta) ([]byte, error) {
 // Removal is what Manager.Remove removed: a worktree, or what an
 // interrupted `worktree new` left half made.
 type Removal struct {
-	Meta      *Meta
-	Abandoned *Abandoned
+	Meta      *Meta      `json:"meta,omitempty"`
+	Abandoned *Abandoned `json:"abandoned,omitempty"`
 }
 
 // Remove removes worktree slug after its teardown hooks, keeping its

@@ -281,10 +281,12 @@ const initializing = "initializing by agentproto"
 // Abandoned is a worktree whose provisioning never finished: the process
 // making it was killed before it could remove what it had made.
 type Abandoned struct {
-	Slug, Path, Branch string
-	Pid                int
+	Slug   string `json:"slug"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Pid    int    `json:"pid"`
 	// Base is the commit its branch was made at.
-	Base string
+	Base string `json:"base"`
 }
 
 // FindAbandoned reports whether slug is a worktree left half made: locked

@@ -11,6 +11,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/pipeline"
 )
 
@@ -29,58 +30,46 @@ and uninstall removes only the block. The hooks directory is git's own
 	}
 	for _, verb := range []struct {
 		name, short string
-		fn          func(f *cmdutil.Factory, hook string) error
+		fn          func(*gitrepo.Repo, string) (string, bool, error)
+		did, same   string // %[1]s is the hook, %[2]s its file
 	}{
-		{"install", "Add agentproto's block to a git hook (default pre-push)", install},
-		{"uninstall", "Remove agentproto's block from a git hook, keeping the rest", uninstall},
+		{"install", "Add agentproto's block to a git hook (default pre-push)", hooks.Install,
+			"installed agentproto's %[1]s block in %[2]s\n", "%[2]s already has agentproto's block\n"},
+		{"uninstall", "Remove agentproto's block from a git hook, keeping the rest", hooks.Uninstall,
+			"removed agentproto's %[1]s block from %[2]s\n", "%[2]s has no agentproto block\n"},
 	} {
 		verb := verb
 		var hook string
+		var asJSON bool
 		c := &cobra.Command{
-			Use:   verb.name + " [--hook NAME]",
+			Use:   verb.name + " [--hook NAME] [--json]",
 			Short: verb.short,
 			Args:  cmdutil.NoArgs,
-			RunE:  func(cmd *cobra.Command, args []string) error { return verb.fn(f, hook) },
+			RunE: func(cmd *cobra.Command, args []string) error {
+				repo, err := f.Repo()
+				if err != nil {
+					return err
+				}
+				path, changed, err := verb.fn(repo, hook)
+				switch {
+				case err != nil:
+					return err
+				case asJSON:
+					return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"hook": hook, "path": path, "changed": changed})
+				case changed:
+					fmt.Fprintf(f.IO.Out, verb.did, hook, path)
+				default:
+					fmt.Fprintf(f.IO.Out, verb.same, hook, path)
+				}
+				return nil
+			},
 		}
 		c.Flags().StringVar(&hook, "hook", hooks.HookPrePush, "hook name")
+		cmdutil.AddJSONFlags(c, &asJSON, `print {"hook","path","changed"} as JSON`)
 		cmd.AddCommand(c)
 	}
 	cmd.AddCommand(newCmdRun(f))
 	return cmd
-}
-
-func install(f *cmdutil.Factory, hook string) error {
-	repo, err := f.Repo()
-	if err != nil {
-		return err
-	}
-	path, changed, err := hooks.Install(repo, hook)
-	if err != nil {
-		return err
-	}
-	if changed {
-		fmt.Fprintf(f.IO.Out, "installed agentproto's %s block in %s\n", hook, path)
-	} else {
-		fmt.Fprintf(f.IO.Out, "%s already has agentproto's block\n", path)
-	}
-	return nil
-}
-
-func uninstall(f *cmdutil.Factory, hook string) error {
-	repo, err := f.Repo()
-	if err != nil {
-		return err
-	}
-	path, changed, err := hooks.Uninstall(repo, hook)
-	if err != nil {
-		return err
-	}
-	if changed {
-		fmt.Fprintf(f.IO.Out, "removed agentproto's %s block from %s\n", hook, path)
-	} else {
-		fmt.Fprintf(f.IO.Out, "%s has no agentproto block\n", path)
-	}
-	return nil
 }
 
 func newCmdRun(f *cmdutil.Factory) *cobra.Command {

@@ -21,8 +21,9 @@ tag with the plan's tags (plan.toml tags = [...]), and untagged ones when the pl
 has none; supervisor prompt includes those tagged with the goal id or untagged.`,
 	}
 	var tags []string
+	var asJSON bool
 	add := &cobra.Command{
-		Use:   "add TEXT [--tag T]...",
+		Use:   "add TEXT [--tag T]... [--json]",
 		Short: "Record a lesson",
 		Args:  cmdutil.ExactArgs(1, "the lesson text"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -31,19 +32,21 @@ has none; supervisor prompt includes those tagged with the goal id or untagged.`
 				return err
 			}
 			written, err := lessons.Add(l, args[0], tags)
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
-			}
-			if written {
+			case asJSON:
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"written": written})
+			case written:
 				fmt.Fprintln(f.IO.Out, "recorded the lesson")
-			} else {
+			default:
 				fmt.Fprintln(f.IO.Out, "this lesson is already recorded")
 			}
 			return nil
 		},
 	}
 	add.Flags().StringArrayVar(&tags, "tag", nil, "a tag (repeatable)")
-	var asJSON bool
+	cmdutil.AddJSONFlags(add, &asJSON, `print {"written"} as JSON: false when the lesson was recorded before`)
 	var lsTags []string
 	ls := &cobra.Command{
 		Use:   "ls [--tag T]... [--json]",

@@ -13,8 +13,9 @@ import (
 func newCmdGate(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "gate <command>", Short: "Record a decision only the user can take, and close it with the user's answer"}
 	var goal, id, question, answer string
+	var asJSON bool
 	add := &cobra.Command{
-		Use: "add --goal G --id GATE --question Q", Short: "Open a user gate of a goal", Args: cmdutil.NoArgs,
+		Use: "add --goal G --id GATE --question Q [--json]", Short: "Open a user gate of a goal", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -24,12 +25,12 @@ func newCmdGate(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			say(f, written, "opened gate "+id+" of goal "+goal, "gate "+id+" is already open with that question")
-			return nil
+			return wrote(cmd, f, asJSON, peers.GateOpened{Goal: goal, Gate: id, Question: question}, written,
+				"opened gate "+id+" of goal "+goal, "gate "+id+" is already open with that question")
 		},
 	}
 	closeCmd := &cobra.Command{
-		Use: "close --goal G --id GATE --answer A", Short: "Close a user gate with the user's answer", Args: cmdutil.NoArgs,
+		Use: "close --goal G --id GATE --answer A [--json]", Short: "Close a user gate with the user's answer", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -39,13 +40,14 @@ func newCmdGate(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			say(f, written, "closed gate "+id+" of goal "+goal, "gate "+id+" is already closed with that answer")
-			return nil
+			return wrote(cmd, f, asJSON, peers.GateClosed{Goal: goal, Gate: id, Answer: answer}, written,
+				"closed gate "+id+" of goal "+goal, "gate "+id+" is already closed with that answer")
 		},
 	}
 	for _, c := range []*cobra.Command{add, closeCmd} {
 		c.Flags().StringVar(&goal, "goal", "", "goal id")
 		c.Flags().StringVar(&id, "id", "", "gate id")
+		cmdutil.AddJSONFlags(c, &asJSON, "print the record as JSON")
 	}
 	add.Flags().StringVar(&question, "question", "", "the decision the user must take")
 	closeCmd.Flags().StringVar(&answer, "answer", "", "the user's decision")

@@ -13,6 +13,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/forkcmd"
 	"github.com/agentproto/agentproto/fork"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/plugins/host"
@@ -35,12 +36,21 @@ func service(f *cmdutil.Factory) (*peers.Service, error) {
 	return fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) }), nil
 }
 
-func say(f *cmdutil.Factory, written bool, did, same string) {
-	if written {
-		fmt.Fprintln(f.IO.Out, did)
-	} else {
-		fmt.Fprintln(f.IO.Out, same)
+// wrote prints what a write did: with --json the record, with "recorded"
+// false when the same record was there already; else one sentence.
+func wrote(cmd *cobra.Command, f *cmdutil.Factory, asJSON bool, rec any, written bool, did, same string) error {
+	if asJSON {
+		doc, err := jsondoc.With(rec, "recorded", written)
+		if err != nil {
+			return err
+		}
+		return cmdutil.ExportJSON(cmd, f.IO.Out, doc)
 	}
+	if !written {
+		did = same
+	}
+	_, err := fmt.Fprintln(f.IO.Out, did)
+	return err
 }
 
 func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
@@ -50,8 +60,9 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 	var quota int
 	var session string
 	var contract contractFlags
+	var asJSON bool
 	register := &cobra.Command{
-		Use:   "register AGENT-ID --adapter NAME [--capability C]... [--quota-turns N] [--session ID] [--address-via HOW]... [--addressed-by WHO]...",
+		Use:   "register AGENT-ID --adapter NAME [--capability C]... [--quota-turns N] [--session ID] [--address-via HOW]... [--addressed-by WHO]... [--json]",
 		Short: "Register a peer agent (capabilities default to what its adapter declares)",
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,14 +83,18 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			if session != "" {
-				if err := s.AttachSession(args[0], session); err != nil {
+				if _, err := s.AttachSession(args[0], session); err != nil {
 					return err
 				}
 			}
-			say(f, written, "registered "+args[0], args[0]+" is already registered with the same details")
-			return nil
+			p, err := s.Peer(args[0])
+			if err != nil {
+				return err
+			}
+			return wrote(cmd, f, asJSON, p, written, "registered "+args[0], args[0]+" is already registered with the same details")
 		},
 	}
+	cmdutil.AddJSONFlags(register, &asJSON, "print the peer as the ledger now has it as JSON")
 	register.Flags().StringVar(&adapter, "adapter", "", "adapter name")
 	register.Flags().StringArrayVar(&caps, "capability", nil, "a capability (repeatable; default: the adapter's own)")
 	register.Flags().IntVar(&quota, "quota-turns", 0, "turns the peer may spend (0: no limit)")
@@ -87,7 +102,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 	contract.add(register)
 
 	attach := &cobra.Command{
-		Use:   "attach AGENT-ID --session ID",
+		Use:   "attach AGENT-ID --session ID [--json]",
 		Short: "Attach a running session to a peer",
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -95,16 +110,20 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := s.AttachSession(args[0], session); err != nil {
+			written, err := s.AttachSession(args[0], session)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "attached %s to %s\n", session, args[0])
-			return nil
+			p, err := s.Peer(args[0])
+			if err != nil {
+				return err
+			}
+			return wrote(cmd, f, asJSON, p, written, "attached "+session+" to "+args[0], session+" is already attached to "+args[0])
 		},
 	}
 	attach.Flags().StringVar(&session, "session", "", "session id")
+	cmdutil.AddJSONFlags(attach, &asJSON, "print the peer as the ledger now has it as JSON")
 
-	var asJSON bool
 	ls := &cobra.Command{
 		Use:   "ls [--json]",
 		Short: "List registered peers",
@@ -139,7 +158,7 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 
 	var goal, state, next, workspace, handoff string
 	status := &cobra.Command{
-		Use:   "status AGENT-ID --goal G --state STATE --next-action TEXT [--workspace SLUG] [--handoff REF]",
+		Use:   "status AGENT-ID --goal G --state STATE --next-action TEXT [--workspace SLUG] [--handoff REF] [--json]",
 		Short: "Record a peer's state and next action on a goal",
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -147,13 +166,14 @@ func newCmdPeer(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := s.SetStatus(peers.Status{Goal: goal, Agent: args[0], State: state, NextAction: next, Workspace: workspace, Handoff: handoff}); err != nil {
+			st := peers.Status{Goal: goal, Agent: args[0], State: state, NextAction: next, Workspace: workspace, Handoff: handoff}
+			if err := s.SetStatus(st); err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "recorded %s's status on %s\n", args[0], goal)
-			return nil
+			return wrote(cmd, f, asJSON, st, true, "recorded "+args[0]+"'s status on "+goal, "")
 		},
 	}
+	cmdutil.AddJSONFlags(status, &asJSON, "print the status recorded as JSON")
 	status.Flags().StringVar(&goal, "goal", "", "goal id")
 	status.Flags().StringVar(&state, "state", "", "state (working, blocked, done, ...)")
 	status.Flags().StringVar(&next, "next-action", "", "what the peer does next")
@@ -219,8 +239,9 @@ func sortPeers(ps []*peers.Peer) {
 func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "goal <command>", Short: "Create goals and configure their optional supervisor"}
 	var title string
+	var asJSON bool
 	create := &cobra.Command{
-		Use:   "new GOAL-ID --title T",
+		Use:   "new GOAL-ID --title T [--json]",
 		Short: "Create a goal",
 		Args:  cmdutil.ExactArgs(1, "one goal id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -232,11 +253,11 @@ func newCmdGoal(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			say(f, written, "created goal "+args[0], "goal "+args[0]+" already exists with that title")
-			return nil
+			return wrote(cmd, f, asJSON, peers.GoalCreated{ID: args[0], Title: title}, written, "created goal "+args[0], "goal "+args[0]+" already exists with that title")
 		},
 	}
 	create.Flags().StringVar(&title, "title", "", "title")
+	cmdutil.AddJSONFlags(create, &asJSON, "print the goal recorded as JSON")
 	var goal, sup string
 	var supervised []string
 	var clear, execute bool
@@ -280,9 +301,9 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "todo <command>", Short: "Add, claim and release a goal's todos"}
 	var goal, id, title, agent, as string
 	var lease time.Duration
-	var local bool
+	var local, asJSON bool
 	add := &cobra.Command{
-		Use: "add --goal G --id T --title TITLE", Short: "Add a todo to a goal", Args: cmdutil.NoArgs,
+		Use: "add --goal G --id T --title TITLE [--json]", Short: "Add a todo to a goal", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -292,15 +313,14 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			say(f, written, "added todo "+id, "todo "+id+" already exists")
-			return nil
+			return wrote(cmd, f, asJSON, peers.TodoAdded{Goal: goal, Todo: id, Title: title}, written, "added todo "+id, "todo "+id+" already exists")
 		},
 	}
 	add.Flags().StringVar(&goal, "goal", "", "goal id")
 	add.Flags().StringVar(&id, "id", "", "todo id")
 	add.Flags().StringVar(&title, "title", "", "title")
 	claim := &cobra.Command{
-		Use: "claim --goal G --todo T --agent A [--lease 30m] [--as A] [--local]", Short: "Claim a todo for a lease through the claims remote (a peer claims only for itself)", Args: cmdutil.NoArgs,
+		Use: "claim --goal G --todo T --agent A [--lease 30m] [--as A] [--local] [--json]", Short: "Claim a todo for a lease through the claims remote (a peer claims only for itself)", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -318,6 +338,9 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, c)
+			}
 			where := "on this clone only"
 			if c.Arbiter == peers.ArbiterRemote {
 				where = "on " + c.Remote
@@ -333,22 +356,26 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	claim.Flags().StringVar(&as, "as", "", "the peer acting (default: --agent)")
 	claim.Flags().BoolVar(&local, "local", false, "claim on this clone only, without the remote arbiter")
 	release := &cobra.Command{
-		Use: "release --goal G --todo T --agent A [--as A] [--local]", Short: "Release a claimed todo", Args: cmdutil.NoArgs,
+		Use: "release --goal G --todo T --agent A [--as A] [--local] [--json]", Short: "Release a claimed todo", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
 				return err
 			}
+			var c *peers.Claim
 			if local {
-				err = s.Release(goal, id, agent, as)
+				c, err = s.Release(goal, id, agent, as)
 			} else {
 				var a *peers.Arbiter
 				if a, err = arbiter(f, s); err == nil {
-					err = s.ReleaseRemote(a, goal, id, agent, as)
+					c, err = s.ReleaseRemote(a, goal, id, agent, as)
 				}
 			}
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, c)
 			}
 			fmt.Fprintf(f.IO.Out, "%s released %s\n", agent, id)
 			return nil
@@ -359,6 +386,9 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 	release.Flags().StringVar(&agent, "agent", "", "the peer holding it")
 	release.Flags().StringVar(&as, "as", "", "the peer acting (default: --agent)")
 	release.Flags().BoolVar(&local, "local", false, "release a claim taken with --local")
+	cmdutil.AddJSONFlags(add, &asJSON, "print the todo recorded as JSON")
+	cmdutil.AddJSONFlags(claim, &asJSON, "print the claim as JSON")
+	cmdutil.AddJSONFlags(release, &asJSON, "print the release recorded as JSON")
 	cmd.AddCommand(add, claim, release)
 	return cmd
 }
@@ -366,20 +396,22 @@ func newCmdTodo(f *cmdutil.Factory) *cobra.Command {
 func newCmdEvidence(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "evidence <command>", Short: "Record compact evidence references"}
 	var goal, agent, ref, summary string
+	var asJSON bool
 	add := &cobra.Command{
-		Use: "add --goal G --agent A --ref REF --summary TEXT", Short: "Record an evidence reference", Args: cmdutil.NoArgs,
+		Use: "add --goal G --agent A --ref REF --summary TEXT [--json]", Short: "Record an evidence reference", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
 				return err
 			}
-			if err := s.AddEvidence(peers.Evidence{Goal: goal, Agent: agent, Ref: ref, Summary: summary}); err != nil {
+			ev := peers.Evidence{Goal: goal, Agent: agent, Ref: ref, Summary: summary}
+			if err := s.AddEvidence(ev); err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "recorded evidence %s\n", ref)
-			return nil
+			return wrote(cmd, f, asJSON, ev, true, "recorded evidence "+ref, "")
 		},
 	}
+	cmdutil.AddJSONFlags(add, &asJSON, "print the evidence recorded as JSON")
 	add.Flags().StringVar(&goal, "goal", "", "goal id")
 	add.Flags().StringVar(&agent, "agent", "", "agent")
 	add.Flags().StringVar(&ref, "ref", "", "a compact reference (commit, file, url)")

@@ -28,8 +28,9 @@ receipt, and only for inject, when this clone's operator enabled it
 		c.Flags().StringVar(&goal, "goal-id", "", "goal id")
 		c.Flags().StringVar(&agent, "agent-id", "", "the supervisor's agent id")
 	}
+	var asJSON bool
 	prompt := &cobra.Command{
-		Use: "prompt --goal G --agent A", Short: "Print the supervisor's task body", Args: cmdutil.NoArgs,
+		Use: "prompt --goal G --agent A [--json]", Short: "Print the supervisor's task body", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := service(f)
 			if err != nil {
@@ -39,11 +40,14 @@ receipt, and only for inject, when this clone's operator enabled it
 			if err != nil {
 				return err
 			}
-			fmt.Fprint(f.IO.Out, text)
 			ls, err := lessons.List(s.Ledger, []string{goal}, true, lessons.Recent)
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
+			case asJSON:
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"goal": goal, "agent": agent, "prompt": text, "lessons": append([]lessons.Lesson{}, ls...)})
 			}
+			fmt.Fprint(f.IO.Out, text)
 			if len(ls) > 0 {
 				fmt.Fprintln(f.IO.Out, "\nLessons from earlier runs:")
 				for _, l := range ls {
@@ -54,6 +58,7 @@ receipt, and only for inject, when this clone's operator enabled it
 		},
 	}
 	flags(prompt)
+	cmdutil.AddJSONFlags(prompt, &asJSON, `print {"goal","agent","prompt","lessons"} as JSON`)
 	observe := &cobra.Command{
 		Use: "observe --goal G --agent A", Short: "Print the read-only supervisor_observation_v0 packet", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

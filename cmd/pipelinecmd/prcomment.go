@@ -18,8 +18,9 @@ const defaultMarker = "<!-- agentproto -->"
 
 func newCmdPRComment(f *cmdutil.Factory) *cobra.Command {
 	var bodyFile, repoFlag, host, marker string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "comment NUMBER --body-file F [--repo OWNER/NAME] [--host HOST] [--marker M]",
+		Use:   "comment NUMBER --body-file F [--repo OWNER/NAME] [--host HOST] [--marker M] [--json]",
 		Short: "Post a comment on a pull request, or edit the one posted before (e.g. findings from CI)",
 		Long: `Post the text of --body-file (- for stdin) on pull request NUMBER through the
 GitHub API, or edit the comment that starts with --marker when there is one,
@@ -54,6 +55,9 @@ printed; secrets of the environment are redacted from the text.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, c)
+			}
 			verb := "commented on"
 			if c.Updated {
 				verb = "updated the comment on"
@@ -66,6 +70,7 @@ printed; secrets of the environment are redacted from the text.`,
 	cmd.Flags().StringVar(&repoFlag, "repo", "", "OWNER/NAME (default [pr] repo, else the remote URL)")
 	cmd.Flags().StringVar(&host, "host", "", "GitHub host (default [pr] host, else the remote URL's, else github.com)")
 	cmd.Flags().StringVar(&marker, "marker", defaultMarker, "text the comment starts with, to find it again")
+	cmdutil.AddJSONFlags(cmd, &asJSON, `print the comment as GitHub returned it as JSON: {"id","html_url","body","updated"}`)
 	return cmd
 }
 

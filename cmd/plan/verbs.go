@@ -17,8 +17,9 @@ import (
 
 func newCmdInit(f *cmdutil.Factory) *cobra.Command {
 	var base, gate string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "init PROJECT [--base REV] [--gate CMD]",
+		Use:   "init PROJECT [--base REV] [--gate CMD] [--json]",
 		Short: "Create .plans/PROJECT with plan.toml, SPEC.md, CONTRACT.md and WP0-brief.md",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,24 +42,34 @@ func newCmdInit(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			written, err := plans.Init(e.repo.WorkTree, args[0], base, gate, contract)
+			out := f.IO.Out
+			if asJSON {
+				out = f.IO.ErrOut
+			}
 			for _, w := range written {
-				fmt.Fprintln(f.IO.Out, "wrote", w)
+				fmt.Fprintln(out, "wrote", w)
 			}
-			if err == nil {
-				fmt.Fprintf(f.IO.Out, "next: fill them in, then git agentproto plan check %s\n", args[0])
+			if err != nil {
+				return err
 			}
-			return err
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": args[0], "base": base, "gate": gate, "written": written})
+			}
+			fmt.Fprintf(out, "next: fill them in, then git agentproto plan check %s\n", args[0])
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&base, "base", "", "base revision (default: the current branch)")
 	cmd.Flags().StringVar(&gate, "gate", "", "gate command (default: [plans] gate)")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the plan made and the files written as JSON")
 	return cmd
 }
 
 func newCmdNewWP(f *cmdutil.Factory) *cobra.Command {
 	var title string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "new-wp PROJECT WPn [--title T]",
+		Use:   "new-wp PROJECT WPn [--title T] [--json]",
 		Short: "Add a work package: its brief (with the contract block) and its [[wp]] entry",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,11 +85,16 @@ func newCmdNewWP(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "wrote %s and added %s to %s\n", path, args[1], filepath.Join(plans.Dir, p.Name, plans.PlanFile))
+			plan := filepath.Join(plans.Dir, p.Name, plans.PlanFile)
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "wp": args[1], "title": title, "brief": path, "plan": plan})
+			}
+			fmt.Fprintf(f.IO.Out, "wrote %s and added %s to %s\n", path, args[1], plan)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&title, "title", "", "title of the work package")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the work package added as JSON")
 	return cmd
 }
 
@@ -220,9 +236,9 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 
 func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 	var correction string
-	var recon bool
+	var recon, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "amend PROJECT --correction TEXT [--recon]",
+		Use:   "amend PROJECT --correction TEXT [--recon] [--json]",
 		Short: "Append a dated CORRECTION to the SPEC (or, with --recon, to RECON.md) and record it in the ledger",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -239,10 +255,12 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 				file = plans.ReconFile
 			}
 			recorded, err := plans.AmendFile(p, l, file, correction, time.Now())
-			if err != nil {
+			switch {
+			case err != nil:
 				return err
-			}
-			if !recorded {
+			case asJSON:
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "file": file, "recorded": recorded})
+			case !recorded:
 				fmt.Fprintln(f.IO.Out, "this correction is already recorded; nothing written")
 				return nil
 			}
@@ -253,6 +271,7 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&correction, "correction", "", "the corrected fact")
 	cmd.Flags().BoolVar(&recon, "recon", false, "correct the scout's RECON.md instead of the SPEC (briefs rendered afterwards carry it)")
 	cmd.MarkFlagRequired("correction")
+	cmdutil.AddJSONFlags(cmd, &asJSON, `print {"project","file","recorded"} as JSON`)
 	return cmd
 }
 
@@ -357,8 +376,9 @@ func newCmdOwner(f *cmdutil.Factory) *cobra.Command {
 
 func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 	var choice string
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "answer PROJECT WPn --choice TEXT",
+		Use:   "answer PROJECT WPn --choice TEXT [--json]",
 		Short: "Answer the question a WP stopped on: record the choice in the SPEC and send it to the WP's session",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a WP id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -378,6 +398,13 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 			if a != nil && a.OffOptions {
 				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
 			}
+			if asJSON && a != nil {
+				// Recorded but not sent is still an answer: its document, then the error.
+				if werr := cmdutil.ExportJSON(cmd, f.IO.Out, a); werr != nil {
+					return werr
+				}
+				return err
+			}
 			switch {
 			case err != nil:
 				return err
@@ -392,5 +419,6 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&choice, "choice", "", "the supervisor's choice")
 	cmd.MarkFlagRequired("choice")
+	cmdutil.AddJSONFlags(cmd, &asJSON, "print the answer as JSON")
 	return cmd
 }

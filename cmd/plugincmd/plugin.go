@@ -96,8 +96,9 @@ func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmdPin(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "pin NAME",
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "pin NAME [--json]",
 		Short: "Record the adapter binary's sha256 in agentproto.toml ([plugins.NAME] sha256)",
 		Args:  cmdutil.ExactArgs(1, "one adapter name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -109,10 +110,15 @@ func newCmdPin(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": args[0], "sha256": sum, "file": config.FileName})
+			}
 			fmt.Fprintf(f.IO.Out, "pinned %s to sha256 %s in %s\n", args[0], sum, config.FileName)
 			return nil
 		},
 	}
+	cmdutil.AddJSONFlags(cmd, &asJSON, `print {"name","sha256","file"} as JSON`)
+	return cmd
 }
 
 func newCmdTrust(f *cmdutil.Factory) *cobra.Command {

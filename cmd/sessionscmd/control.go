@@ -20,12 +20,14 @@ type PromptOptions struct {
 	Text      string
 	File      string
 	Interrupt bool
+	JSON      bool
+	Export    *cmdutil.Exporter
 }
 
 func newCmdPrompt(f *cmdutil.Factory, runF func(*PromptOptions) error) *cobra.Command {
 	opts := &PromptOptions{IO: f.IO, Sessions: f.Sessions}
 	cmd := &cobra.Command{
-		Use:   "prompt ID (--text T | --file F) [--interrupt]",
+		Use:   "prompt ID (--text T | --file F) [--interrupt] [--json]",
 		Short: "Send a session another turn, or interrupt its current one",
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,6 +38,7 @@ func newCmdPrompt(f *cmdutil.Factory, runF func(*PromptOptions) error) *cobra.Co
 	cmd.Flags().StringVar(&opts.Text, "text", "", "prompt text")
 	cmd.Flags().StringVar(&opts.File, "file", "", "read the prompt from a file")
 	cmd.Flags().BoolVar(&opts.Interrupt, "interrupt", false, "interrupt the current turn first")
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, `print what was sent as JSON: {"id","sent","interrupt"}`)
 	return cmd
 }
 
@@ -57,6 +60,9 @@ func promptRun(o *PromptOptions) error {
 	if err := c.Prompt(o.ID, text, o.Interrupt); err != nil {
 		return err
 	}
+	if o.JSON {
+		return o.Export.Write(o.IO.Out, map[string]any{"id": o.ID, "sent": true, "interrupt": o.Interrupt})
+	}
 	fmt.Fprintf(o.IO.Out, "sent to %s\n", o.ID)
 	return nil
 }
@@ -66,13 +72,15 @@ type KillOptions struct {
 	IO       *cmdutil.IOStreams
 	Sessions func() (*sessions.Client, error)
 
-	ID string
+	ID     string
+	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Command {
 	opts := &KillOptions{IO: f.IO, Sessions: f.Sessions}
-	return &cobra.Command{
-		Use:   "kill ID",
+	cmd := &cobra.Command{
+		Use:   "kill ID [--json]",
 		Short: "End a session and every process it started",
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -80,6 +88,8 @@ func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Comman
 			return runOr(opts, runF, killRun)
 		},
 	}
+	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the session's record after the kill as JSON")
+	return cmd
 }
 
 func killRun(o *KillOptions) error {
@@ -93,6 +103,9 @@ func killRun(o *KillOptions) error {
 	rec, err := c.Kill(o.ID)
 	if err != nil {
 		return err
+	}
+	if o.JSON {
+		return o.Export.Write(o.IO.Out, rec)
 	}
 	printRecord(o.IO.Out, rec)
 	return nil

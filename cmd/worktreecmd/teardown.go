@@ -11,8 +11,9 @@ import (
 
 func newCmdRm(f *cmdutil.Factory) *cobra.Command {
 	var o worktree.RemoveOptions
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "rm SLUG [--discard-modified] [--discard-untracked]",
+		Use:   "rm SLUG [--discard-modified] [--discard-untracked] [--json]",
 		Short: "Remove a worktree; refuses a dirty tree unless told which losses are accepted",
 		Long: `Remove the worktree and its admin dir after its teardown hooks. The branch is
 kept. A tree with modified or untracked files is refused (exit 5) unless
@@ -28,6 +29,9 @@ everything instead, use worktree archive.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, r)
+			}
 			if a := r.Abandoned; a != nil {
 				fmt.Fprintf(f.IO.Out, "removed the half-made worktree %s (left by an interrupted worktree new, pid %d)\n", a.Slug, a.Pid)
 				return nil
@@ -38,6 +42,7 @@ everything instead, use worktree archive.`,
 	}
 	cmd.Flags().BoolVar(&o.DiscardModified, "discard-modified", false, "accept losing modified tracked files")
 	cmd.Flags().BoolVar(&o.DiscardUntracked, "discard-untracked", false, "accept losing untracked files")
+	cmdutil.AddJSONFlags(cmd, &asJSON, `print what was removed as JSON: {"meta"} or, for a half-made worktree, {"abandoned"}`)
 	return cmd
 }
 
@@ -68,8 +73,9 @@ func newCmdArchive(f *cmdutil.Factory) *cobra.Command {
 }
 
 func newCmdRestore(f *cmdutil.Factory) *cobra.Command {
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "restore SLUG",
+		Use:   "restore SLUG [--json]",
 		Short: "Bring back the latest archived state of a worktree",
 		Args:  cmdutil.ExactArgs(1, "one slug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -84,10 +90,14 @@ func newCmdRestore(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"meta": m, "salvage": s})
+			}
 			fmt.Fprintf(f.IO.Out, "restored worktree %s at %s from %s\n", m.Slug, m.Path, s.Ref)
 			return nil
 		},
 	}
+	cmdutil.AddJSONFlags(cmd, &asJSON, `print the restored worktree and the salvage it came from as JSON: {"meta","salvage"}`)
 	return cmd
 }
 

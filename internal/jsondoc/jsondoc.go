@@ -141,3 +141,27 @@ func StampObject(b []byte, schema string) ([]byte, error) {
 	}
 	return append(append(head, ','), b[1:]...), nil
 }
+
+// With is v, which must encode as a JSON object, with one more field, key,
+// last: a step's document is the record it wrote and, say, whether it was
+// written now or found already there.
+func With(v any, key string, value any) (json.RawMessage, error) {
+	b, err := Encode(v)
+	if err != nil {
+		return nil, err
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("a %T is not a JSON object; %q cannot be added to it", v, key)
+	}
+	field, err := Encode(map[string]any{key: value})
+	if err != nil {
+		return nil, err
+	}
+	field = bytes.TrimSpace(field)
+	out := append([]byte{}, b[:len(b)-1]...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, field[1:]...), nil
+}

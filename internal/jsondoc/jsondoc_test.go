@@ -50,3 +50,25 @@ func FuzzStamp(f *testing.F) {
 		}
 	})
 }
+
+func TestWithAddsAFieldLast(t *testing.T) {
+	type rec struct {
+		B string `json:"b"`
+		A string `json:"a"`
+	}
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{rec{"<x>", "y"}, `{"b":"<x>","a":"y","recorded":true}`},
+		{struct{}{}, `{"recorded":true}`},
+	} {
+		got, err := With(c.in, "recorded", true)
+		if err != nil || string(got) != c.want {
+			t.Errorf("With(%v) = %s, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+	if _, err := With([]int{1}, "recorded", true); err == nil {
+		t.Error("With of a list must fail")
+	}
+}
