@@ -265,3 +265,39 @@ auth = "none"
 		t.Fatalf("dispatch: %v\n%s", err, out)
 	}
 }
+
+// The user changes the main checkout after a dispatch — a remote added,
+// agentproto.toml edited — and verify fails on it, naming the way out:
+// verify --accept-outside, which the user runs (from inside a session it
+// is refused) and which records what was accepted; verify then passes,
+// and a write outside made after that is found again.
+func TestVerifyAcceptsTheUsersOwnChangesOutside(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+	must(t, dir, "git", "remote", "add", "origin", "git@github.com:me/demo.git")
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("# mine\n"), 0o644)
+
+	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "verify", "demo", "WP2")
+	if exitCode(err) != 1 || !strings.Contains(errOut, "git agentproto verify demo WP2 --accept-outside") {
+		t.Fatalf("verify after the user's changes: exit %d\n%s", exitCode(err), errOut)
+	}
+	before := ledgerCount(t, dir)
+	_, errOut, err = shEnv(t, dir, []string{"AGENTPROTO_SESSION=s-000000000001"}, "git", "agentproto", "verify", "demo", "WP2", "--accept-outside")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "not from a session") || ledgerCount(t, dir) != before {
+		t.Fatalf("accept from a session: exit %d\n%s", exitCode(err), errOut)
+	}
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "verify", "demo", "WP2", "--accept-outside")
+	if err != nil || !strings.Contains(out, "WP2: pass") || !strings.Contains(errOut, "accepted as yours: outside-worktree: "+filepath.Join(dir, "agentproto.toml")) {
+		t.Fatalf("verify --accept-outside: %v\n%s\n%s", err, out, errOut)
+	}
+	acc := ledgerEvents(t, dir, "wp_outside_accepted")
+	if len(acc) != 1 || acc[0]["wp"] != "WP2" || !strings.Contains(mustJSON(acc[0]["changed"]), "agentproto.toml") {
+		t.Fatalf("wp_outside_accepted: %v", acc)
+	}
+	os.WriteFile(filepath.Join(dir, "planted.txt"), []byte("x\n"), 0o644)
+	v := verifyJSON(t, dir, "WP2")
+	if v.Verdict != "fail" || !hasFinding(v, "outside-worktree: "+filepath.Join(dir, "planted.txt")) || hasFinding(v, "agentproto.toml") {
+		t.Fatalf("a later write outside: %+v", v)
+	}
+}

@@ -27,6 +27,8 @@ var (
 	e2eKind          = gitstore.Declare[E2EResult](owner, KindE2E, gitstore.Scrubbed())
 	prKind           = gitstore.Declare[PRResult](owner, KindPR, gitstore.Scrubbed())
 	_                = gitstore.Declare[Fallback](owner, KindFallback, gitstore.Scrubbed())
+	// What the user accepted names paths of their own checkout.
+	outsideAcceptedKind = gitstore.Declare[OutsideAccepted](owner, KindOutsideAccepted, gitstore.Scrubbed())
 )
 
 // Dispatch is the data of a wp_dispatched event.

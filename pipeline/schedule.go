@@ -211,6 +211,9 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 			for _, f := range v.Findings {
 				d.say(wp.ID, "", "%s", f)
 			}
+			if hint := OutsideHint(d.Env.Project.Name, v); hint != "" {
+				d.say(wp.ID, "", "%s", hint)
+			}
 			return fmt.Errorf("%s failed verification; next: tell its session what to fix (git agentproto sessions prompt %s --text ...), then run dispatch again", wp.ID, ids[i])
 		}
 		d.kill(ids[i])

@@ -80,6 +80,12 @@ func ReadState(l gitstore.Store, project string) (*State, error) {
 				st.Dispatches[d.WP] = append(st.Dispatches[d.WP], d)
 			}
 		}),
+		gitstore.On(outsideAcceptedKind, func(st *State, _ *gitstore.Event, a OutsideAccepted) {
+			// The accepted snapshot stands in for the dispatch's own.
+			if d := st.Dispatches[a.WP]; a.Project == project && len(d) > 0 {
+				d[len(d)-1].Outside = a.Outside
+			}
+		}),
 		gitstore.On(verifiedKind, func(st *State, _ *gitstore.Event, v Verification) {
 			if v.Project == project {
 				st.Verifications[v.WP] = v

@@ -16,6 +16,9 @@ type VerifyOptions struct {
 	Project, WP string
 	JSON        bool
 	Export      *cmdutil.Exporter
+	// AcceptOutside takes the changes outside the worktree since the
+	// dispatch as the user's before verifying.
+	AcceptOutside bool
 }
 
 // NewCmdVerify returns `verify`.
@@ -50,6 +53,7 @@ the pre-push check does: pass only for a state that verification saw.`,
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the verification as JSON")
 	cmd.Flags().StringVar(&branch, "branch", "", "a work package's branch whose commit to hold against the ledger (CI)")
 	cmd.Flags().StringVar(&commit, "commit", "HEAD", "with --branch: the commit to check")
+	cmd.Flags().BoolVar(&opts.AcceptOutside, "accept-outside", false, "first record the changes outside the worktree since the dispatch as yours (refused from inside a session)")
 	return cmd
 }
 
@@ -58,9 +62,21 @@ func verifyRun(o *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.AcceptOutside {
+		a, err := e.AcceptOutside(o.WP)
+		if err != nil {
+			return err
+		}
+		for _, c := range acceptedLines(a) {
+			fmt.Fprintf(o.IO.ErrOut, "accepted as yours: %s\n", c)
+		}
+	}
 	v, err := e.Verify(o.WP, cfg.Dispatch.GateTimeout.Duration)
 	if err != nil {
 		return err
+	}
+	if hint := pipeline.OutsideHint(e.Project.Name, v); hint != "" {
+		fmt.Fprintln(o.IO.ErrOut, hint)
 	}
 	if o.JSON {
 		o.Export.Write(o.IO.Out, v)
@@ -125,4 +141,11 @@ func checkpointRun(o *CheckpointOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "%s %s: %.12s (%d paths)\n", e.Project.Name, cp.WP, cp.Commit, len(cp.Paths))
 	return nil
+}
+
+func acceptedLines(a *pipeline.OutsideAccepted) []string {
+	if a == nil {
+		return []string{"nothing outside the worktree changed since the dispatch"}
+	}
+	return a.Changed
 }
