@@ -140,6 +140,7 @@ func (yamlFormat) Render(orig []byte, _ any, d Delta, _ any) ([]byte, bool, erro
 			return nil, false, err
 		}
 	}
+	spellFlowNulls(doc, false)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(yamlIndent(orig))
@@ -233,6 +234,19 @@ func yamlApply(m *yaml.Node, p Path, o Op) error {
 	n.LineComment, n.HeadComment, n.FootComment = m.Content[i+1].LineComment, m.Content[i+1].HeadComment, m.Content[i+1].FootComment
 	m.Content[i+1] = n
 	return nil
+}
+
+// spellFlowNulls writes "null" for an empty null inside a flow
+// collection: the encoder would write it as '', which reads back as a
+// string ({a:} would come back as {a: ''}).
+func spellFlowNulls(n *yaml.Node, inFlow bool) {
+	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
+	if inFlow && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" {
+		n.Value = "null"
+	}
+	for _, c := range n.Content {
+		spellFlowNulls(c, inFlow)
+	}
 }
 
 func pairIndex(m *yaml.Node, key string) int {
