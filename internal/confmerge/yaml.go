@@ -237,8 +237,8 @@ func yamlApply(m *yaml.Node, p Path, o Op) error {
 }
 
 // spellFlowNulls writes "null" for an empty null inside a flow
-// collection: the encoder would write it as ”, which reads back as a
-// string ({a:} would come back as {a: ”}).
+// collection: the encoder would write it as an empty quoted string, which
+// reads back as a string, not a null.
 func spellFlowNulls(n *yaml.Node, inFlow bool) {
 	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
 	if inFlow && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" {
