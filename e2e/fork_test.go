@@ -161,6 +161,12 @@ func (h *forkHost) ledgerCount() int {
 	return strings.Count(h.ok("ledger", "log", "--json"), `"kind":"fork_`)
 }
 
+// ledgerRecords counts every record of the ledger, of any kind: one a
+// line.
+func (h *forkHost) ledgerRecords() int {
+	return strings.Count(h.ok("ledger", "log", "--json"), "\n")
+}
+
 // long is a task that keeps its branch running.
 var long = `{"op":"sleep","ms":60000}`
 

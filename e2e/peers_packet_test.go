@@ -45,11 +45,11 @@ func TestObservationPacketGatesContractsForks(t *testing.T) {
 
 	h.ok("goal", "gate", "add", "--goal", "g1", "--id", "license", "--question", "MIT or Apache-2.0?")
 	h.ok("goal", "gate", "add", "--goal", "g1", "--id", "launch", "--question", "Launch on Monday?")
-	before := h.ledgerCount()
+	before := h.ledgerRecords()
 	h.code(2, "goal", "gate", "add", "--goal", "g1", "--id", "empty", "--question", " ")
 	h.code(2, "goal", "gate", "add", "--goal", "nope", "--id", "x", "--question", "q?")
 	h.code(2, "goal", "gate", "close", "--goal", "g1", "--id", "unknown", "--answer", "yes")
-	if h.ledgerCount() != before {
+	if h.ledgerRecords() != before {
 		t.Fatal("a refused gate wrote to the ledger")
 	}
 	p := observePacket(t, h)
@@ -105,4 +105,35 @@ func TestPeerContractInPacket(t *testing.T) {
 		}
 	}
 	t.Fatal("the packet lacks w's contract")
+}
+
+// A proposal the target's contract rules out is refused and writes
+// nothing: a way the peer did not list, or a supervisor it does not take.
+func TestProposalHonoursThePeersContract(t *testing.T) {
+	h := newForkHost(t, 0)
+	h.ok("peer", "register", "sup", "--adapter", "scripted")
+	h.ok("peer", "register", "todo-only", "--adapter", "scripted", "--address-via", "todo")
+	h.ok("peer", "register", "user-only", "--adapter", "scripted", "--address-via", "inject", "--addressed-by", "user")
+	h.ok("peer", "register", "open", "--adapter", "scripted", "--address-via", "inject", "--addressed-by", "sup")
+	h.ok("goal", "new", "g1", "--title", "Ship it")
+	h.ok("goal", "configure", "--goal-id", "g1", "--supervisor-agent", "sup",
+		"--supervised-agent", "todo-only", "--supervised-agent", "user-only", "--supervised-agent", "open", "--execute")
+	inject := func(id, target string) string {
+		return writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": id, "kind": "inject",
+			"reason_codes": []string{"stalled"}, "evidence_refs": []string{"packet"}, "target": target, "message": "rebase on main"})
+	}
+	before := h.ledgerRecords()
+	if e := h.code(5, "supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", inject("d-1", "todo-only"), "--execute"); !strings.Contains(e, "todo-only's interaction contract does not take inject (it is addressed via todo)") {
+		t.Fatalf("inject to a todo-only peer: %s", e)
+	}
+	if e := h.code(5, "supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", inject("d-2", "user-only"), "--execute"); !strings.Contains(e, "does not let sup address it (only user)") {
+		t.Fatalf("inject to a user-only peer: %s", e)
+	}
+	if h.ledgerRecords() != before {
+		t.Fatal("a refused proposal wrote to the ledger")
+	}
+	h.ok("supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", inject("d-3", "open"), "--execute")
+	if h.ledgerRecords() != before+1 {
+		t.Fatal("the admitted proposal was not recorded")
+	}
 }

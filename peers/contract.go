@@ -44,3 +44,28 @@ func (c *Contract) validate() error {
 	}
 	return nil
 }
+
+// admits refuses a decision of kind by supervisor that the target's stated
+// contract rules out: a way it did not list, or a supervisor it does not
+// accept. A peer that stated no contract is only warned about in the
+// packet; refusing it would break every registration made before
+// contracts existed.
+func (c *Contract) admits(target, kind, supervisor string) error {
+	if c == nil || (kind != KindInject && kind != KindHandoff) {
+		return nil
+	}
+	if !contains(c.Via, kind) {
+		return fault.Refusedf("%s's interaction contract does not take %s (it is addressed via %s)", target, kind, strings.Join(orNone(c.Via), ", "))
+	}
+	if len(c.By) > 0 && !contains(c.By, "supervisor") && !contains(c.By, supervisor) {
+		return fault.Refusedf("%s's interaction contract does not let %s address it (only %s)", target, supervisor, strings.Join(c.By, ", "))
+	}
+	return nil
+}
+
+func orNone(v []string) []string {
+	if len(v) == 0 {
+		return []string{"none"}
+	}
+	return v
+}

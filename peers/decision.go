@@ -44,7 +44,7 @@ var ForkCapabilities = []string{sdk.CapStateFork}
 
 // RequiredCapabilities says what a host must really have to execute a kind.
 var RequiredCapabilities = map[string][]string{
-	KindObserve: nil,
+	KindObserve: {},
 	KindInject:  {sdk.CapMessageInjection},
 	KindHandoff: {sdk.CapStateFork, sdk.CapWorkspaceTransfer},
 	KindDiscard: {sdk.CapTermination},

@@ -56,6 +56,11 @@ func (s *Service) Propose(goalID, agent string, d *Decision, execute bool) (*Pro
 	if err := d.validate(st, cfg, withFork); err != nil {
 		return nil, false, err
 	}
+	if t := st.Peers[d.Target]; t != nil {
+		if err := t.Contract.admits(d.Target, d.Kind, agent); err != nil {
+			return nil, false, err
+		}
+	}
 	need := RequiredCapabilities[d.Kind]
 	if d.Kind == KindFork {
 		need = ForkCapabilities
@@ -451,6 +456,10 @@ func (s *Service) PlanInject(r InjectRequest) (*InjectPlan, error) {
 	target := st.Peers[p.Decision.Target]
 	if target == nil {
 		return nil, fault.Invalidf("target %s is not registered", p.Decision.Target)
+	}
+	// The contract may have changed since the proposal.
+	if err := target.Contract.admits(target.Agent, KindInject, r.Agent); err != nil {
+		return nil, err
 	}
 	store := sessions.NewStore(s.Repo.CommonDir)
 	for i := len(target.Sessions) - 1; i >= 0; i-- {
