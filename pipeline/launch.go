@@ -23,8 +23,12 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	slug := Slug(p.Name, wp.ID)
 	base, outsideSum := st.Base(wp.ID), st.Outside(wp.ID)
 	m, err := worktree.Load(d.Env.Repo, slug)
-	if err != nil {
+	fresh := err != nil
+	if fresh {
 		outsideSum = "" // a new worktree: nothing ran for it yet
+		if err := d.setAsideBranch(wp.ID, slug, len(st.Dispatches[wp.ID])); err != nil {
+			return "", err
+		}
 		if m, base, err = d.provision(wp, slug); err != nil {
 			return "", err
 		}
@@ -35,8 +39,14 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
-			d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
-			return rec.ID, nil
+			if !fresh {
+				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
+				return rec.ID, nil
+			}
+			// Its worktree was removed: the session works in a directory
+			// that is gone, and the new worktree gets a new one.
+			d.kill(rec.ID)
+			d.say(wp.ID, "session", "%s ended: its worktree was removed", rec.ID)
 		}
 	}
 	profile := d.profileFor(st, wp)

@@ -39,7 +39,9 @@ verified the WPs it unblocks run in parallel (at most --max-parallel). After
 each wave the sessions are waited for and verified on disk; a failed
 verification stops with what to do next. Running dispatch again continues
 where it stopped: worktrees, live sessions and passing verifications are
-reused, not redone. Refuses an unfrozen plan or one whose files drifted.
+reused, not redone; a WP whose worktree was removed (worktree rm) starts
+again in a new worktree and session, the branch it left kept as
+wt/PROJECT-wpN-attempt-K. Refuses an unfrozen plan or one whose files drifted.
 With --no-wait it launches the next wave and returns: the sessions daemon
 then verifies each session at its turn's end, kills it once verified and
 runs dispatch --no-wait again, so the later waves start with nobody

@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// A WP whose worktree was removed (worktree rm keeps the branch) is
+// dispatched again from scratch: the old branch is kept under another name
+// with its commits, the session of the removed worktree is ended, and a new
+// worktree and session start.
+func TestRedispatchAfterWorktreeRemoved(t *testing.T) {
+	extra := strings.Join([]string{
+		step("write", "path", "notes.txt", "content", "stray\n"),
+		runStep("git add -A && git commit -qm wip"),
+	}, "\n")
+	dir := pipelineRepo(t, extra, "lower lib/lower.sh")
+	defer sh(t, dir, nil, "git", "agentproto", "sessions", "gc", "--apply")
+	if out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo"); exitCode(err) != 1 || !strings.Contains(out, "WP2   verify     fail") {
+		t.Fatalf("first dispatch: %v\n%s", err, out)
+	}
+	oldTip := strings.TrimSpace(must(t, dir, "git", "rev-parse", "wt/demo-wp2"))
+	oldSession := sessionOf(t, dir, "demo/WP2")
+	must(t, dir, "git", "agentproto", "worktree", "rm", "demo-wp2")
+
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+	if exitCode(err) != 1 || !strings.Contains(out, "branch wt/demo-wp2 of an earlier attempt (its worktree removed) kept as wt/demo-wp2-attempt-1") ||
+		!strings.Contains(out, oldSession+" ended: its worktree was removed") || strings.Contains(out, "reusing it") {
+		t.Fatalf("dispatch after worktree rm: %v\n%s", err, out)
+	}
+	if kept := strings.TrimSpace(must(t, dir, "git", "rev-parse", "wt/demo-wp2-attempt-1")); kept != oldTip {
+		t.Fatalf("the earlier attempt's branch is at %s, was %s", kept, oldTip)
+	}
+	var recs []struct{ ID, State, Label string }
+	json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "sessions", "ls", "--all", "--json")), &recs)
+	states := map[string]string{}
+	for _, r := range recs {
+		states[r.ID] = r.State
+	}
+	if s := states[oldSession]; s != "cleaned" {
+		t.Fatalf("the removed worktree's session is %q: %+v", s, recs)
+	}
+	if len(states) != 4 {
+		t.Fatalf("want WP0, WP1, WP2 and WP2's second session: %+v", recs)
+	}
+	must(t, dir, "git", "fsck", "--no-progress")
+
+	// Once more: the name taken, the next attempt number is used.
+	must(t, dir, "git", "agentproto", "worktree", "rm", "demo-wp2")
+	if out, _, _ := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP2"); !strings.Contains(out, "kept as wt/demo-wp2-attempt-2") {
+		t.Fatalf("third dispatch:\n%s", out)
+	}
+}
