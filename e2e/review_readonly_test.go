@@ -113,3 +113,23 @@ func TestReviewerCannotWrite(t *testing.T) {
 		t.Fatalf("a review replaced a reviewer worktree with changes: %v\n%s\n%s", err, text, errText)
 	}
 }
+
+// A reviewer that writes outside its worktree (here into the main
+// checkout) has its verdicts voided too, the place named.
+func TestReviewerWritingOutsideIsVoid(t *testing.T) {
+	report := `{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],` +
+		`"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["command:shout"],"exit_codes":[]}}`
+	dir := pipelineRepo(t, report, "")
+	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); exitCode(err) != 1 {
+		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
+	}
+	stray := filepath.Join(dir, "stray.txt")
+	r, out := runReviewer(t, dir, reviewerScript(step("run", "cmd", "echo fixed > "+stray)))
+	v := r.Verdicts
+	if v.Void == "" || !strings.Contains(v.Void, "stray.txt") || !strings.Contains(v.Void, "outside it") || len(v.Verdicts) != 0 {
+		t.Fatalf("a reviewer writing outside its worktree kept its verdicts: %s", out)
+	}
+	if b, err := os.ReadFile(stray); err != nil || string(b) != "fixed\n" {
+		t.Fatalf("the test's premise: the reviewer wrote %s: %q %v", stray, b, err)
+	}
+}

@@ -190,3 +190,47 @@ depends_on = ["WP0"]
 		t.Fatal("the recon of a voided scout run was adopted")
 	}
 }
+
+// A scout that writes outside its worktree (into the main checkout) is
+// refused as one that edits code in it: nothing adopted.
+func TestScoutWritingOutsideIsRefused(t *testing.T) {
+	dir := scoutRepo(t)
+	stray := filepath.Join(dir, "notes.txt")
+	q := question(t, dir, threeClaims, step("run", "cmd", "echo mine > "+stray))
+	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "scout", "demo", "--adapter", "scripted", "--question", q)
+	if exitCode(err) != 3 || !strings.Contains(errOut, "notes.txt") || !strings.Contains(errOut, "changed outside its worktree scout-demo") {
+		t.Fatalf("a scout writing outside: exit %d %s", exitCode(err), errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".plans/demo/RECON.md")); err == nil {
+		t.Fatal("the recon of a voided scout run was adopted")
+	}
+}
+
+// Without --question and --adapter the scout runs [dispatch] adapter on
+// the default recon question, which names the plan; an empty question
+// file is refused.
+func TestScoutDefaults(t *testing.T) {
+	dir := scoutRepo(t)
+	recon := "## C1: Create emits order_created\n`api/orders.go:9`\n> bus.Emit(\"order_created\", o)\n"
+	agent := filepath.Join(t.TempDir(), "agent.sh")
+	os.WriteFile(agent, []byte(`case "$(cat "$1")" in
+*"Reply with exactly READY"*) echo READY;;
+*"Map what a plan for demo needs to know about this repository"*) printf '%s' '`+recon+`' > RECON.md; echo done;;
+*) echo "not the default question";;
+esac
+`), 0o755)
+	cfg := "[dispatch]\nadapter = \"exec\"\n[plugins.exec]\noptions = { command = \"sh " + agent + " {prompt}\" }\n"
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
+	must(t, dir, "git", "add", "agentproto.toml")
+	must(t, dir, "git", "commit", "-qm", "exec adapter")
+	must(t, dir, "git", "agentproto", "plugin", "trust", "exec")
+	empty := filepath.Join(t.TempDir(), "q.md")
+	os.WriteFile(empty, []byte(" \n"), 0o644)
+	if _, errOut, err := sh(t, dir, nil, "git", "agentproto", "scout", "demo", "--question", empty); exitCode(err) != 2 || !strings.Contains(errOut, "is empty") {
+		t.Fatalf("an empty question: exit %d %s", exitCode(err), errOut)
+	}
+	out := must(t, dir, "git", "agentproto", "scout", "demo")
+	if !strings.Contains(out, "C1   verified") {
+		t.Fatalf("scout on its defaults:\n%s", out)
+	}
+}

@@ -235,6 +235,26 @@ func outsideFindings(repo *gitrepo.Repo, slug, sum string) ([]string, error) {
 	if err != nil {
 		return []string{fmt.Sprintf("outside-snapshot: the snapshot taken at dispatch (%s) cannot be read (%v), so writes outside the worktree cannot be ruled out", sum[:min(12, len(sum))], err)}, nil
 	}
+	var fs []string
+	for _, place := range diffOutside(repo.CommonDir, then, now) {
+		fs = append(fs, "outside-worktree: "+place+" changed since the WP was dispatched")
+	}
+	return fs, nil
+}
+
+// changedOutside lists the places outside worktree slug that moved since
+// the snapshot then, kept in memory by a caller that waits for one
+// session (a scout, a reviewer).
+func changedOutside(repo *gitrepo.Repo, slug string, then Outside) ([]string, error) {
+	now, err := SnapshotOutside(repo, slug)
+	if err != nil {
+		return nil, err
+	}
+	return diffOutside(repo.CommonDir, then, now), nil
+}
+
+// diffOutside names each place whose fingerprint differs, sorted.
+func diffOutside(common string, then, now Outside) []string {
 	var keys []string
 	for k, v := range now {
 		if then[k] != v {
@@ -247,11 +267,11 @@ func outsideFindings(repo *gitrepo.Repo, slug, sum string) ([]string, error) {
 		}
 	}
 	sort.Strings(keys)
-	var fs []string
-	for _, k := range keys {
-		fs = append(fs, "outside-worktree: "+describeOutside(repo.CommonDir, k)+" changed since the WP was dispatched")
+	places := make([]string, len(keys))
+	for i, k := range keys {
+		places[i] = describeOutside(common, k)
 	}
-	return fs, nil
+	return places
 }
 
 // describeOutside turns a snapshot key into the path or name a user

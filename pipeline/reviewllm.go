@@ -69,6 +69,10 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
 	st.Dir, st.Worktree = l.Worktree.Path, l.Worktree.Slug
 	st.Label = e.Project.Name + "/review"
 	st.Prompt = fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
+	before, err := SnapshotOutside(e.Repo, l.Worktree.Slug)
+	if err != nil {
+		return nil, err
+	}
 	rec, err := l.Sessions.Start(st)
 	if err != nil {
 		return nil, err
@@ -86,7 +90,7 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
 		return nil, err
 	}
 	v := ParseReviewerVerdicts(out, len(r.Findings))
-	if err := e.voidIfChanged(l, id, &v); err != nil {
+	if err := e.voidIfChanged(l, id, before, &v); err != nil {
 		return nil, err
 	}
 	r.ReviewerVerdicts = &v

@@ -61,22 +61,38 @@ func (e *Env) dropReviewerWorktree(mg *worktree.Manager, m *worktree.Meta) error
 	return nil
 }
 
-// voidIfChanged voids v when the reviewer changed its worktree: a
+// voidIfChanged voids v when the reviewer changed its worktree, or
+// anything outside it since before (the snapshot taken as it started): a
 // reviewer reports, never fixes, and nothing it wrote is adopted. A clean
 // worktree is removed; a changed one is kept to be looked at.
-func (e *Env) voidIfChanged(l ReviewerLaunch, session string, v *ReviewerVerdicts) error {
+func (e *Env) voidIfChanged(l ReviewerLaunch, session string, before Outside, v *ReviewerVerdicts) error {
 	changes, err := worktree.Changes(e.Repo, l.Worktree)
 	if err != nil {
 		return err
 	}
-	if len(changes) == 0 {
+	moved, err := changedOutside(e.Repo, l.Worktree.Slug, before)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 && len(moved) == 0 {
 		return e.dropReviewerWorktree(l.Manager, l.Worktree)
 	}
+	var where []string
 	for _, c := range changes {
 		v.Changed = append(v.Changed, c.Path)
 	}
-	v.Void = fmt.Sprintf("reviewer session %s changed %s in its worktree %s: a reviewer reports, never fixes; its verdicts are void and nothing it wrote is adopted",
-		session, strings.Join(v.Changed, ", "), l.Worktree.Slug)
+	if len(changes) > 0 {
+		where = append(where, strings.Join(v.Changed, ", ")+" in its worktree "+l.Worktree.Slug)
+	}
+	if len(moved) > 0 {
+		v.Changed = append(v.Changed, moved...)
+		where = append(where, strings.Join(moved, ", ")+" outside it")
+	}
+	v.Void = fmt.Sprintf("reviewer session %s changed %s: a reviewer reports, never fixes; its verdicts are void and nothing it wrote is adopted",
+		session, strings.Join(where, ", and "))
 	v.Verdicts, v.Findings = []FindingVerdict{}, []Finding{}
+	if len(changes) == 0 {
+		return e.dropReviewerWorktree(l.Manager, l.Worktree)
+	}
 	return nil
 }

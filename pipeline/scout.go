@@ -76,7 +76,7 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(o.Question) == "" {
-		return nil, fault.Invalidf("the scout needs a question (--question FILE)")
+		o.Question = defaultQuestion(o.Repo.WorkTree, o.Project)
 	}
 	dest := filepath.Join(plans.ProjectDir(o.Repo.WorkTree, o.Project), scout.File)
 	previous, err := os.ReadFile(dest)
@@ -85,7 +85,11 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	l, err := launch.Resolve(o.Config, o.Repo.WorkTree, launch.Request{Profile: o.Profile, Adapter: o.Adapter, Env: o.Env})
+	l, err := launch.Resolve(o.Config, o.Repo.WorkTree, launch.Request{Profile: o.Profile, Adapter: o.Adapter,
+		DefaultAdapter: o.Config.Dispatch.Adapter, Env: o.Env})
+	if errors.Is(err, launch.ErrNoAdapter) {
+		return nil, fault.Invalidf("no adapter for the scout: give --profile or --adapter, or set [dispatch] adapter in agentproto.toml")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +111,12 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	start.Prompt = scoutPrompt(o.Question)
 	// An agent whose writes the adapter sees (acp) may write RECON.md only.
 	start.Env = withAllowed(o.Env, []string{reconFile})
+	// What lies outside its worktree, before the scout can touch it: a
+	// write there voids the run as a write in the worktree does.
+	before, err := SnapshotOutside(o.Repo, m.Slug)
+	if err != nil {
+		return nil, err
+	}
 	rec, err := o.Sessions.Start(*start)
 	if err != nil {
 		return nil, err
@@ -116,6 +126,12 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	o.Sessions.Kill(id)
 	if err != nil {
 		return nil, err
+	}
+	if moved, err := changedOutside(o.Repo, m.Slug, before); err != nil {
+		return nil, err
+	} else if len(moved) > 0 {
+		return nil, fault.Conflictf("while scout session %s ran, %s changed outside its worktree %s: a scout writes only its %s; nothing adopted (if the change was yours, run the scout again)",
+			id, strings.Join(moved, ", "), m.Slug, reconFile)
 	}
 	changes, err := worktree.Changes(o.Repo, m)
 	if err != nil {
@@ -160,6 +176,20 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 		return nil, err
 	}
 	return &ev, nil
+}
+
+// defaultQuestion is the recon a plan needs when none is asked: the
+// layout, how it builds and tests, and what a change would touch; with the
+// plan's SPEC.md when it is written already, so the recon serves it.
+func defaultQuestion(root, project string) string {
+	q := "Map what a plan for " + project + " needs to know about this repository: its layout and\n" +
+		"entry points, how it is built and how its tests run, and the code, configuration and\n" +
+		"conventions a change would touch."
+	spec, err := readPlain(plans.ProjectDir(root, project), "SPEC.md")
+	if err != nil || len(bytes.TrimSpace(spec)) == 0 {
+		return q
+	}
+	return q + " The plan's SPEC.md so far, which the recon serves:\n\n" + string(spec)
 }
 
 func scoutPrompt(question string) string {

@@ -3,6 +3,7 @@
 package scoutcmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +22,7 @@ func NewCmdScout(f *cmdutil.Factory) *cobra.Command {
 	var question string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "scout PROJECT --question FILE (--profile P | --adapter A) [--base REV] [--replace] [--no-ping] [--json]",
+		Use:   "scout PROJECT [--question FILE] [--profile P | --adapter A] [--base REV] [--replace] [--no-ping] [--json]",
 		Short: "Run a read-only recon session whose every claim cites the source, and check each citation",
 		Long: `A scout session (a cheap long-context model) reads the repository in its own
 worktree, scout-PROJECT, and answers the question into RECON.md there; any
@@ -30,15 +31,18 @@ a citation: a back-quoted path:line and the quoted lines ("> ..."). The recon
 is copied to .plans/PROJECT/RECON.md and every citation checked against the
 base: verified (the quote is there, within 3 lines), moved (found elsewhere:
 the new place is given) or unverified. A SPEC or brief that relies on a
-claim says recon:C1; plan check warns when that claim is unverified.`,
+claim says recon:C1; plan check warns when that claim is unverified.
+Without --question the scout maps what a plan needs (layout, build and
+tests, what a change would touch), serving the plan's SPEC.md when there is
+one; without --profile or --adapter it runs [dispatch] adapter.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if question == "" {
-				return fault.Invalidf("--question FILE is required: the question the scout answers")
-			}
-			b, err := readQuestion(f, question)
-			if err != nil {
-				return err
+			var b []byte
+			if question != "" {
+				var err error
+				if b, err = readQuestion(f, question); err != nil {
+					return err
+				}
 			}
 			repo, err := f.Repo()
 			if err != nil {
@@ -158,6 +162,9 @@ func readQuestion(f *cmdutil.Factory, path string) ([]byte, error) {
 	}
 	if len(b) > 64<<10 {
 		return nil, fault.Invalidf("--question is over 64 KiB")
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fault.Invalidf("--question %s is empty (leave --question out for the default recon)", path)
 	}
 	return b, nil
 }
