@@ -118,11 +118,24 @@ func TestIsolationPolicyOfMCPAndDispatch(t *testing.T) {
 	dir := pipelineRepo(t, "", "lower lib/lower.sh")
 	root := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo")
 	_, errOut, err := shEnv(t, dir, []string{"AGENTPROTO_WORKTREES_ISOLATION=never"}, "git", "agentproto", "dispatch", "demo")
-	if exitCode(err) != 5 || !strings.Contains(errOut, `worktree isolation is "never"`) || !strings.Contains(errOut, "dispatch runs each WP in its own worktree") {
+	if exitCode(err) != 5 || !strings.Contains(errOut, `worktree isolation is "never"`) || !strings.Contains(errOut, "dispatch (each WP) runs only in a worktree of its own") {
 		t.Fatalf("dispatch under never: %v %s", err, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(root, "demo-wp0")); !os.IsNotExist(err) {
 		t.Fatalf("a refused dispatch made a worktree: %v", err)
+	}
+	// The scout and the reviewer run only in worktrees of their own too.
+	never := []string{"AGENTPROTO_WORKTREES_ISOLATION=never"}
+	if _, errOut, err := shEnv(t, dir, never, "git", "agentproto", "scout", "demo", "--adapter", "scripted"); exitCode(err) != 5 || !strings.Contains(errOut, "the scout runs only in a worktree of its own") {
+		t.Fatalf("scout under never: %v %s", err, errOut)
+	}
+	if _, errOut, err := shEnv(t, dir, never, "git", "agentproto", "review", "demo", "--adapter", "scripted"); exitCode(err) != 5 || !strings.Contains(errOut, "the reviewer runs only in a worktree of its own") {
+		t.Fatalf("review under never: %v %s", err, errOut)
+	}
+	for _, slug := range []string{"scout-demo", "demo-review"} {
+		if _, err := os.Stat(filepath.Join(root, slug)); !os.IsNotExist(err) {
+			t.Fatalf("a refused step made worktree %s: %v", slug, err)
+		}
 	}
 
 	cs := mcpConnect(t, dir)
@@ -144,4 +157,22 @@ func TestIsolationPolicyOfMCPAndDispatch(t *testing.T) {
 	}
 	cfg("on-request")
 	mustTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "worktree": "fresh", "no_ping": true, "prompt": "hi"})
+}
+
+// A fork branch runs only in a worktree of its own: under "never" its
+// admission is refused, no worktree made and nothing recorded.
+func TestIsolationNeverRefusesAForkBranch(t *testing.T) {
+	h := newForkHost(t, 0, "e1")
+	os.WriteFile(filepath.Join(h.dir, "agentproto.toml"), []byte("[worktree]\nisolation = \"never\"\n"), 0o644)
+	before := h.ledgerRecords()
+	_, errOut, err := h.admit("b1", nil, `{"op":"say","text":"hi"}`)
+	if exitCode(err) != 5 || !strings.Contains(errOut, "a fork branch runs only in a worktree of its own") {
+		t.Fatalf("fork admit under never: %v %s", err, errOut)
+	}
+	if after := h.ledgerRecords(); after != before {
+		t.Fatalf("a refused admission wrote %d records", after-before)
+	}
+	if l := must(t, h.dir, "git", "worktree", "list"); strings.Count(l, "\n") != 2 {
+		t.Fatalf("a refused admission made a worktree:\n%s", l)
+	}
 }

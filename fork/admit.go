@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -188,10 +189,13 @@ func (s *Service) Admit(r Request) (b *Branch, already bool, err error) {
 	prove("versioned_execution_state", "commit "+commit+" of worktree "+slug+", tracked and untracked files")
 
 	// Copy-on-write workspace: a new worktree from the source state.
+	if err := s.Worktree.NeedsOwnWorktree(os.Getenv, "a fork branch"); err != nil {
+		return nil, false, err
+	}
 	if _, err := worktree.Load(s.Repo, a.Worktree); err == nil {
 		return nil, false, fault.Conflictf("worktree %s already exists; choose another branch id", a.Worktree)
 	}
-	path, err := worktree.Location(s.Repo, s.WorktreeRoot, a.Worktree)
+	path, err := worktree.Location(s.Repo, s.Worktree.Root, a.Worktree)
 	if err != nil {
 		return nil, false, err
 	}
@@ -333,7 +337,7 @@ func (s *Service) run(a Admission, candidates []string, leaseFor time.Duration) 
 	b.State = StateLeased
 	// Made and recorded as worktree new makes one, from the source state
 	// and without setup hooks: the branch starts from exactly that state.
-	mg := &worktree.Manager{Repo: s.Repo, Config: config.Worktree{Root: s.WorktreeRoot}, Out: io.Discard, By: "fork",
+	mg := &worktree.Manager{Repo: s.Repo, Config: config.Worktree{Root: s.Worktree.Root}, Out: io.Discard, By: "fork",
 		Ledger: func() (gitstore.Store, error) { return s.Ledger, nil }}
 	m, err := mg.New(worktree.CreateOptions{Slug: a.Worktree, Branch: "fork/" + a.BranchID,
 		BaseName: a.SourceStateRef, BaseCommit: a.SourceStateCommit, NoSetup: true})

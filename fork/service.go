@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/lazyre"
@@ -47,9 +48,10 @@ type Service struct {
 	Host   Host
 	// MaxBranches is [fork] max_branches (0: one).
 	MaxBranches int
-	// WorktreeRoot is [worktree] root, where branch worktrees go.
-	WorktreeRoot string
-	Now          func() time.Time
+	// Worktree is [worktree]: its root, where branch worktrees go, and its
+	// isolation policy.
+	Worktree config.Worktree
+	Now      func() time.Time
 }
 
 func (s *Service) now() time.Time {

@@ -165,7 +165,7 @@ func (e *env) peers() (*peers.Service, error) {
 			return nil, err
 		}
 		host := fork.SessionsHost{Repo: e.repo, Config: cfg, Client: func() (*sessions.Client, error) { return e.sessions(), nil }}
-		return &fork.Service{Repo: e.repo, Ledger: l, Host: host, MaxBranches: cfg.Fork.MaxBranches, WorktreeRoot: cfg.Worktree.Root}, nil
+		return &fork.Service{Repo: e.repo, Ledger: l, Host: host, MaxBranches: cfg.Fork.MaxBranches, Worktree: cfg.Worktree}, nil
 	}), nil
 }
 

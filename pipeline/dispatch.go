@@ -79,10 +79,8 @@ func (d *Dispatcher) Run(only []string) error {
 	}
 	d.only = only
 	d.rateRetries, d.pendingFallback = map[string]int{}, map[string]string{}
-	if mode, err := d.Config.Worktree.IsolationMode(os.Getenv); err != nil {
+	if err := d.Config.Worktree.NeedsOwnWorktree(os.Getenv, "dispatch (each WP)"); err != nil {
 		return err
-	} else if mode == config.IsolationNever {
-		return fault.Refusedf("worktree isolation is \"never\" ([worktree] isolation or $%s): dispatch runs each WP in its own worktree, so it does not run", config.IsolationEnv)
 	}
 	if err := d.preflight(); err != nil {
 		return err

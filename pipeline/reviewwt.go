@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -17,6 +18,9 @@ func ReviewerSlug(project string) string { return project + "-review" }
 // today's integration state; one with changes is refused, so what an
 // earlier reviewer wrote can be looked at first.
 func (e *Env) reviewerWorktree(mg *worktree.Manager) (*worktree.Meta, error) {
+	if err := mg.Config.NeedsOwnWorktree(os.Getenv, "the reviewer"); err != nil {
+		return nil, err
+	}
 	slug := ReviewerSlug(e.Project.Name)
 	if old, err := worktree.Load(e.Repo, slug); err == nil {
 		if err := e.dropReviewerWorktree(mg, old); err != nil {

@@ -78,6 +78,9 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	if strings.TrimSpace(o.Question) == "" {
 		o.Question = defaultQuestion(o.Repo.WorkTree, o.Project)
 	}
+	if err := o.Config.Worktree.NeedsOwnWorktree(os.Getenv, "the scout"); err != nil {
+		return nil, err
+	}
 	dest := filepath.Join(plans.ProjectDir(o.Repo.WorkTree, o.Project), scout.File)
 	previous, err := os.ReadFile(dest)
 	if err == nil && !o.Replace {

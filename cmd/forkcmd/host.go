@@ -19,5 +19,5 @@ func Service(f *cmdutil.Factory) (*fork.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fork.Service{Repo: repo, Ledger: l, Host: fork.SessionsHost{Repo: repo, Config: cfg, Client: f.Sessions}, MaxBranches: cfg.Fork.MaxBranches, WorktreeRoot: cfg.Worktree.Root}, nil
+	return &fork.Service{Repo: repo, Ledger: l, Host: fork.SessionsHost{Repo: repo, Config: cfg, Client: f.Sessions}, MaxBranches: cfg.Fork.MaxBranches, Worktree: cfg.Worktree}, nil
 }

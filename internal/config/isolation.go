@@ -41,3 +41,17 @@ func (w Worktree) validateIsolation() error {
 	}
 	return nil
 }
+
+// NeedsOwnWorktree refuses, under isolation "never", a step that runs only
+// in a worktree of its own (dispatch, the scout, the reviewer, a fork
+// branch); what names the step.
+func (w Worktree) NeedsOwnWorktree(getenv func(string) string, what string) error {
+	mode, err := w.IsolationMode(getenv)
+	if err != nil {
+		return err
+	}
+	if mode == IsolationNever {
+		return fault.Refusedf("worktree isolation is \"never\" ([worktree] isolation or $%s): %s runs only in a worktree of its own, so it does not run", IsolationEnv, what)
+	}
+	return nil
+}
