@@ -281,6 +281,18 @@ func TestPipelineEndToEnd(t *testing.T) {
 	if exitCode(err) != 5 || !strings.Contains(errOut, "401") || strings.Contains(errOut, "wrong-token") {
 		t.Fatalf("bad token: %v %s", err, errOut)
 	}
+	// A push remote that is not configured fails the dry run as it would
+	// fail the real one.
+	_, errOut, err = sh(t, dir, nil, "git", "agentproto", "pr", "open", "demo", "--dry-run")
+	if err != nil {
+		t.Fatalf("pr open --dry-run: %v %s", err, errOut)
+	}
+	cfgNow, _ := os.ReadFile(filepath.Join(dir, "agentproto.toml"))
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), append(cfgNow, []byte("remote = \"upstream\"\n")...), 0o644)
+	if _, errOut, err = sh(t, dir, nil, "git", "agentproto", "pr", "open", "demo", "--dry-run"); exitCode(err) != 2 || !strings.Contains(errOut, `the push remote "upstream" is not configured`) {
+		t.Fatalf("pr open --dry-run to a missing remote: %v %s", err, errOut)
+	}
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), cfgNow, 0o644)
 	// A reviewer session reads the review brief; its report is attached.
 	out = must(t, dir, "git", "agentproto", "review", "demo", "--adapter", "scripted")
 	if !strings.Contains(out, "review of demo: 0 findings") || !strings.Contains(out, "reviewer session s-") {

@@ -118,6 +118,10 @@ func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
 		title = "agentproto: " + e.Project.Name
 	}
 	pr := forge.PullRequest{Title: title, Head: m.Branch, Base: base, Body: e.Body(st, o.Repo, base, o.AgentsFile), Draft: o.Draft}
+	// A dry run that passes must mean the push has somewhere to go.
+	if _, err := e.Repo.Git("remote", "get-url", "--push", o.Remote); err != nil {
+		return nil, "", fault.Invalidf("the push remote %q is not configured (git remote -v lists them; [pr] remote names another)", o.Remote)
+	}
 	if o.DryRun {
 		return nil, fmt.Sprintf("git push %s %s:refs/heads/%s\n", o.Remote, m.Branch, m.Branch) + forge.Request(o.Repo, pr), nil
 	}
