@@ -44,6 +44,19 @@ func runReviewer(t *testing.T, dir, review string) (reviewerJSON, string) {
 	return r, out
 }
 
+// reviewedRepo is the pipeline run up to its review, whose static
+// findings (WP2 claims a command nothing registers) exit 1.
+func reviewedRepo(t *testing.T) string {
+	t.Helper()
+	report := `{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],` +
+		`"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["command:shout"],"exit_codes":[]}}`
+	dir := pipelineRepo(t, report, "")
+	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); exitCode(err) != 1 {
+		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
+	}
+	return dir
+}
+
 // statusBut is git status of the main checkout without the brief review
 // itself writes there.
 func statusBut(t *testing.T, dir string) string {
@@ -62,12 +75,7 @@ func statusBut(t *testing.T, dir string) string {
 // its worktree only, the main checkout is untouched, and the next review
 // refuses to replace that worktree before someone looks at it.
 func TestReviewerCannotWrite(t *testing.T) {
-	report := `{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],` +
-		`"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["command:shout"],"exit_codes":[]}}`
-	dir := pipelineRepo(t, report, "")
-	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); exitCode(err) != 1 {
-		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
-	}
+	dir := reviewedRepo(t)
 	reviewWT := func() string {
 		for _, l := range strings.Split(must(t, dir, "git", "worktree", "list", "--porcelain"), "\n") {
 			if p, ok := strings.CutPrefix(l, "worktree "); ok && filepath.Base(p) == "demo-review" {
@@ -117,12 +125,7 @@ func TestReviewerCannotWrite(t *testing.T) {
 // A reviewer that writes outside its worktree (here into the main
 // checkout) has its verdicts voided too, the place named.
 func TestReviewerWritingOutsideIsVoid(t *testing.T) {
-	report := `{"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":[],` +
-		`"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["command:shout"],"exit_codes":[]}}`
-	dir := pipelineRepo(t, report, "")
-	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo"); exitCode(err) != 1 {
-		t.Fatalf("run: %v\n%s\n%s", err, out, errOut)
-	}
+	dir := reviewedRepo(t)
 	stray := filepath.Join(dir, "stray.txt")
 	r, out := runReviewer(t, dir, reviewerScript(step("run", "cmd", "echo fixed > "+stray)))
 	v := r.Verdicts
