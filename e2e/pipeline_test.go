@@ -293,6 +293,15 @@ func TestPipelineEndToEnd(t *testing.T) {
 		t.Fatalf("pr open --dry-run to a missing remote: %v %s", err, errOut)
 	}
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), cfgNow, 0o644)
+	// A tip moved after consolidate (by hand, or by a reviewer's git
+	// update-ref) is not what was reviewed: it is not pushed.
+	head := strings.TrimSpace(must(t, dir, "git", "rev-parse", "wt/demo-integration"))
+	moved := strings.TrimSpace(must(t, dir, "git", "commit-tree", "-p", head, "-m", "sneaked in", head+"^{tree}"))
+	must(t, dir, "git", "update-ref", "refs/heads/wt/demo-integration", moved, head)
+	if _, errOut, err = sh(t, dir, nil, "git", "agentproto", "pr", "open", "demo", "--dry-run"); exitCode(err) != 3 || !strings.Contains(errOut, "it moved after consolidate") {
+		t.Fatalf("pr open of a moved integration branch: %v %s", err, errOut)
+	}
+	must(t, dir, "git", "update-ref", "refs/heads/wt/demo-integration", head, moved)
 	// A reviewer session reads the review brief; its report is attached.
 	out = must(t, dir, "git", "agentproto", "review", "demo", "--adapter", "scripted")
 	if !strings.Contains(out, "review of demo: 0 findings") || !strings.Contains(out, "reviewer session s-") {

@@ -135,4 +135,9 @@ func TestReviewerWritingOutsideIsVoid(t *testing.T) {
 	if b, err := os.ReadFile(stray); err != nil || string(b) != "fixed\n" {
 		t.Fatalf("the test's premise: the reviewer wrote %s: %q %v", stray, b, err)
 	}
+	// Moving a WP's branch is a write outside too.
+	r, out = runReviewer(t, dir, reviewerScript(step("run", "cmd", "git update-ref refs/heads/wt/demo-wp1 HEAD")))
+	if v := r.Verdicts; v.Void == "" || !strings.Contains(v.Void, "ref refs/heads/wt/demo-wp1") || len(v.Verdicts) != 0 {
+		t.Fatalf("a reviewer moving a WP branch kept its verdicts: %s", out)
+	}
 }

@@ -13,7 +13,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/profiles"
@@ -113,8 +112,10 @@ type reviewIn struct {
 // review is the review verb's work: the static review, then, when an
 // adapter or profile is named, the reviewer session on it.
 func (e *env) review(pe *pipeline.Env, cfg config.Config, in reviewIn) (*pipeline.ReviewResult, []byte, error) {
-	if in.Adapter != "" && in.Profile != "" {
-		return nil, nil, fault.Invalidf("profile names the adapter; do not give adapter too")
+	if in.Adapter != "" || in.Profile != "" {
+		if err := pipeline.CheckReviewer(cfg, in.Adapter, in.Profile); err != nil {
+			return nil, nil, err
+		}
 	}
 	r, err := pe.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
 	if err != nil || (in.Adapter == "" && in.Profile == "") {

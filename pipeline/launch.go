@@ -23,7 +23,10 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	slug := Slug(p.Name, wp.ID)
 	base, outsideSum := st.Base(wp.ID), st.Outside(wp.ID)
 	m, err := worktree.Load(d.Env.Repo, slug)
-	fresh := err != nil
+	fresh := errors.Is(err, worktree.ErrNotFound)
+	if err != nil && !fresh {
+		return "", err // a worktree there, unreadable: never replaced
+	}
 	if fresh {
 		outsideSum = "" // a new worktree: nothing ran for it yet
 		if err := d.setAsideBranch(wp.ID, slug, len(st.Dispatches[wp.ID])); err != nil {
@@ -45,7 +48,9 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			}
 			// Its worktree was removed: the session works in a directory
 			// that is gone, and the new worktree gets a new one.
-			d.kill(rec.ID)
+			if _, err := d.Sessions.Kill(rec.ID); err != nil {
+				return "", fmt.Errorf("ending session %s, whose worktree was removed: %w", rec.ID, err)
+			}
 			d.say(wp.ID, "session", "%s ended: its worktree was removed", rec.ID)
 		}
 	}

@@ -242,11 +242,32 @@ func outsideFindings(repo *gitrepo.Repo, slug, sum string) ([]string, error) {
 	return fs, nil
 }
 
-// changedOutside lists the places outside worktree slug that moved since
-// the snapshot then, kept in memory by a caller that waits for one
-// session (a scout, a reviewer).
-func changedOutside(repo *gitrepo.Repo, slug string, then Outside) ([]string, error) {
-	now, err := SnapshotOutside(repo, slug)
+// snapshotSealed is the snapshot of a session that may write nothing
+// outside its worktree (a scout, a reviewer): SnapshotOutside, plus the
+// project's wt/PROJECT-* branches but its own, which a WP's snapshot
+// leaves out because its neighbours move them.
+func snapshotSealed(repo *gitrepo.Repo, slug, project string) (Outside, error) {
+	o, err := SnapshotOutside(repo, slug)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := repo.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"+worktree.BranchPrefix+project+"-*")
+	if err != nil {
+		return nil, err
+	}
+	own := "refs/heads/" + worktree.BranchPrefix + slug
+	for _, line := range strings.Split(string(refs), "\n") {
+		if name, id, ok := strings.Cut(line, " "); ok && name != own {
+			o["ref:"+name] = id
+		}
+	}
+	return o, nil
+}
+
+// changedSealed lists the places that moved since the snapshotSealed
+// then, kept in memory by the caller that waits for the session.
+func changedSealed(repo *gitrepo.Repo, slug, project string, then Outside) ([]string, error) {
+	now, err := snapshotSealed(repo, slug, project)
 	if err != nil {
 		return nil, err
 	}

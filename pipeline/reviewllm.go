@@ -57,10 +57,17 @@ const maxBriefDiff = 256 << 10
 
 // LLMReview runs the reviewer session on r and attaches its verdicts to
 // r. It returns the session's output, to be attached in full.
-func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
+func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) (_ []byte, err error) {
 	if l.Worktree == nil || l.Manager == nil {
 		return nil, fmt.Errorf("the reviewer runs only in its own worktree")
 	}
+	defer func() {
+		if err != nil {
+			// A run that failed leaves no clean worktree behind; one
+			// with changes stays to be looked at.
+			e.dropReviewerWorktree(l.Manager, l.Worktree)
+		}
+	}()
 	brief, err := e.writeReviewerBrief(r)
 	if err != nil {
 		return nil, err
@@ -69,7 +76,7 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) ([]byte, error) {
 	st.Dir, st.Worktree = l.Worktree.Path, l.Worktree.Slug
 	st.Label = e.Project.Name + "/review"
 	st.Prompt = fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
-	before, err := SnapshotOutside(e.Repo, l.Worktree.Slug)
+	before, err := snapshotSealed(e.Repo, l.Worktree.Slug, e.Project.Name)
 	if err != nil {
 		return nil, err
 	}

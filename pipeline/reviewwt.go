@@ -74,7 +74,7 @@ func (e *Env) voidIfChanged(l ReviewerLaunch, session string, before Outside, v 
 	if err != nil {
 		return err
 	}
-	moved, err := changedOutside(e.Repo, l.Worktree.Slug, before)
+	moved, err := changedSealed(e.Repo, l.Worktree.Slug, e.Project.Name, before)
 	if err != nil {
 		return err
 	}

@@ -116,7 +116,7 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	start.Env = withAllowed(o.Env, []string{reconFile})
 	// What lies outside its worktree, before the scout can touch it: a
 	// write there voids the run as a write in the worktree does.
-	before, err := SnapshotOutside(o.Repo, m.Slug)
+	before, err := snapshotSealed(o.Repo, m.Slug, o.Project)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	if err != nil {
 		return nil, err
 	}
-	if moved, err := changedOutside(o.Repo, m.Slug, before); err != nil {
+	if moved, err := changedSealed(o.Repo, m.Slug, o.Project, before); err != nil {
 		return nil, err
 	} else if len(moved) > 0 {
 		return nil, fault.Conflictf("while scout session %s ran, %s changed outside its worktree %s: a scout writes only its %s; nothing adopted (if the change was yours, run the scout again)",

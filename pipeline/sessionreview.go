@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"io"
+	"os"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
@@ -28,14 +29,25 @@ type ReviewerOptions struct {
 // ReviewerBriefName is the brief written beside the plan for the reviewer.
 const ReviewerBriefName = "REVIEW-brief.md"
 
+// CheckReviewer is what refuses a reviewer session before the static
+// review runs, so minutes of gates are not spent on a refusal: adapter and
+// profile both given, or an isolation policy under which the reviewer's
+// own worktree is never made.
+func CheckReviewer(cfg config.Config, adapter, profile string) error {
+	if adapter != "" && profile != "" {
+		return fault.Invalidf("--profile names the adapter; do not give --adapter too")
+	}
+	return cfg.Worktree.NeedsOwnWorktree(os.Getenv, "the reviewer")
+}
+
 // RunReviewer resolves the reviewer's launch through the one resolver,
 // makes the reviewer its own worktree of the integration state and runs
 // the LLM leg of the review (LLMReview) there: the session's verdicts are
 // attached to r, never counted as a pass, and void if it changed anything.
 // It returns the session's output.
-func (e *Env) RunReviewer(o ReviewerOptions, r *ReviewResult) ([]byte, error) {
-	if o.Adapter != "" && o.Profile != "" {
-		return nil, fault.Invalidf("--profile names the adapter; do not give --adapter too")
+func (e *Env) RunReviewer(o ReviewerOptions, r *ReviewResult) (_ []byte, err error) {
+	if err := CheckReviewer(o.Config, o.Adapter, o.Profile); err != nil {
+		return nil, err
 	}
 	l, err := launch.Resolve(o.Config, e.Repo.WorkTree, launch.Request{Adapter: o.Adapter, Profile: o.Profile, Env: o.Env})
 	if err != nil {
@@ -51,6 +63,7 @@ func (e *Env) RunReviewer(o ReviewerOptions, r *ReviewResult) ([]byte, error) {
 		return nil, err
 	}
 	if err := l.RequireTrust(o.Config, e.Repo.WorkTree, e.Repo.CommonDir, m.Path, ""); err != nil {
+		e.dropReviewerWorktree(mg, m) // made for nothing: clean, so removed
 		return nil, err
 	}
 	start := l.StartArgs()

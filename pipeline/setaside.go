@@ -23,6 +23,9 @@ func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	if tip == "" {
 		return nil
 	}
+	if _, ok := worktree.FindAbandoned(d.Env.Repo, slug); ok {
+		return nil // half made, not removed: provisioning says how to clear it
+	}
 	// A branch checked out in some other worktree is that worktree's; moving
 	// it would leave it on a ref that is gone.
 	list, err := d.Env.Repo.Git("worktree", "list", "--porcelain")

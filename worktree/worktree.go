@@ -81,7 +81,7 @@ func Load(repo *gitrepo.Repo, slug string) (*Meta, error) {
 	}
 	b, err := os.ReadFile(filepath.Join(adminDir(repo, slug), metaFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fault.Invalidf("no agentproto worktree %q (see git agentproto worktree ls)", slug)
+		return nil, fault.Wrap(fault.Invalid, missing(slug))
 	}
 	if err != nil {
 		return nil, err
@@ -92,6 +92,18 @@ func Load(repo *gitrepo.Repo, slug string) (*Meta, error) {
 	}
 	return &m, nil
 }
+
+// ErrNotFound matches the error Load returns for a slug that has no
+// worktree, and only that one: a corrupt one is another error.
+var ErrNotFound = errors.New("no such agentproto worktree")
+
+type missing string
+
+func (m missing) Error() string {
+	return fmt.Sprintf("no agentproto worktree %q (see git agentproto worktree ls)", string(m))
+}
+
+func (missing) Is(target error) bool { return target == ErrNotFound }
 
 // All returns every worktree agentproto made in this repository, by slug.
 func All(repo *gitrepo.Repo) ([]*Meta, error) {

@@ -93,12 +93,18 @@ func reviewRun(o *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	withReviewer := o.Adapter != "" || o.Profile != ""
+	if withReviewer {
+		if err := pipeline.CheckReviewer(cfg, o.Adapter, o.Profile); err != nil {
+			return err
+		}
+	}
 	r, err := e.Review(cfg.Dispatch.GateTimeout.Duration, o.mutationBudget(cfg))
 	if err != nil {
 		return err
 	}
 	var report []byte
-	if o.Adapter != "" || o.Profile != "" {
+	if withReviewer {
 		c, err := o.Sessions()
 		if err != nil {
 			return err
