@@ -301,3 +301,19 @@ func TestVerifyAcceptsTheUsersOwnChangesOutside(t *testing.T) {
 		t.Fatalf("a later write outside: %+v", v)
 	}
 }
+
+// An executor that drops AGENTPROTO_SESSION from its environment is still
+// refused --accept-outside: its process belongs to a session's group.
+func TestAcceptOutsideRefusedToAnAgentWithoutItsSessionVariable(t *testing.T) {
+	accept := runStep(`log=$PWD/accept.log; cd "$(git rev-parse --path-format=absolute --git-common-dir)/.." && ` +
+		`env -u AGENTPROTO_SESSION git agentproto verify demo WP2 --accept-outside > "$log" 2>&1; echo "exit $?" >> "$log"`)
+	dir := pipelineRepo(t, accept, "lower lib/lower.sh")
+	sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	b, err := os.ReadFile(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2", "accept.log"))
+	if err != nil || !strings.Contains(string(b), "not from a session (this runs in s-") || !strings.Contains(string(b), "exit 5") {
+		t.Fatalf("the agent's own --accept-outside: %v\n%s", err, b)
+	}
+	if acc := ledgerEvents(t, dir, "wp_outside_accepted"); len(acc) != 0 {
+		t.Fatalf("the agent accepted: %v", acc)
+	}
+}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -30,7 +31,11 @@ type OutsideAccepted struct {
 // executor may not accept its own writes. With nothing changed it records
 // nothing and returns nil.
 func (e *Env) AcceptOutside(wpID string) (*OutsideAccepted, error) {
-	if id := os.Getenv(sessions.SessionEnv); id != "" {
+	id := os.Getenv(sessions.SessionEnv)
+	if id == "" {
+		id, _ = sessions.NewStore(e.Repo.CommonDir).Enclosing()
+	}
+	if id != "" {
 		return nil, fault.Refusedf("changes outside a worktree are accepted by the user, not from a session (this runs in %s)", id)
 	}
 	wp, err := e.Project.WP(wpID)
@@ -58,8 +63,10 @@ func (e *Env) AcceptOutside(wpID string) (*OutsideAccepted, error) {
 		return nil, err
 	}
 	a := &OutsideAccepted{Project: e.Project.Name, WP: wp.ID, Outside: sum, Previous: d.Outside, Changed: changed}
-	id := "pipeline/" + e.Project.Name + "/" + wp.ID + "/outside/" + sum[:16]
-	return a, e.record(KindOutsideAccepted, id, *a, nil)
+	// Named by the dispatch and both snapshots: accepting a state seen
+	// before, from another, is a new acceptance, not a conflict.
+	rid := fmt.Sprintf("pipeline/%s/%s/outside/%d/%.12s-%.16s", e.Project.Name, wp.ID, d.Attempt, d.Outside, sum)
+	return a, e.record(KindOutsideAccepted, rid, *a, nil)
 }
 
 // OutsideHint is what to do when v failed on changes outside the worktree:

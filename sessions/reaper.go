@@ -47,6 +47,7 @@ func (s Store) saveGroup(id string, g *group) error {
 
 // procInfo is what /proc/PID/stat says of a process.
 type procInfo struct {
+	ppid  int
 	pgrp  int
 	start uint64
 	state byte
@@ -74,19 +75,20 @@ func parseStat(b []byte) (procInfo, error) {
 		return procInfo{}, errors.New("no command name")
 	}
 	f := strings.Fields(string(b[i+1:]))
-	// state is field 3, pgrp field 5, utime and stime fields 14 and 15,
+	// state is field 3, ppid field 4, pgrp field 5, utime and stime fields 14 and 15,
 	// starttime field 22 (of the whole line).
 	if len(f) < 20 || len(f[0]) != 1 {
 		return procInfo{}, errors.New("too few fields")
 	}
+	ppid, err0 := strconv.Atoi(f[1])
 	pgrp, err1 := strconv.Atoi(f[2])
 	start, err2 := strconv.ParseUint(f[19], 10, 64)
 	utime, err3 := strconv.ParseUint(f[11], 10, 64)
 	stime, err4 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+	if err0 != nil || err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return procInfo{}, errors.New("bad fields")
 	}
-	return procInfo{pgrp: pgrp, start: start, state: f[0][0], cpu: utime + stime}, nil
+	return procInfo{ppid: ppid, pgrp: pgrp, start: start, state: f[0][0], cpu: utime + stime}, nil
 }
 
 func bootID() string {
