@@ -3,6 +3,7 @@ package plans
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -70,6 +71,16 @@ func Freeze(p *Project, l gitstore.Store, baseCommit string, checked *Report) (*
 		f.Files[n] = sha(b)
 		fmt.Fprintf(digest, "%s %s\n", n, f.Files[n])
 		atts = append(atts, gitstore.AttachmentInput{Name: n, Content: b})
+	}
+	if f.Recon != nil {
+		// The verdicts are part of what is frozen: a checker that judges
+		// the same recon otherwise later freezes anew instead of
+		// colliding with the earlier record's id.
+		b, err := json.Marshal(f.Recon)
+		if err != nil {
+			return nil, false, err
+		}
+		fmt.Fprintf(digest, "recon %s\n", sha(b))
 	}
 	f.RecordID = fmt.Sprintf("plan/%s/frozen/%s", p.Name, hex.EncodeToString(digest.Sum(nil))[:16])
 	res, err := frozenKind.Record(l, f.RecordID, *f, atts...)
