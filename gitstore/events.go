@@ -68,10 +68,7 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		}
 	}
 	var warn Warnings
-	defer func() {
-		l.keepWarnings(warn)
-		q.Warnings.add(warn...)
-	}()
+	defer func() { q.Warnings.add(warn...) }()
 	return l.view(&warn, func(tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)
 		n := 0

@@ -55,7 +55,7 @@ func TestKindIsTheEnvelopesNotTheDatas(t *testing.T) {
 		t.Fatalf("envelopes of lessons = %q", raw)
 	}
 	// The kind index is rebuilt from git the same way.
-	if _, err := l.Reindex(); err != nil {
+	if _, _, err := l.Reindex(); err != nil {
 		t.Fatal(err)
 	}
 	if got := kindsOf(t, l, Query{Kinds: []string{"lesson_added"}}); strings.Join(got, ",") != "lesson_added:l1" {
@@ -84,11 +84,12 @@ func TestEnvelopeNamingTwoKindsIsRefused(t *testing.T) {
 		tip = testgit.Run(t, dir, args...)
 	}
 	testgit.Run(t, dir, "update-ref", LedgerRefPrefix+peer, tip)
-	if got := kindsOf(t, l, Query{}); len(got) != 0 {
+	var warn Warnings
+	if got := kindsOf(t, l, Query{Warnings: &warn}); len(got) != 0 {
 		t.Fatalf("forged envelopes read as events: %v", got)
 	}
-	if len(l.Warnings) != 4 {
-		t.Fatalf("warnings = %q", l.Warnings)
+	if len(warn) != 4 {
+		t.Fatalf("warnings = %q", warn)
 	}
 	rep, err := l.Verify()
 	if err != nil {

@@ -34,7 +34,7 @@ func BenchmarkFold(b *testing.B) {
 	if _, err := l.Append(drafts); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := l.Count(); err != nil { // warm the index
+	if _, _, err := l.Count(); err != nil { // warm the index
 		b.Fatal(err)
 	}
 	fold := func() {

@@ -47,12 +47,6 @@ type Ledger struct {
 	refs gitref.Store
 	objs objectWriter
 	opts Options
-	// Warnings collects every warning any call returned, for callers that
-	// still read them here.
-	//
-	// Deprecated: read the warnings a call returns (AppendResult.Warnings,
-	// Query.Warnings, Fold); this field goes once no caller reads it.
-	Warnings []string
 
 	// delivered is set once an operation handed an event to its caller,
 	// inCallback while the caller runs: see withIndex and guard.
@@ -90,11 +84,6 @@ func (l *Ledger) tips() (map[string]string, error) {
 // transaction only when something must be ingested.
 func (l *Ledger) view(w *Warnings, fn func(tx *bolt.Tx) error) error {
 	return l.withIndex(w, func() error { return l.viewOnce(w, fn) })
-}
-
-// keepWarnings hands a call's warnings on to the deprecated Warnings field.
-func (l *Ledger) keepWarnings(w Warnings) {
-	l.Warnings = append(l.Warnings, w...)
 }
 
 func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
@@ -142,16 +131,19 @@ func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
 // Get returns the event recorded under id and the commit that holds it.
 // It returns an error wrapping ErrNotFound when there is none.
 func (l *Ledger) Get(id string) (*Event, string, error) {
+	return l.Lookup(id, nil)
+}
+
+// Lookup is Get, adding the warnings it met to warn when it is not nil.
+func (l *Ledger) Lookup(id string, warn *Warnings) (*Event, string, error) {
 	if err := ValidateID(id); err != nil {
 		return nil, "", err
 	}
 	var (
 		ev     *Event
 		commit string
-		warn   Warnings
 	)
-	defer func() { l.keepWarnings(warn) }()
-	err := l.view(&warn, func(tx *bolt.Tx) error {
+	err := l.view(warn, func(tx *bolt.Tx) error {
 		got, ok := lookupID(tx, id)
 		if !ok {
 			return fault.Wrap(fault.Invalid, fmt.Errorf("%w: %s", ErrNotFound, id))
@@ -166,10 +158,11 @@ func (l *Ledger) Get(id string) (*Event, string, error) {
 	return ev, commit, err
 }
 
-// Reindex deletes the index and builds it again from git.
-func (l *Ledger) Reindex() (int, error) {
+// Reindex deletes the index and builds it again from git; it returns the
+// events read and the warnings met.
+func (l *Ledger) Reindex() (int, Warnings, error) {
 	if err := os.Remove(indexPath(l.repo.CommonDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, err
+		return 0, nil, err
 	}
 	return l.Count()
 }
@@ -214,7 +207,6 @@ func (l *Ledger) appendChecked(drafts []Draft, user bool) (*AppendResult, error)
 		return nil, err
 	}
 	res := &AppendResult{Writer: writer}
-	defer func() { l.keepWarnings(res.Warnings) }()
 	err = l.withIndex(&res.Warnings, func() error {
 		if res.moved {
 			return nil // a retry on a rebuilt index: the events are recorded
@@ -452,11 +444,10 @@ func (l *Ledger) Maintain() error {
 	return err
 }
 
-// Count returns the number of events in the ledger.
-func (l *Ledger) Count() (int, error) {
+// Count returns the number of events in the ledger and the warnings met.
+func (l *Ledger) Count() (int, Warnings, error) {
 	n := 0
 	var warn Warnings
-	defer func() { l.keepWarnings(warn) }()
 	err := l.view(&warn, func(tx *bolt.Tx) error {
 		// Stats() would miss pages of a write transaction not yet committed.
 		c := tx.Bucket(bucketEvents).Cursor()
@@ -465,7 +456,7 @@ func (l *Ledger) Count() (int, error) {
 		}
 		return nil
 	})
-	return n, err
+	return n, warn, err
 }
 
 // WriterRef returns the ref this clone appends to, or "" before the first

@@ -61,6 +61,8 @@ type SyncReport struct {
 	Events  int       `json:"events"`
 	// Quarantined lists peer refs their writer rewound on the remote.
 	Quarantined []Quarantine `json:"quarantined"`
+	// Warnings are the problems met that lost nothing (an index rebuilt).
+	Warnings Warnings `json:"warnings,omitempty"`
 }
 
 // Sync fetches every other writer's ledger ref from remote and pushes this
@@ -126,7 +128,7 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 		}
 		rep.Pushed = m
 	}
-	rep.Events, err = l.Count()
+	rep.Events, rep.Warnings, err = l.Count()
 	return rep, err
 }
 

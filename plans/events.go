@@ -33,6 +33,8 @@ type Frozen struct {
 	// Set when read back from the ledger.
 	RecordID string `json:"-"`
 	Time     string `json:"-"`
+	// Warnings are what recording it met (Freeze), never recorded.
+	Warnings gitstore.Warnings `json:"-"`
 }
 
 // Amendment is the data of a plan_amended event.

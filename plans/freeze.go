@@ -87,6 +87,7 @@ func Freeze(p *Project, l gitstore.Store, baseCommit string, checked *Report) (*
 	if err != nil {
 		return nil, false, err
 	}
+	f.Warnings = res.Warnings
 	return f, len(res.Written) == 1, nil
 }
 

@@ -34,8 +34,8 @@ reads every event again from git.`,
 			if err != nil {
 				return err
 			}
-			n, err := l.Reindex()
-			cmdutil.Warn(opts.IO.ErrOut, l.Warnings)
+			n, warnings, err := l.Reindex()
+			cmdutil.Warn(opts.IO.ErrOut, warnings)
 			if err != nil {
 				return err
 			}

@@ -45,8 +45,9 @@ func showRun(o *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	e, commit, err := l.Get(o.ID)
-	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	var warnings gitstore.Warnings
+	e, commit, err := l.Lookup(o.ID, &warnings)
+	cmdutil.Warn(o.IO.ErrOut, warnings)
 	if err != nil {
 		return err
 	}

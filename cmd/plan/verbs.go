@@ -172,7 +172,9 @@ func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base), rep)
-			cmdutil.Warn(f.IO.ErrOut, l.Warnings)
+			if fr != nil {
+				cmdutil.Warn(f.IO.ErrOut, fr.Warnings)
+			}
 			if err != nil {
 				return err
 			}

@@ -64,7 +64,9 @@ func syncRun(o *Options) error {
 		return err
 	}
 	rep, err := l.Sync(o.Remote)
-	cmdutil.Warn(o.IO.ErrOut, l.Warnings)
+	if rep != nil {
+		cmdutil.Warn(o.IO.ErrOut, rep.Warnings)
+	}
 	if err != nil {
 		return err
 	}
