@@ -136,4 +136,10 @@ func TestProposalHonoursThePeersContract(t *testing.T) {
 	if h.ledgerRecords() != before+1 {
 		t.Fatal("the admitted proposal was not recorded")
 	}
+	// A handoff takes the source's work: its contract counts as well.
+	handoff := writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": "d-4", "kind": "handoff",
+		"reason_codes": []string{"stalled"}, "evidence_refs": []string{"packet"}, "source": "todo-only", "target": "open", "state_ref": "commit:abc"})
+	if e := h.code(5, "supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", handoff, "--execute"); !strings.Contains(e, "todo-only's interaction contract does not take handoff") {
+		t.Fatalf("a handoff of a todo-only peer's work: %s", e)
+	}
 }

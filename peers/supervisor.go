@@ -56,9 +56,17 @@ func (s *Service) Propose(goalID, agent string, d *Decision, execute bool) (*Pro
 	if err := d.validate(st, cfg, withFork); err != nil {
 		return nil, false, err
 	}
-	if t := st.Peers[d.Target]; t != nil {
-		if err := t.Contract.admits(d.Target, d.Kind, agent); err != nil {
-			return nil, false, err
+	// An inject addresses its target; a handoff both the peer whose work
+	// it takes and the one it gives the work to.
+	addressed := []string{d.Target}
+	if d.Kind == KindHandoff {
+		addressed = []string{d.Source, d.Target}
+	}
+	for _, a := range addressed {
+		if p := st.Peers[a]; p != nil {
+			if err := p.Contract.admits(a, d.Kind, agent); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	need := RequiredCapabilities[d.Kind]
