@@ -161,10 +161,11 @@ func (h *forkHost) ledgerCount() int {
 	return strings.Count(h.ok("ledger", "log", "--json"), `"kind":"fork_`)
 }
 
-// ledgerRecords counts every record of the ledger, of any kind: one a
-// line.
-func (h *forkHost) ledgerRecords() int {
-	return strings.Count(h.ok("ledger", "log", "--json"), "\n")
+// ledgerRecords counts the records whose kind starts with prefix. The
+// sessions daemon records the source session's lifecycle as it goes, so a
+// count of every record would race with it.
+func (h *forkHost) ledgerRecords(prefix string) int {
+	return strings.Count(h.ok("ledger", "log", "--json"), `"kind":"`+prefix)
 }
 
 // long is a task that keeps its branch running.

@@ -164,12 +164,12 @@ func TestIsolationPolicyOfMCPAndDispatch(t *testing.T) {
 func TestIsolationNeverRefusesAForkBranch(t *testing.T) {
 	h := newForkHost(t, 0, "e1")
 	os.WriteFile(filepath.Join(h.dir, "agentproto.toml"), []byte("[worktree]\nisolation = \"never\"\n"), 0o644)
-	before := h.ledgerRecords()
+	before := h.ledgerRecords("fork_")
 	_, errOut, err := h.admit("b1", nil, `{"op":"say","text":"hi"}`)
 	if exitCode(err) != 5 || !strings.Contains(errOut, "a fork branch runs only in a worktree of its own") {
 		t.Fatalf("fork admit under never: %v %s", err, errOut)
 	}
-	if after := h.ledgerRecords(); after != before {
+	if after := h.ledgerRecords("fork_"); after != before {
 		t.Fatalf("a refused admission wrote %d records", after-before)
 	}
 	if l := must(t, h.dir, "git", "worktree", "list"); strings.Count(l, "\n") != 2 {

@@ -45,11 +45,11 @@ func TestObservationPacketGatesContractsForks(t *testing.T) {
 
 	h.ok("goal", "gate", "add", "--goal", "g1", "--id", "license", "--question", "MIT or Apache-2.0?")
 	h.ok("goal", "gate", "add", "--goal", "g1", "--id", "launch", "--question", "Launch on Monday?")
-	before := h.ledgerRecords()
+	before := h.ledgerRecords("goal_gate_")
 	h.code(2, "goal", "gate", "add", "--goal", "g1", "--id", "empty", "--question", " ")
 	h.code(2, "goal", "gate", "add", "--goal", "nope", "--id", "x", "--question", "q?")
 	h.code(2, "goal", "gate", "close", "--goal", "g1", "--id", "unknown", "--answer", "yes")
-	if h.ledgerRecords() != before {
+	if h.ledgerRecords("goal_gate_") != before {
 		t.Fatal("a refused gate wrote to the ledger")
 	}
 	p := observePacket(t, h)
@@ -122,18 +122,18 @@ func TestProposalHonoursThePeersContract(t *testing.T) {
 		return writeJSON(t, map[string]any{"schema": "supervisor_decision_v0", "decision_id": id, "kind": "inject",
 			"reason_codes": []string{"stalled"}, "evidence_refs": []string{"packet"}, "target": target, "message": "rebase on main"})
 	}
-	before := h.ledgerRecords()
+	before := h.ledgerRecords("supervisor_proposed")
 	if e := h.code(5, "supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", inject("d-1", "todo-only"), "--execute"); !strings.Contains(e, "todo-only's interaction contract does not take inject (it is addressed via todo)") {
 		t.Fatalf("inject to a todo-only peer: %s", e)
 	}
 	if e := h.code(5, "supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", inject("d-2", "user-only"), "--execute"); !strings.Contains(e, "does not let sup address it (only user)") {
 		t.Fatalf("inject to a user-only peer: %s", e)
 	}
-	if h.ledgerRecords() != before {
+	if h.ledgerRecords("supervisor_proposed") != before {
 		t.Fatal("a refused proposal wrote to the ledger")
 	}
 	h.ok("supervisor", "event", "propose", "--goal-id", "g1", "--agent-id", "sup", "--decision-json", inject("d-3", "open"), "--execute")
-	if h.ledgerRecords() != before+1 {
+	if h.ledgerRecords("supervisor_proposed") != before+1 {
 		t.Fatal("the admitted proposal was not recorded")
 	}
 	// A handoff takes the source's work: its contract counts as well.
