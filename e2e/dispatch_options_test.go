@@ -14,16 +14,24 @@ import (
 // pinged and whether it got its brief.
 func dispatchExecRepo(t *testing.T) string {
 	dir := pipelineRepo(t, "", "lower lib/lower.sh")
-	agent := filepath.Join(t.TempDir(), "agent.sh")
-	os.WriteFile(agent, []byte(`case "$(cat "$1")" in
+	commitExecAgent(t, dir, `case "$(cat "$1")" in
 *"Reply with exactly READY"*) echo pinged >> ping.log; echo READY;;
 *) echo brief >> prompt.log; echo done;;
 esac
-`), 0o755)
+`)
+	return dir
+}
+
+// commitExecAgent commits an agentproto.toml whose [dispatch] adapter is
+// exec, running script with sh and the prompt's file as $1.
+func commitExecAgent(t *testing.T, dir, script string) {
+	t.Helper()
+	agent := filepath.Join(t.TempDir(), "agent.sh")
+	os.WriteFile(agent, []byte(script), 0o755)
 	cfg := "[dispatch]\nadapter = \"exec\"\n[plugins.exec]\noptions = { command = \"sh " + agent + " {prompt}\" }\n"
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
-	must(t, dir, "git", "commit", "-qam", "exec adapter")
-	return dir
+	must(t, dir, "git", "add", "agentproto.toml")
+	must(t, dir, "git", "commit", "-qm", "exec adapter")
 }
 
 // agentDir waits for the WP's session to settle and returns its directory.

@@ -212,17 +212,12 @@ func TestScoutWritingOutsideIsRefused(t *testing.T) {
 func TestScoutDefaults(t *testing.T) {
 	dir := scoutRepo(t)
 	recon := "## C1: Create emits order_created\n`api/orders.go:9`\n> bus.Emit(\"order_created\", o)\n"
-	agent := filepath.Join(t.TempDir(), "agent.sh")
-	os.WriteFile(agent, []byte(`case "$(cat "$1")" in
+	commitExecAgent(t, dir, `case "$(cat "$1")" in
 *"Reply with exactly READY"*) echo READY;;
 *"Map what a plan for demo needs to know about this repository"*) printf '%s' '`+recon+`' > RECON.md; echo done;;
 *) echo "not the default question";;
 esac
-`), 0o755)
-	cfg := "[dispatch]\nadapter = \"exec\"\n[plugins.exec]\noptions = { command = \"sh " + agent + " {prompt}\" }\n"
-	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
-	must(t, dir, "git", "add", "agentproto.toml")
-	must(t, dir, "git", "commit", "-qm", "exec adapter")
+`)
 	must(t, dir, "git", "agentproto", "plugin", "trust", "exec")
 	empty := filepath.Join(t.TempDir(), "q.md")
 	os.WriteFile(empty, []byte(" \n"), 0o644)
