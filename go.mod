@@ -43,7 +43,11 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 )
 
-require github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+require (
+	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
+	github.com/landlock-lsm/go-landlock v0.11.2 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+)
 
 require (
 	github.com/google/jsonschema-go v0.4.3

@@ -62,6 +62,8 @@ type Resolved struct {
 	ErrorLog string
 	// WedgeAfter is the profile's wedge_after, else [sessions] wedge_after.
 	WedgeAfter time.Duration
+	// Sandbox is [sandbox] with the profile's writable paths added.
+	Sandbox sessions.SandboxArgs
 
 	layers profiles.Launch
 }
@@ -70,12 +72,14 @@ type Resolved struct {
 // [plugins.NAME] paths are relative to. It runs nothing: trust is checked
 // by RequireTrust, once the caller knows where the session runs.
 func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
-	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model, WedgeAfter: cfg.Sessions.WedgeAfter.Duration}
+	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model, WedgeAfter: cfg.Sessions.WedgeAfter.Duration,
+		Sandbox: sandboxArgs(cfg.Sandbox, nil)}
 	if req.Profile != "" {
 		p, err := profiles.Resolve(cfg, req.Profile)
 		if err != nil {
 			return nil, err
 		}
+		r.Sandbox = sandboxArgs(cfg.Sandbox, p.Writable)
 		r.Adapter, r.KeyEnv = p.Adapter, p.KeyEnv
 		if r.Model == "" {
 			r.Model = p.Model
@@ -133,7 +137,21 @@ func (r *Resolved) AllowEnv() []string {
 func (r *Resolved) StartArgs() *sessions.StartArgs {
 	return &sessions.StartArgs{Adapter: r.Adapter, Path: r.Found.Path, SHA256: r.Found.SHA256, Model: r.Model,
 		Options: r.Options, AllowEnv: r.AllowEnv(), Profile: r.Profile,
-		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog, WedgeAfter: r.WedgeAfter}
+		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog, WedgeAfter: r.WedgeAfter, Sandbox: r.Sandbox}
+}
+
+// sandboxArgs are [sandbox] and a profile's writable paths, ~ expanded
+// against this user's HOME.
+func sandboxArgs(s config.Sandbox, profileWritable []string) sessions.SandboxArgs {
+	home, _ := os.UserHomeDir()
+	out := sessions.SandboxArgs{Mode: s.Mode}
+	for _, p := range append(append([]string{}, s.Writable...), profileWritable...) {
+		out.Writable = append(out.Writable, config.ExpandHome(p, home))
+	}
+	for _, p := range s.Readable {
+		out.Readable = append(out.Readable, config.ExpandHome(p, home))
+	}
+	return out
 }
 
 // pinnedAtLaunch are the adapters that give the agent its model on its

@@ -94,6 +94,10 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	start := l.StartArgs()
 	start.Dir, start.Worktree, start.Prompt, start.Label = m.Path, slug, prompt, p.Name+"/"+wp.ID
 	start.Env, start.Ping = withPerimeter(d.CallerEnv, p, wp), !d.NoPing
+	// The prompt sends the agent to its brief, beside the SPEC and the
+	// contract in the plan's directory of the main checkout: readable,
+	// as nothing else of that checkout is.
+	start.Sandbox.Readable = append(start.Sandbox.Readable, p.Dir)
 	rec, err := d.Sessions.Start(*start)
 	if err != nil && rec == nil {
 		return "", err

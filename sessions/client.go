@@ -22,6 +22,13 @@ type Client struct {
 	Repo *gitrepo.Repo
 	// Serve is the command that starts a daemon (git-agentproto serve).
 	Serve []string
+	// KeepEnv names variables the daemon is started with beyond
+	// DaemonEnv's own (the profiles' key variables, which a dispatch
+	// fired by a policy needs).
+	KeepEnv []string
+	// Warn, when set, is told what a command should warn about (a
+	// session started unconfined); the command says it once.
+	Warn func(string)
 }
 
 // Call sends one request, starting the daemon first when none runs. The
@@ -46,6 +53,13 @@ func (c *Client) Call(req *Request) (*Response, error) {
 		return nil, err
 	}
 	defer conn.Close()
+	// Read after connecting: the daemon writes its token before it
+	// listens.
+	if tok := readToken(c.Repo.CommonDir); tok != "" {
+		r := *req
+		r.Token = tok
+		b, _ = json.Marshal(&r)
+	}
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return nil, err
 	}
@@ -151,7 +165,7 @@ func (c *Client) spawn() error {
 	// agentproto.toml ([sessions] idle_exit) the ordinary way; a bare
 	// repository is named by GIT_DIR.
 	cmd.Dir = c.Repo.WorkTree
-	cmd.Env = withoutGitEnv(os.Environ())
+	cmd.Env = DaemonEnv(os.Environ(), c.KeepEnv)
 	if cmd.Dir == "" {
 		cmd.Dir = c.Repo.CommonDir
 		cmd.Env = append(cmd.Env, "GIT_DIR="+c.Repo.CommonDir)
@@ -164,16 +178,26 @@ func (c *Client) spawn() error {
 	return cmd.Process.Release()
 }
 
-// withoutGitEnv drops the variables that would point the daemon at a
-// repository other than the one it is started in.
-func withoutGitEnv(env []string) []string {
+// daemonEnv names what the daemon is started with: the user's identity,
+// locale, runtime and git settings, and AGENTPROTO_*. Tokens (GH_TOKEN,
+// cloud credentials) are not among them: the daemon is the parent of
+// every agent, and the environment it was started with stays readable in
+// /proc for as long as it runs.
+var daemonEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TMPDIR", "TERM",
+	"XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}
+
+// DaemonEnv is the environment a daemon is started with: daemonEnv,
+// AGENTPROTO_*, GIT_* but those that would point it at another
+// repository, and the names in keep.
+func DaemonEnv(env []string, keep []string) []string {
 	var out []string
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" || k == "GIT_COMMON_DIR" {
-			continue
+		switch {
+		case k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" || k == "GIT_COMMON_DIR":
+		case strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "AGENTPROTO_") || contains(daemonEnv, k) || contains(keep, k):
+			out = append(out, kv)
 		}
-		out = append(out, kv)
 	}
 	return out
 }

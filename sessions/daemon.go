@@ -12,6 +12,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/sandbox"
 )
 
 // Daemon owns the adapter plugins of one repository's sessions. Its parts:
@@ -37,6 +38,11 @@ type Daemon struct {
 	pinging  map[string]bool // sessions in their liveness check: no policy fires
 	guard    *guardLink
 	actions  actionRuns // policy firings and the commands they run
+	// support is what the sandbox can use on this machine (probeOnce).
+	// token authorises control operations (token.go).
+	token     string
+	probeOnce sync.Once
+	support   sandbox.Support
 }
 
 // live is a session with its plugin.

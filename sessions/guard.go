@@ -117,6 +117,7 @@ func (d *Daemon) endPlugin(l *live) {
 		d.tellGuard(guardMsg{Del: pid})
 	}
 	os.Remove(d.store.groupPath(l.rec.ID))
+	os.RemoveAll(d.sessionTmp(l.rec.ID))
 }
 
 // launchOptions puts the plugin's socket in the private runtime dir when

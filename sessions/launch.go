@@ -49,10 +49,19 @@ func (d *Daemon) start(a *StartArgs) (*Record, error) {
 		return nil, err
 	}
 	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
-	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256},
-		d.launchOptions(withSessionEnv(AdapterEnv(a.Env, a.AllowEnv), rec.ID)))
+	env := withSessionEnv(AdapterEnv(a.Env, a.AllowEnv), rec.ID)
+	confine, env, err := d.confinement(rec, a, env)
 	if err != nil {
 		out.Close()
+		os.RemoveAll(d.store.sessionDir(rec.ID))
+		return nil, err
+	}
+	opts := d.launchOptions(env)
+	opts.Confine = confine
+	client, err := host.Launch(host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256}, opts)
+	if err != nil {
+		out.Close()
+		os.RemoveAll(d.sessionTmp(rec.ID))
 		d.transition(rec, StateFailed, err.Error(), nil)
 		return rec, startError(rec, err)
 	}

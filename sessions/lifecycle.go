@@ -36,6 +36,11 @@ func (d *Daemon) Run() error {
 	d.reapGroups()
 	d.recoverOrphans()
 	d.startGuard()
+	tok, err := writeToken(d.repo.CommonDir)
+	if err != nil {
+		return fmt.Errorf("the sessions daemon's control token: %w", err)
+	}
+	d.token = tok
 	sock := SocketPath(d.repo.CommonDir)
 	os.Remove(sock) // a stale socket of a dead daemon; we hold the lock
 	ln, err := net.Listen("unix", sock)

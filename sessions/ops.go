@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -24,6 +25,9 @@ func (c *Client) Start(a StartArgs) (*Record, error) {
 	resp, err := c.Call(&Request{Op: OpStart, Start: &a})
 	if resp == nil {
 		return nil, err
+	}
+	if r := resp.Session; r != nil && c.Warn != nil && slices.Contains(r.Warnings, SandboxWarning(r.SandboxNote)) {
+		c.Warn(SandboxWarning(r.SandboxNote))
 	}
 	return resp.Session, err
 }

@@ -57,3 +57,12 @@ func (d *Daemon) admit(conn net.Conn) bool {
 	}
 	return ok
 }
+
+// peerPid is the pid of the process at the other end, 0 if unknown.
+func (d *Daemon) peerPid(conn net.Conn) int32 {
+	cred, err := peerCred(conn)
+	if err != nil {
+		return 0
+	}
+	return cred.Pid
+}

@@ -22,6 +22,8 @@ const (
 // connection, answered by one JSON line.
 type Request struct {
 	Op string `json:"op"` // one of the Op constants
+	// Token is the daemon's control token (token.go); Client.Call adds it.
+	Token string `json:"token,omitempty"`
 
 	Start *StartArgs `json:"start,omitempty"`
 
@@ -78,6 +80,16 @@ type StartArgs struct {
 	// watching: a session run under a bounded authority (a fork branch's
 	// lease) does not outlive it.
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Sandbox is what the configuration says of the session's sandbox.
+	Sandbox SandboxArgs `json:"sandbox,omitzero"`
+}
+
+// SandboxArgs are the [sandbox] settings of a session: the mode, and the
+// paths [sandbox] and the profile add (~ already expanded).
+type SandboxArgs struct {
+	Mode     string   `json:"mode,omitempty"`
+	Writable []string `json:"writable,omitempty"`
+	Readable []string `json:"readable,omitempty"`
 }
 
 // Response answers a Request.

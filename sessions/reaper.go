@@ -1,16 +1,16 @@
 package sessions
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/agentproto/agentproto/internal/procfs"
 )
 
 // A group is the process group of one adapter plugin: the plugin and every
@@ -55,40 +55,18 @@ type procInfo struct {
 }
 
 func procStat(pid int) (procInfo, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procInfo{}, err
-	}
-	st, err := parseStat(b)
-	if err != nil {
-		return procInfo{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	return st, nil
+	st, err := procfs.ReadStat(pid)
+	return fromStat(st), err
 }
 
-// parseStat reads a /proc/PID/stat line. The command name is in
-// parentheses and is whatever the process chose, spaces and parentheses
-// included: fields count from the last ')'.
+// parseStat reads a /proc/PID/stat line (procfs.ParseStat).
 func parseStat(b []byte) (procInfo, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procInfo{}, errors.New("no command name")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	// state is field 3, ppid field 4, pgrp field 5, utime and stime fields 14 and 15,
-	// starttime field 22 (of the whole line).
-	if len(f) < 20 || len(f[0]) != 1 {
-		return procInfo{}, errors.New("too few fields")
-	}
-	ppid, err0 := strconv.Atoi(f[1])
-	pgrp, err1 := strconv.Atoi(f[2])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	utime, err3 := strconv.ParseUint(f[11], 10, 64)
-	stime, err4 := strconv.ParseUint(f[12], 10, 64)
-	if err0 != nil || err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-		return procInfo{}, errors.New("bad fields")
-	}
-	return procInfo{ppid: ppid, pgrp: pgrp, start: start, state: f[0][0], cpu: utime + stime}, nil
+	st, err := procfs.ParseStat(b)
+	return fromStat(st), err
+}
+
+func fromStat(st procfs.Stat) procInfo {
+	return procInfo{ppid: st.PPid, pgrp: st.Pgrp, start: st.Start, state: st.State, cpu: st.CPU}
 }
 
 func bootID() string {

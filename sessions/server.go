@@ -42,7 +42,12 @@ func (d *Daemon) serveConn(conn net.Conn) {
 	case err != nil:
 		return // the client went away or sent nothing in time
 	default:
-		resp = d.handle(req)
+		if err := d.authorise(req); err != nil {
+			d.logf("refused %s from process %d: no valid control token", req.Op, d.peerPid(conn))
+			resp = errResponse(err)
+		} else {
+			resp = d.handle(req)
+		}
 	}
 	b, _ := json.Marshal(resp)
 	// A client that stops reading must not hold the goroutine for ever.

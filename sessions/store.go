@@ -51,6 +51,10 @@ type Record struct {
 	// AdapterCapabilities are what the adapter declares, the most a
 	// session of it may have.
 	AdapterCapabilities []string `json:"adapter_capabilities,omitempty"`
+	// Sandbox is how the session's processes were confined: "landlock",
+	// or "none" with SandboxNote saying why.
+	Sandbox     string `json:"sandbox,omitempty"`
+	SandboxNote string `json:"sandbox_note,omitempty"`
 }
 
 // Where a record's Capabilities come from.

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"os"
 	"sync"
 
@@ -22,6 +23,9 @@ type Factory struct {
 	Repo   func() (*gitrepo.Repo, error)
 	Config func() (config.Config, config.Source, error)
 	Ledger func() (*gitstore.Ledger, error)
+
+	warnMu sync.Mutex
+	warned map[string]bool
 }
 
 // New returns the factory used by the real binary.
@@ -110,5 +114,39 @@ func (f *Factory) Sessions() (*sessions.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}}, nil
+	var keep []string
+	if cfg, _, err := f.Config(); err == nil {
+		keep = ProfileKeys(cfg)
+	}
+	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}, KeepEnv: keep, Warn: f.warnOnce}, nil
+}
+
+// warnOnce prints a warning the first time a command is told it: one
+// line however many sessions a command starts.
+func (f *Factory) warnOnce(msg string) {
+	f.warnMu.Lock()
+	defer f.warnMu.Unlock()
+	if f.warned == nil {
+		f.warned = map[string]bool{}
+	}
+	if f.warned[msg] {
+		return
+	}
+	f.warned[msg] = true
+	if f.IO != nil {
+		fmt.Fprintln(f.IO.ErrOut, "warning:", msg)
+	}
+}
+
+// ProfileKeys names the profiles' key variables: the daemon is started
+// with them, as a dispatch it runs for a policy starts sessions of those
+// profiles.
+func ProfileKeys(cfg config.Config) []string {
+	var out []string
+	for _, p := range cfg.Profiles {
+		if p.KeyEnv != "" {
+			out = append(out, p.KeyEnv)
+		}
+	}
+	return out
 }

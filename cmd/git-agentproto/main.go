@@ -6,6 +6,12 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/cmd/root"
+	"github.com/agentproto/agentproto/sandbox"
 )
 
-func main() { os.Exit(root.Main(os.Args[1:], cmdutil.System())) }
+func main() {
+	// Every command may hold the user's tokens (GH_TOKEN, the profiles'
+	// keys): no other process of this user reads them from /proc.
+	sandbox.Undumpable()
+	os.Exit(root.Main(os.Args[1:], cmdutil.System()))
+}

@@ -30,6 +30,7 @@ type Config struct {
 	Profiles map[string]Profile `toml:"profiles" json:"profiles"`
 	Policies Policies           `toml:"policies" json:"policies"`
 	Review   Review             `toml:"review" json:"review"`
+	Sandbox  Sandbox            `toml:"sandbox" json:"sandbox"`
 }
 
 // Default returns the configuration used when a key is absent.

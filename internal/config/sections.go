@@ -27,6 +27,9 @@ type Profile struct {
 	// WedgeAfter overrides [sessions] wedge_after for this profile's
 	// sessions (unset: the [sessions] value).
 	WedgeAfter Duration `toml:"wedge_after" json:"wedge_after,omitzero"`
+	// Writable adds paths this profile's agents may write in the sandbox
+	// (its CLI's state directory); it never removes a denial.
+	Writable []string `toml:"writable" json:"writable,omitempty"`
 }
 
 // Policies configures the daemon's policy actions.

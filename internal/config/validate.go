@@ -39,6 +39,9 @@ func (p Profile) validate() error {
 	if p.WedgeAfter.Duration < 0 {
 		return fmt.Errorf("wedge_after %s must be a positive duration", p.WedgeAfter)
 	}
+	if err := checkSandboxPaths(p.Writable); err != nil {
+		return fmt.Errorf("writable: %v", err)
+	}
 	return nil
 }
 
@@ -48,6 +51,9 @@ var (
 )
 
 func (c *Config) validate() error {
+	if err := c.Sandbox.validate(); err != nil {
+		return err
+	}
 	if c.Ledger.PackThreshold < 1 {
 		return BadValue("must be at least 1", "ledger", "pack_threshold")
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/agentproto/agentproto/plugins/internal/proto"
 	"github.com/agentproto/agentproto/plugins/internal/wire"
 	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/sandbox"
 )
 
 // Spec says which binary serves an adapter.
@@ -62,6 +63,17 @@ type LaunchOptions struct {
 	// removed by Kill) instead of the shared temp dir, where a killed
 	// plugin would leave it.
 	SocketDir, SocketPrefix string
+	// Confine, when set, runs the plugin (and so everything it starts)
+	// in the kernel sandbox.
+	Confine *Confinement
+}
+
+// Confinement is how a plugin is confined: the launcher that holds and
+// confines its tree, and the policy, made once the plugin's socket
+// directory (which it must be able to write) is known.
+type Confinement struct {
+	Launcher string
+	Policy   func(socketDir string) (sandbox.Policy, error)
 }
 
 // Client is one launched adapter plugin.
@@ -74,6 +86,9 @@ type Client struct {
 	once sync.Once
 	// sockDir is the plugin's own socket directory, removed by Kill.
 	sockDir string
+	// confined: the process is the sandbox launcher holding the plugin's
+	// tree.
+	confined bool
 }
 
 // Launch starts the plugin, verifies its checksum against the pin, and
@@ -109,6 +124,17 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	// it, and Go ends a thread only when a goroutine locked to it exits,
 	// which nothing here does); what it started is left to the host to reap.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if o.Confine != nil {
+		if err := confine(cmd, spec, o.Confine, sockDir); err != nil {
+			if sockDir != "" {
+				os.RemoveAll(sockDir)
+			}
+			return nil, err
+		}
+		// go-plugin would check the launcher's checksum: confine checked
+		// the adapter's.
+		checksum = nil
+	}
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: wire.PluginSets(nil),
@@ -134,7 +160,7 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 		cfg.StartTimeout = 20 * time.Second
 	}
 	pc := plugin.NewClient(cfg)
-	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail, sockDir: sockDir}
+	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail, sockDir: sockDir, confined: o.Confine != nil}
 	rpcClient, err := pc.Client()
 	if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
 		c.Kill()
@@ -250,6 +276,9 @@ func (c *Client) Terminate(ctx context.Context) error {
 // stops only the plugin, and the agent CLI it started would be orphaned.
 func (c *Client) Kill() {
 	c.once.Do(func() {
+		if c.confined {
+			c.stopHolder()
+		}
 		if c.cmd.Process != nil {
 			syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 		}

@@ -1,0 +1,275 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SessionSpec is what the policy of one executor session is made of.
+type SessionSpec struct {
+	// Dir is where the agent works: its worktree (or, without one, the
+	// directory it was started in).
+	Dir string
+	// CommonDir is the repository's common git dir.
+	CommonDir string
+	// WorkTree is the repository's main working tree ("" when bare).
+	WorkTree string
+	// Runtime is the private runtime directory of the sessions daemon
+	// (its socket and control token): never readable.
+	Runtime string
+	// Home and Path are the agent's HOME and PATH.
+	Home, Path string
+	// Tmp is the session's private temporary directory and Sockets its
+	// adapter's go-plugin socket directory; both writable.
+	Tmp, Sockets string
+	// Adapter is the adapter binary.
+	Adapter string
+	// Writable and Readable are paths the configuration adds (absolute,
+	// ~ already expanded).
+	Writable, Readable []string
+}
+
+// systemRoots are the hierarchies programs are installed in and read
+// their configuration from. /tmp, /run and /home are not among them.
+var systemRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap",
+	"/run/systemd/resolve", "/run/resolvconf", "/proc", "/sys", "/dev"}
+
+// devices are the device files a shell or a terminal program needs.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// homeReadable are read in HOME: git's own configuration.
+var homeReadable = []string{".gitconfig", ".config/git"}
+
+// homeWritable are, in HOME, the state directories of the agent CLIs we
+// know and the package caches of the common toolchains. Nothing else of
+// HOME is readable: not gh's hosts.yml, not ~/.ssh, not the worktrees of
+// other sessions.
+var homeWritable = []string{
+	".claude", ".claude.json", ".codex", ".gemini",
+	".config/opencode", ".local/share/opencode", ".local/state/opencode",
+	".cache/go-build", "go/pkg/mod", ".npm", ".cache/pip", ".cache/node-gyp", ".cache/yarn", ".cargo/registry",
+}
+
+// ForSession is the policy of an executor session: it writes its own
+// worktree, what a commit in that worktree needs (new objects, the
+// worktree's admin files, the wt/ branch directory), its temporary and
+// socket directories, the agents' state and cache directories and what
+// the configuration adds; it reads the system, its PATH and the
+// repository's git dir. The main checkout, other worktrees, the
+// repository's hooks, config and other refs, and the rest of HOME are
+// out of reach.
+func ForSession(s SessionSpec) (Policy, error) {
+	for _, p := range []string{s.Dir, s.CommonDir, s.Home, s.Tmp} {
+		if p != "" && !filepath.IsAbs(p) {
+			return Policy{}, fmt.Errorf("sandbox: %q is not an absolute path", p)
+		}
+	}
+	denied := deniedWrites(s)
+	var p Policy
+	p.Read = append(p.Read, systemRoots...)
+	p.Read = append(p.Read, pathReadable(s.Path, s.Home)...)
+	if s.Adapter != "" {
+		p.Read = append(p.Read, filepath.Dir(s.Adapter))
+	}
+	if s.CommonDir != "" {
+		p.Read = append(p.Read, s.CommonDir)
+	}
+	if s.Dir != "" {
+		// Started in the main checkout, it reads all of it and writes
+		// only the entries sessionDirWrites lists.
+		p.Read = append(p.Read, filepath.Clean(s.Dir))
+	}
+	for _, rel := range homeReadable {
+		p.Read = append(p.Read, inHome(s.Home, rel)...)
+	}
+	for _, r := range s.Readable {
+		if err := checkAdded(r, s, "readable"); err != nil {
+			return Policy{}, err
+		}
+		p.Read = append(p.Read, filepath.Clean(r))
+	}
+	dirWrites, err := sessionDirWrites(s)
+	if err != nil {
+		return Policy{}, err
+	}
+	p.Write = append(p.Write, dirWrites...)
+	for _, w := range []string{s.Tmp, s.Sockets} {
+		if w != "" {
+			p.Write = append(p.Write, w)
+		}
+	}
+	for _, rel := range homeWritable {
+		p.Write = append(p.Write, inHome(s.Home, rel)...)
+	}
+	for _, w := range s.Writable {
+		if err := checkAdded(w, s, "writable"); err != nil {
+			return Policy{}, err
+		}
+		w = filepath.Clean(w)
+		for _, d := range denied {
+			if within(w, d) || within(d, w) {
+				return Policy{}, fmt.Errorf("sandbox: writable path %s would open %s, which the sandbox keeps closed", w, d)
+			}
+		}
+		p.Write = append(p.Write, w)
+	}
+	p.Devices = devices
+	return p, nil
+}
+
+// deniedWrites are the places a configured writable path may neither be
+// in nor hold: the repository's git dir and main checkout, the runtime
+// directory, HOME itself and gh's configuration.
+func deniedWrites(s SessionSpec) []string {
+	var out []string
+	for _, d := range []string{s.CommonDir, s.WorkTree, s.Runtime, s.Home, "/"} {
+		if d != "" {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	if s.Home != "" {
+		out = append(out, filepath.Join(s.Home, ".config", "gh"), filepath.Join(s.Home, ".ssh"))
+	}
+	return out
+}
+
+func checkAdded(path string, s SessionSpec, what string) error {
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("sandbox: %s path %q is not absolute (use ~/ for HOME)", what, path)
+	}
+	if s.Runtime != "" && within(filepath.Clean(path), s.Runtime) || within(filepath.Clean(path), filepath.Join(s.Home, ".config", "gh")) {
+		return fmt.Errorf("sandbox: %s path %s is private to agentproto or gh", what, path)
+	}
+	return nil
+}
+
+// sessionDirWrites are the writable places of the session's directory.
+// In a linked worktree: the tree, its admin dir, the object store, and
+// the directory of its branch when that is a wt/ branch (git writes a
+// ref by renaming a lock file beside it, so the right is the
+// directory's). Started in the main checkout, each of its entries but
+// the git dir is writable, and no new entry can be made at its top.
+func sessionDirWrites(s SessionSpec) ([]string, error) {
+	if s.Dir == "" {
+		return nil, nil
+	}
+	dir := filepath.Clean(s.Dir)
+	if s.WorkTree != "" && dir == filepath.Clean(s.WorkTree) {
+		return mainCheckoutWrites(dir, s.CommonDir)
+	}
+	if s.CommonDir != "" && (within(dir, s.CommonDir) || within(s.CommonDir, dir)) {
+		return nil, fmt.Errorf("sandbox: the session's directory %s holds or is inside the repository's git dir %s", dir, s.CommonDir)
+	}
+	out := []string{dir}
+	admin, err := adminDir(dir, s.CommonDir)
+	if err != nil || admin == "" {
+		return out, err
+	}
+	out = append(out, admin, filepath.Join(s.CommonDir, "objects"))
+	if branchDir := wtBranchDir(admin); branchDir != "" {
+		refs := filepath.Join(s.CommonDir, "refs", "heads", branchDir)
+		logs := filepath.Join(s.CommonDir, "logs", "refs", "heads", branchDir)
+		for _, d := range []string{refs, logs} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return nil, fmt.Errorf("sandbox: %w", err)
+			}
+		}
+		out = append(out, refs, logs)
+	}
+	return out, nil
+}
+
+func mainCheckoutWrites(dir, common string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if e.Name() == ".git" || within(common, p) || within(p, common) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// adminDir is the admin dir of the linked worktree at dir, read from its
+// .git file and accepted only where git keeps admin dirs: an agent of an
+// earlier session could have pointed the file anywhere.
+func adminDir(dir, common string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ".git"))
+	if errors.Is(err, os.ErrNotExist) || (err != nil && strings.Contains(err.Error(), "is a directory")) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox: %w", err)
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || common == "" {
+		return "", nil
+	}
+	admin := rest
+	if !filepath.IsAbs(admin) {
+		admin = filepath.Join(dir, admin)
+	}
+	admin = filepath.Clean(admin)
+	if filepath.Dir(admin) != filepath.Join(common, "worktrees") {
+		return "", fmt.Errorf("sandbox: %s/.git points at %s, which is not an admin dir of this repository's worktrees", dir, admin)
+	}
+	fi, err := os.Lstat(admin)
+	if err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("sandbox: the admin dir %s of worktree %s is not a directory", admin, dir)
+	}
+	return admin, nil
+}
+
+// wtBranchDir is the directory, under refs/heads, of the worktree's
+// branch when it is an agentproto branch (wt/...), else "".
+func wtBranchDir(admin string) string {
+	b, err := os.ReadFile(filepath.Join(admin, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
+	if !ok || !strings.HasPrefix(ref, "wt/") || strings.Contains(ref, "..") {
+		return ""
+	}
+	return filepath.Dir(ref)
+}
+
+// pathReadable are the hierarchies the programs on PATH live in: each
+// directory, a node_modules/.bin's node_modules (its entries link into
+// it), and a bin's parent (a toolchain's root), except HOME and /.
+func pathReadable(path, home string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		out = append(out, d)
+		parent := filepath.Dir(d)
+		switch {
+		case filepath.Base(d) == ".bin" && filepath.Base(parent) == "node_modules":
+			out = append(out, parent)
+		case filepath.Base(d) != "bin" || parent == "/" || parent == home:
+		case home != "" && parent == filepath.Join(home, ".local"):
+			out = append(out, filepath.Join(parent, "lib"), filepath.Join(parent, "share", "pnpm"))
+		default:
+			out = append(out, parent)
+		}
+	}
+	return out
+}
+
+func inHome(home, rel string) []string {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil
+	}
+	return []string{filepath.Join(home, rel)}
+}
