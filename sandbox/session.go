@@ -67,7 +67,7 @@ func ForSession(s SessionSpec) (Policy, error) {
 			return Policy{}, fmt.Errorf("sandbox: %q is not an absolute path", p)
 		}
 	}
-	denied := deniedWrites(s)
+	closed, roots := deniedWrites(s)
 	var p Policy
 	p.Read = append(p.Read, systemRoots...)
 	p.Read = append(p.Read, pathReadable(s.Path, s.Home)...)
@@ -109,9 +109,14 @@ func ForSession(s SessionSpec) (Policy, error) {
 			return Policy{}, err
 		}
 		w = filepath.Clean(w)
-		for _, d := range denied {
+		for _, d := range closed {
 			if within(w, d) || within(d, w) {
 				return Policy{}, fmt.Errorf("sandbox: writable path %s would open %s, which the sandbox keeps closed", w, d)
+			}
+		}
+		for _, d := range roots {
+			if within(w, d) {
+				return Policy{}, fmt.Errorf("sandbox: writable path %s would open all of %s", w, d)
 			}
 		}
 		p.Write = append(p.Write, w)
@@ -121,19 +126,21 @@ func ForSession(s SessionSpec) (Policy, error) {
 }
 
 // deniedWrites are the places a configured writable path may neither be
-// in nor hold: the repository's git dir and main checkout, the runtime
-// directory, HOME itself and gh's configuration.
-func deniedWrites(s SessionSpec) []string {
-	var out []string
-	for _, d := range []string{s.CommonDir, s.WorkTree, s.Runtime, s.Home, "/"} {
+// in nor hold (the repository's git dir and main checkout, the runtime
+// directory, gh's configuration and ~/.ssh), and those it may be in but
+// not hold (HOME, /).
+func deniedWrites(s SessionSpec) (closed, roots []string) {
+	for _, d := range []string{s.CommonDir, s.WorkTree, s.Runtime} {
 		if d != "" {
-			out = append(out, filepath.Clean(d))
+			closed = append(closed, filepath.Clean(d))
 		}
 	}
+	roots = []string{"/"}
 	if s.Home != "" {
-		out = append(out, filepath.Join(s.Home, ".config", "gh"), filepath.Join(s.Home, ".ssh"))
+		closed = append(closed, filepath.Join(s.Home, ".config", "gh"), filepath.Join(s.Home, ".ssh"))
+		roots = append(roots, filepath.Clean(s.Home))
 	}
-	return out
+	return closed, roots
 }
 
 func checkAdded(path string, s SessionSpec, what string) error {
