@@ -83,6 +83,10 @@ func TestIsolationPolicyOfSessionsStart(t *testing.T) {
 func TestSessionStartedFromASessionInheritsItsWorktree(t *testing.T) {
 	dir := newRepo(t)
 	must(t, dir, "git", "agentproto", "init")
+	// A sandboxed agent cannot start sessions at all
+	// (TestHostileAgentIsConfinedByTheSandbox): the inheritance holds
+	// where it runs unconfined.
+	unconfinedCommitted(t, dir)
 	root := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo")
 	tmp := t.TempDir()
 	child := filepath.Join(tmp, "child.txt")

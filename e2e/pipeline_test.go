@@ -20,6 +20,16 @@ import (
 // gives a report of its own, WP2's usual report is left out.
 func pipelineRepo(t *testing.T, wp2Extra, wp2Wiring string) string {
 	t.Helper()
+	return pipelineRepoConfig(t, "", wp2Extra, wp2Wiring)
+}
+
+// sandboxOff is the configuration of the tests of verify's backstop: the
+// agent's writes outside its worktree must happen for verify to find them.
+const sandboxOff = "[sandbox]\nmode = \"off\"\n"
+
+// pipelineRepoConfig is pipelineRepo with config added to agentproto.toml.
+func pipelineRepoConfig(t *testing.T, config, wp2Extra, wp2Wiring string) string {
+	t.Helper()
 	dir := newRepo(t)
 	write := func(name, text string) {
 		p := filepath.Join(dir, name)
@@ -31,7 +41,7 @@ func pipelineRepo(t *testing.T, wp2Extra, wp2Wiring string) string {
 	write("test.sh", "#!/bin/sh\nfor t in tests/*_test.sh; do [ -e \"$t\" ] || continue; sh \"$t\" || exit 1; done\n")
 	write("registry.txt", "# tools\n")
 	write("AGENTS.md", "# Definition of done\n")
-	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[e2e]\ncommands = [\"sh test.sh\", \"test -s registry.txt\"]\n")
+	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[e2e]\ncommands = [\"sh test.sh\", \"test -s registry.txt\"]\n"+config)
 	must(t, dir, "git", "add", "-A")
 	must(t, dir, "git", "commit", "-q", "-m", "project")
 	must(t, dir, "git", "agentproto", "init")

@@ -123,9 +123,11 @@ func TestReviewerCannotWrite(t *testing.T) {
 }
 
 // A reviewer that writes outside its worktree (here into the main
-// checkout) has its verdicts voided too, the place named.
+// checkout) has its verdicts voided too, the place named, where no
+// sandbox stops the write (off here).
 func TestReviewerWritingOutsideIsVoid(t *testing.T) {
 	dir := reviewedRepo(t)
+	unconfined(t, dir)
 	stray := filepath.Join(dir, "stray.txt")
 	r, out := runReviewer(t, dir, reviewerScript(step("run", "cmd", "echo fixed > "+stray)))
 	v := r.Verdicts

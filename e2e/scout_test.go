@@ -192,9 +192,11 @@ depends_on = ["WP0"]
 }
 
 // A scout that writes outside its worktree (into the main checkout) is
-// refused as one that edits code in it: nothing adopted.
+// refused as one that edits code in it: nothing adopted, where no sandbox
+// stops the write (off here).
 func TestScoutWritingOutsideIsRefused(t *testing.T) {
 	dir := scoutRepo(t)
+	unconfined(t, dir)
 	stray := filepath.Join(dir, "notes.txt")
 	q := question(t, dir, threeClaims, step("run", "cmd", "echo mine > "+stray))
 	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "scout", "demo", "--adapter", "scripted", "--question", q)

@@ -138,15 +138,18 @@ func pluginSockets(t *testing.T, root, daemonSock string) []string {
 // returns the session id and the child's pid.
 func spawnedChild(t *testing.T, dir string, env []string, adapter string) (string, int) {
 	t.Helper()
-	os.Remove(filepath.Join(dir, "child.pid"))
+	// In the main checkout, a sandboxed agent writes into what exists
+	// (no new entry at its top, which holds .git).
+	os.MkdirAll(filepath.Join(dir, "run"), 0o755)
+	os.Remove(filepath.Join(dir, "run", "child.pid"))
 	id, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "start", "--adapter", adapter, "--dir", dir, "--prompt",
-		script(`{"op":"spawn","cmd":"echo $$ > child.pid; exec sleep 300"}`, `{"op":"sleep","ms":60000}`))
+		script(`{"op":"spawn","cmd":"echo $$ > run/child.pid; exec sleep 300"}`, `{"op":"sleep","ms":60000}`))
 	if err != nil {
 		t.Fatalf("start: %v %s", err, errOut)
 	}
 	var child int
 	waitFor(t, "the agent's child", func() bool {
-		b, _ := os.ReadFile(filepath.Join(dir, "child.pid"))
+		b, _ := os.ReadFile(filepath.Join(dir, "run", "child.pid"))
 		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		return child > 0
 	})
@@ -181,6 +184,9 @@ func TestSessionsAgentsDieWithTheDaemon(t *testing.T) {
 
 // The reaper of the next daemon finds every group a dead daemon launched,
 // whatever the adapter binary is called, even when the guard died too.
+// A sandboxed session needs neither (its launcher ends the tree when the
+// daemon dies, TestSandboxedTreeEndsWithADaemonKilledWithItsGuard): the
+// reaper is the net of unconfined ones, so the sandbox is off here.
 func TestSessionsReaperKillsGroupsOfAnyAdapter(t *testing.T) {
 	_, env := privateTmp(t)
 	dir := newRepo(t)
@@ -190,7 +196,7 @@ func TestSessionsReaperKillsGroupsOfAnyAdapter(t *testing.T) {
 	}
 	odd := filepath.Join(t.TempDir(), "odd-agent")
 	os.WriteFile(odd, b, 0o755)
-	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[plugins.odd]\npath = \""+odd+"\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[sandbox]\nmode = \"off\"\n[plugins.odd]\npath = \""+odd+"\"\n"), 0o644)
 	must(t, dir, "git", "agentproto", "plugin", "trust", "odd") // a binary named by agentproto.toml
 	_, child := spawnedChild(t, dir, env, "odd")
 	log, _ := os.ReadFile(filepath.Join(dir, ".git", "agentproto", "daemon.log"))

@@ -59,15 +59,16 @@ func TestCrashingAdapterFailsTheSessionNotTheDaemon(t *testing.T) {
 // process group: the child it spawned does not survive.
 func TestKillingAHungSessionLeavesNoOrphans(t *testing.T) {
 	dir := newRepo(t)
+	os.Mkdir(filepath.Join(dir, "run"), 0o755) // no new entry at the top of the main checkout
 	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--dir", dir, "--prompt",
-		script(`{"op":"spawn","cmd":"echo $$ > child.pid; exec sleep 300"}`, `{"op":"sleep","ms":200}`, `{"op":"hang"}`))
+		script(`{"op":"spawn","cmd":"echo $$ > run/child.pid; exec sleep 300"}`, `{"op":"sleep","ms":200}`, `{"op":"hang"}`))
 	if err != nil {
 		t.Fatalf("start: %v %s", err, errOut)
 	}
 	var child int
 	for i := 0; i < 100 && child == 0; i++ {
 		time.Sleep(50 * time.Millisecond)
-		b, _ := os.ReadFile(filepath.Join(dir, "child.pid"))
+		b, _ := os.ReadFile(filepath.Join(dir, "run", "child.pid"))
 		child, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	if child == 0 || syscall.Kill(child, 0) != nil {

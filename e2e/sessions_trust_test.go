@@ -286,15 +286,16 @@ func TestSessionsStartSendsOnlyTheAdapterEnvironment(t *testing.T) {
 	_ = tmp
 	dir := newRepo(t)
 	env = append(env, "GH_TOKEN=ghp_e2eNotForTheDaemon0123456789", "SOME_SERVICE_SECRET=hunter2-e2e", "AGENTPROTO_E2E_MARK=kept")
+	os.Mkdir(filepath.Join(dir, "out"), 0o755) // no new entry at the top of the main checkout
 	id, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", dir,
-		"--prompt", script(`{"op":"run","cmd":"env > adapter-env.txt"}`))
+		"--prompt", script(`{"op":"run","cmd":"env > out/adapter-env.txt"}`))
 	if err != nil {
 		t.Fatalf("start: %v %s", err, errOut)
 	}
 	if _, errOut, err := shEnv(t, dir, env, "git", "agentproto", "sessions", "wait", strings.TrimSpace(id), "--timeout", "20s"); err != nil {
 		t.Fatalf("wait: %v %s", err, errOut)
 	}
-	got, _ := os.ReadFile(filepath.Join(dir, "adapter-env.txt"))
+	got, _ := os.ReadFile(filepath.Join(dir, "out", "adapter-env.txt"))
 	if !strings.Contains(string(got), "AGENTPROTO_E2E_MARK=kept") || strings.Contains(string(got), "ghp_e2e") || strings.Contains(string(got), "hunter2") {
 		t.Fatalf("adapter environment:\n%s", got)
 	}

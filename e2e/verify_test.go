@@ -93,10 +93,11 @@ func TestVerifyCountsEveryChangedPath(t *testing.T) {
 }
 
 // What an executor writes outside its worktree — the main checkout, the
-// common git dir's info/exclude and hooks — is found and named.
+// common git dir's info/exclude and hooks — is found and named: verify is
+// the backstop where no sandbox stops the write (off here).
 func TestVerifyFindsWritesOutsideTheWorktree(t *testing.T) {
 	extra := runStep(`c=$(git rev-parse --path-format=absolute --git-common-dir) && echo '*.secret' >> "$c/info/exclude" && printf '#!/bin/sh\nexit 0\n' > "$c/hooks/pre-commit" && echo planted > "$c/../planted.txt"`)
-	dir := pipelineRepo(t, extra, "lower lib/lower.sh")
+	dir := pipelineRepoConfig(t, sandboxOff, extra, "lower lib/lower.sh")
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
 	// WP2 alone: sessions running beside it would see its writes too.
 	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
@@ -244,7 +245,7 @@ echo "Error: Credit balance is too low" >&2
 exit 1
 `
 	os.WriteFile(filepath.Join(dir, "agent.sh"), []byte(agent), 0o755)
-	cfg := `[dispatch]
+	cfg := sandboxOff + `[dispatch]
 fallback = ["broke", "good"]
 [profiles.broke]
 adapter = "exec"
@@ -303,11 +304,12 @@ func TestVerifyAcceptsTheUsersOwnChangesOutside(t *testing.T) {
 }
 
 // An executor that drops AGENTPROTO_SESSION from its environment is still
-// refused --accept-outside: its process belongs to a session's group.
+// refused --accept-outside where no sandbox holds it (off here): its
+// process belongs to a session's group.
 func TestAcceptOutsideRefusedToAnAgentWithoutItsSessionVariable(t *testing.T) {
 	accept := runStep(`log=$PWD/accept.log; cd "$(git rev-parse --path-format=absolute --git-common-dir)/.." && ` +
 		`env -u AGENTPROTO_SESSION git agentproto verify demo WP2 --accept-outside > "$log" 2>&1; echo "exit $?" >> "$log"`)
-	dir := pipelineRepo(t, accept, "lower lib/lower.sh")
+	dir := pipelineRepoConfig(t, sandboxOff, accept, "lower lib/lower.sh")
 	sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
 	b, err := os.ReadFile(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2", "accept.log"))
 	if err != nil || !strings.Contains(string(b), "not from a session (this runs in s-") || !strings.Contains(string(b), "exit 5") {

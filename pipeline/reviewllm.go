@@ -76,6 +76,8 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) (_ []byte, err error)
 	st.Dir, st.Worktree = l.Worktree.Path, l.Worktree.Slug
 	st.Label = e.Project.Name + "/review"
 	st.Prompt = fmt.Sprintf("You are the adversarial reviewer of plan %s.\nYour task is your brief: %s\nReport only; change nothing.\n", e.Project.Name, brief)
+	// Its brief and the plan's files beside it, in the main checkout.
+	st.Sandbox.Readable = append(st.Sandbox.Readable, e.Project.Dir)
 	before, err := snapshotSealed(e.Repo, l.Worktree.Slug, e.Project.Name)
 	if err != nil {
 		return nil, err

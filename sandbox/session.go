@@ -30,6 +30,14 @@ type SessionSpec struct {
 	// Writable and Readable are paths the configuration adds (absolute,
 	// ~ already expanded).
 	Writable, Readable []string
+	// Options are the adapter's options: a file they name by absolute path
+	// (an exec adapter's script, a CLI's binary) is what the session is
+	// configured to run, so its directory is readable.
+	Options map[string]string
+	// ErrorLog is the agent's own error log, which a profile names: the
+	// agent writes it (its directory, or the file alone when that
+	// directory is HOME).
+	ErrorLog string
 }
 
 // systemRoots are the hierarchies programs are installed in and read
@@ -85,6 +93,7 @@ func ForSession(s SessionSpec) (Policy, error) {
 	for _, rel := range homeReadable {
 		p.Read = append(p.Read, inHome(s.Home, rel)...)
 	}
+	p.Read = append(p.Read, optionReadable(s.Options)...)
 	for _, r := range s.Readable {
 		if err := checkAdded(r, s, "readable"); err != nil {
 			return Policy{}, err
@@ -104,7 +113,17 @@ func ForSession(s SessionSpec) (Policy, error) {
 	for _, rel := range homeWritable {
 		p.Write = append(p.Write, inHome(s.Home, rel)...)
 	}
-	for _, w := range s.Writable {
+	writable := s.Writable
+	if s.ErrorLog != "" {
+		if d := filepath.Dir(filepath.Clean(s.ErrorLog)); d != filepath.Clean(s.Home) && d != "/" {
+			// Made now: a rule holds a path that exists.
+			os.MkdirAll(d, 0o700)
+			writable = append(writable, d)
+		} else {
+			writable = append(writable, s.ErrorLog)
+		}
+	}
+	for _, w := range writable {
 		if err := checkAdded(w, s, "writable"); err != nil {
 			return Policy{}, err
 		}
@@ -279,4 +298,31 @@ func inHome(home, rel string) []string {
 		return nil
 	}
 	return []string{filepath.Join(home, rel)}
+}
+
+// optionReadable are the directories of the files the adapter's options
+// name by absolute path (words of their values), and of where those
+// resolve to; a package's node_modules for a file inside one.
+func optionReadable(options map[string]string) []string {
+	var out []string
+	for _, v := range options {
+		for _, w := range strings.Fields(v) {
+			w = strings.Trim(w, `"'`)
+			if !filepath.IsAbs(w) {
+				continue
+			}
+			fi, err := os.Stat(w)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			out = append(out, filepath.Dir(filepath.Clean(w)))
+			if real, err := filepath.EvalSymlinks(w); err == nil {
+				out = append(out, filepath.Dir(real))
+				if i := strings.LastIndex(real, "/node_modules/"); i >= 0 {
+					out = append(out, real[:i+len("/node_modules")])
+				}
+			}
+		}
+	}
+	return out
 }

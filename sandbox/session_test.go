@@ -101,3 +101,31 @@ func TestForSessionInTheMainCheckout(t *testing.T) {
 		t.Fatalf("writes: %v", p.Write)
 	}
 }
+
+// A script the adapter's options name by absolute path is readable (its
+// directory), as is the package a CLI's binary link resolves into.
+func TestForSessionReadsWhatTheOptionsName(t *testing.T) {
+	root := t.TempDir()
+	scripts := filepath.Join(root, "agents")
+	pkg := filepath.Join(root, "nm", "node_modules", "@x", "cli")
+	bin := filepath.Join(root, "nm", "node_modules", ".bin")
+	for _, d := range []string{scripts, pkg, bin} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(scripts, "agent.sh"), nil, 0o755)
+	os.WriteFile(filepath.Join(pkg, "cli.js"), nil, 0o755)
+	os.Symlink("../@x/cli/cli.js", filepath.Join(bin, "cli"))
+	p, err := sandbox.ForSession(sandbox.SessionSpec{Options: map[string]string{
+		"command": "sh " + filepath.Join(scripts, "agent.sh") + " {prompt}", "binary": filepath.Join(bin, "cli"), "model": "/not/there"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{scripts, bin, filepath.Join(root, "nm", "node_modules")} {
+		if !slices.Contains(p.Read, want) {
+			t.Errorf("%s not readable: %v", want, p.Read)
+		}
+	}
+	if slices.Contains(p.Read, "/not") || slices.Contains(p.Read, root) {
+		t.Errorf("too much readable: %v", p.Read)
+	}
+}

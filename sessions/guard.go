@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/sandbox"
 )
 
 // The guard is a small process beside the daemon that outlives it: the
@@ -96,6 +97,9 @@ func (d *Daemon) tellGuard(m guardMsg) {
 // and with the guard.
 func (d *Daemon) trackGroup(l *live) {
 	g, err := newGroup(l.client.Pid(), l.client.SocketDir())
+	if err == nil && l.rec.Sandbox == sandbox.KindLandlock {
+		g.Tmp = d.sessionTmp(l.rec.ID)
+	}
 	if err != nil {
 		d.logf("session %s: its process group is not tracked: %v", l.rec.ID, err)
 		return

@@ -23,6 +23,8 @@ type group struct {
 	Boot  string `json:"boot"`  // boot id: pids and start times mean nothing after a reboot
 	// Sockets is the plugin's go-plugin socket directory.
 	Sockets string `json:"sockets,omitempty"`
+	// Tmp is the session's private temporary directory (sandboxed).
+	Tmp string `json:"tmp,omitempty"`
 }
 
 func (s Store) groupPath(id string) string { return filepath.Join(s.sessionDir(id), "group.json") }
@@ -109,8 +111,10 @@ func (g *group) reap() bool {
 	if len(left) > 0 {
 		syscall.Kill(-g.Pgid, syscall.SIGKILL)
 	}
-	if g.Sockets != "" {
-		os.RemoveAll(g.Sockets)
+	for _, d := range []string{g.Sockets, g.Tmp} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
 	}
 	return len(left) > 0
 }
