@@ -366,3 +366,48 @@ func unconfinedCommitted(t *testing.T, dir string) {
 	must(t, dir, "git", "add", "agentproto.toml")
 	must(t, dir, "git", "commit", "-qm", "sandbox off")
 }
+
+// Without the sandbox, a write outside the worktrees during a parallel
+// wave is not laid at either work package's door: both ran unconfined,
+// so neither is shown to have made it. It is reported unattributed and
+// fails the wave, not a work package.
+func TestUnconfinedWriteInAParallelWaveIsUnattributed(t *testing.T) {
+	plant := runStep(`echo planted > "$(git rev-parse --path-format=absolute --git-common-dir)/../planted.txt"; sleep 1`)
+	dir := pipelineRepoConfig(t, sandboxOff, plant, "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if exitCode(err) != 1 || !strings.Contains(errOut, "the wave failed: 1 change(s) outside the worktrees") {
+		t.Fatalf("dispatch: exit %d\n%s\n%s", exitCode(err), out, errOut)
+	}
+	for _, wp := range []string{"WP1", "WP2"} {
+		v := verifyJSON(t, dir, wp)
+		if v.Verdict != "pass" || hasFinding(v, "planted.txt") {
+			t.Errorf("%s was blamed: %+v", wp, v)
+		}
+	}
+	if !strings.Contains(out, "unattributed: outside-worktree: "+filepath.Join(dir, "planted.txt")) || !strings.Contains(out, "also ran unconfined meanwhile") {
+		t.Errorf("the write is not reported unattributed:\n%s", out)
+	}
+}
+
+// With the sandbox, a change outside the worktree during a session (here
+// the user's own, made while the agent works) is never the work
+// package's: its session could not have written it.
+func TestSandboxedWorkPackageIsNotBlamedForAChangeOutside(t *testing.T) {
+	dir := pipelineRepo(t, `{"op":"sleep","ms":1500}`, "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	done := make(chan string, 1)
+	go func() {
+		out, errOut, _ := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+		done <- out + errOut
+	}()
+	waitFor(t, "WP2's session", func() bool {
+		return strings.Contains(must(t, dir, "git", "agentproto", "sessions", "ls"), "demo/WP2")
+	})
+	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("the user's\n"), 0o644)
+	out := <-done
+	v := verifyJSON(t, dir, "WP2")
+	if v.Verdict != "pass" || hasFinding(v, "mine.txt") || len(v.Unattributed) != 1 || !strings.Contains(v.Unattributed[0], "ran in the sandbox") {
+		t.Fatalf("WP2: %+v\n%s", v, out)
+	}
+}

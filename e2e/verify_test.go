@@ -32,7 +32,9 @@ type verification struct {
 	Changed    []string `json:"changed"`
 	OutOfScope []string `json:"out_of_scope"`
 	Findings   []string `json:"findings"`
-	Gate       struct {
+	// Unattributed: changes outside that the WP is not shown to have made.
+	Unattributed []string `json:"unattributed"`
+	Gate         struct {
 		ExitCode int `json:"exit_code"`
 	} `json:"gate"`
 }

@@ -74,7 +74,10 @@ type Verification struct {
 	Gate       Gate     `json:"gate"`
 	Report     *Report  `json:"report,omitempty"`
 	Findings   []string `json:"findings,omitempty"`
-	Verdict    string   `json:"verdict"`
+	// Unattributed are changes outside the worktree that this WP is not
+	// shown to have made (unattributed): they fail the wave, not the WP.
+	Unattributed []string `json:"unattributed,omitempty"`
+	Verdict      string   `json:"verdict"`
 }
 
 // Checkpoint is the data of a wp_checkpointed event.

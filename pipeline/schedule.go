@@ -195,6 +195,12 @@ func (d *Dispatcher) unattended(st *State, ready []plans.WP) ([]plans.WP, int) {
 // first that fails, saying what to do next; a verified WP's session is
 // done and killed.
 func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
+	var unattributed []string
+	defer func() {
+		for _, u := range unattributed {
+			d.say("wave", "", "unattributed: %s", u)
+		}
+	}()
 	for i, wp := range wps {
 		v, err := d.Env.Verify(wp.ID, d.GateTimeout)
 		if err != nil {
@@ -216,7 +222,17 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 			}
 			return fmt.Errorf("%s failed verification; next: tell its session what to fix (git agentproto sessions prompt %s --text ...), then run dispatch again", wp.ID, ids[i])
 		}
+		for _, u := range v.Unattributed {
+			// Each WP of the wave sees the same change: say it once.
+			what, _, _ := strings.Cut(u, " (")
+			if !slices.ContainsFunc(unattributed, func(s string) bool { return strings.HasPrefix(s, what+" (") }) {
+				unattributed = append(unattributed, u)
+			}
+		}
 		d.kill(ids[i])
+	}
+	if len(unattributed) > 0 {
+		return fmt.Errorf("the wave failed: %d change(s) outside the worktrees that no work package is shown to have made; next: look at them; if they are yours, run dispatch again (the wave's work packages passed and stay verified)", len(unattributed))
 	}
 	return nil
 }

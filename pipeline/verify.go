@@ -141,7 +141,15 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 		if err != nil {
 			return nil, err
 		}
+		why := ""
+		if len(fs) > 0 {
+			why = e.unattributed(d, time.Now())
+		}
 		for _, f := range fs {
+			if why != "" {
+				v.Unattributed = append(v.Unattributed, f+" ("+why+")")
+				continue
+			}
 			fail(f)
 		}
 	}

@@ -45,6 +45,8 @@ type SessionRow struct {
 	LastActivity time.Time `json:"last_activity"`
 	Faults       []string  `json:"faults,omitempty"`
 	Warnings     []string  `json:"warnings,omitempty"`
+	// Sandbox is how the session is confined ("landlock", "none").
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // PolicyRow is one policy attached in the daemon.
@@ -180,7 +182,7 @@ func sessionRows(recs []*sessions.Record) []SessionRow {
 			continue
 		}
 		rows = append(rows, SessionRow{ID: r.ID, Label: r.Label, Adapter: r.Adapter, State: r.State, Turns: r.Turns,
-			LastActivity: r.LastActivity, Faults: r.Faults, Warnings: r.Warnings})
+			LastActivity: r.LastActivity, Faults: r.Faults, Warnings: r.Warnings, Sandbox: r.Sandbox})
 	}
 	// Live sessions first, then the most recently active.
 	sort.SliceStable(rows, func(i, j int) bool {

@@ -102,6 +102,10 @@ func (m *Model) Render() string {
 		if n := len(s.Warnings); n > 0 {
 			text += fmt.Sprintf(" · %d warnings", n)
 		}
+		if s.Sandbox == "none" {
+			text += " · unconfined"
+			style = st.bad
+		}
 		if m.focus == focusSessions && r == clamp(m.sessSel, len(snap.Sessions)) {
 			style = st.sel
 		}

@@ -2,6 +2,7 @@ package sessionscmd
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -50,6 +51,9 @@ func lsRun(o *LsOptions) error {
 			orDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), r.Pid, r.Dir)
 		for _, w := range r.Warnings {
 			fmt.Fprintf(o.IO.Out, "    warning: %s\n", w)
+		}
+		if r.Sandbox == "none" && !slices.Contains(r.Warnings, sessions.SandboxWarning(r.SandboxNote)) {
+			fmt.Fprintf(o.IO.Out, "    sandbox: none (%s)\n", r.SandboxNote)
 		}
 		if r.Failure != "" {
 			fmt.Fprintf(o.IO.Out, "    %s\n", r.Failure)
