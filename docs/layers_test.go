@@ -18,7 +18,7 @@ func layer(pkg string) int {
 		return 3
 	case strings.HasPrefix(pkg, "plugins/adapters"):
 		return 2
-	case first == "gitstore" || first == "internal" || first == "plugins":
+	case first == "gitstore" || first == "internal" || first == "plugins" || first == "sandbox":
 		return 1
 	}
 	switch first {
