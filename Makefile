@@ -56,11 +56,11 @@ completion: build
 
 install: build man
 	install -d $(BINDIR) $(MANDIR)
-	install -m 0755 bin/git-agentproto bin/agentproto-adapter-* $(BINDIR)/
+	install -m 0755 bin/git-agentproto bin/agentproto-adapter-* bin/agentproto-sandbox $(BINDIR)/
 	install -m 0644 man/man1/*.1 $(MANDIR)/
 
 uninstall:
-	rm -f $(BINDIR)/git-agentproto $(BINDIR)/agentproto-adapter-* $(MANDIR)/git-agentproto*.1
+	rm -f $(BINDIR)/git-agentproto $(BINDIR)/agentproto-adapter-* $(BINDIR)/agentproto-sandbox $(MANDIR)/git-agentproto*.1
 
 clean:
 	rm -rf bin man completion

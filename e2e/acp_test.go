@@ -71,6 +71,10 @@ options = %s
 				}
 				return strings.TrimSpace(string(out))
 			}
+			// In the main checkout, a sandboxed agent writes into entries
+			// that exist: none is added beside .git.
+			os.Mkdir(filepath.Join(dir, "src"), 0o755)
+			os.Mkdir(filepath.Join(dir, "docs"), 0o755)
 			const first = "- first: say hi\n---"
 			api.Script(fakemodel.Text("READY"), fakemodel.Text("first answer"))
 			id := run("sessions", "start", "--profile", "acp", "--dir", dir, "--prompt", first)

@@ -49,13 +49,17 @@ func TestRealACPSessionRecordsWhatInitializeOffers(t *testing.T) {
 			}
 			wire := filepath.Join(t.TempDir(), "agent-stdout.jsonl")
 			command = `sh -c '"$@" | tee ` + wire + `' sh ` + command
-			os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[profiles.acp]
+			// The test's tap on the wire writes outside the session: the
+			// sandbox is told it may.
+			os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[sandbox]
+writable = [%q]
+[profiles.acp]
 adapter = "acp"
 model = %q
 auth = "api-key"
 key_env = %q
 options = { command = %q%s }
-`, c.model, c.keyEnv, command, c.options)), 0o644)
+`, filepath.Dir(wire), c.model, c.keyEnv, command, c.options)), 0o644)
 			run := func(args ...string) string {
 				t.Helper()
 				cmd := exec.Command("git", append([]string{"agentproto"}, args...)...)

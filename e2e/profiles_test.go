@@ -230,10 +230,12 @@ key_env = %q
 			}
 			const first = "- first: say hi\n---"
 			api.Script(fakemodel.Text("READY"), fakemodel.Text("first answer"))
-			id := run("sessions", "start", "--profile", "real", "--dir", dir, "--prompt", first)
+			// In a worktree, as dispatch runs agents: in the sandbox, a
+			// session in the main checkout cannot add a file at its top.
+			id := run("sessions", "start", "--profile", "real", "--worktree", "real", "--prompt", first)
 			run("sessions", "wait", id, "--timeout", "2m")
 
-			hello := filepath.Join(dir, "hello.txt")
+			hello := filepath.Join(home, ".agentproto", "worktrees", "repo", "real", "hello.txt")
 			api.Script(writeCall(c.cli, hello, "hi"), fakemodel.Text("wrote it"))
 			run("sessions", "prompt", id, "--text", "write hello.txt")
 			run("sessions", "wait", id, "--timeout", "2m")

@@ -275,7 +275,9 @@ auth = "none"
 // is refused) and which records what was accepted; verify then passes,
 // and a write outside made after that is found again.
 func TestVerifyAcceptsTheUsersOwnChangesOutside(t *testing.T) {
-	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	// Unconfined: with the sandbox, a change outside is never the WP's
+	// (TestSandboxedWorkPackageIsNotBlamedForAChangeOutside).
+	dir := pipelineRepoConfig(t, sandboxOff, "", "lower lib/lower.sh")
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
 	must(t, dir, "git", "remote", "add", "origin", "git@github.com:me/demo.git")

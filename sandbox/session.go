@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -112,6 +115,12 @@ func ForSession(s SessionSpec) (Policy, error) {
 	}
 	for _, rel := range homeWritable {
 		p.Write = append(p.Write, inHome(s.Home, rel)...)
+	}
+	// A rule holds a path that exists: the state directories of the CLI
+	// this session runs are made now, as that CLI's first run would.
+	for _, d := range stateDirs(s) {
+		os.MkdirAll(d, 0o700)
+		p.Write = append(p.Write, d)
 	}
 	writable := s.Writable
 	if s.ErrorLog != "" {
@@ -325,4 +334,59 @@ func optionReadable(options map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// cliState are, by a word naming an agent CLI, its state directories
+// under HOME, or absolute ({uid}: the user's id). codex's own sandbox
+// keeps a directory of its own in /tmp, whatever TMPDIR says.
+var cliState = map[string][]string{
+	"claude":   {".claude"},
+	"codex":    {".codex", "/tmp/codex-daemon-{uid}"},
+	"gemini":   {".gemini"},
+	"opencode": {".config/opencode", ".local/share/opencode", ".local/state/opencode", ".cache/opencode"},
+}
+
+// stateDirs are the state directories of the agent CLIs the session's
+// adapter or options name (claude-code, a binary .../codex, a command
+// "gemini --experimental-acp").
+func stateDirs(s SessionSpec) []string {
+	words := strings.ToLower(s.Adapter)
+	for _, v := range s.Options {
+		words += " " + strings.ToLower(v)
+	}
+	var out []string
+	for cli, dirs := range cliState {
+		if !strings.Contains(words, cli) {
+			continue
+		}
+		for _, d := range dirs {
+			if strings.HasPrefix(d, "/") {
+				out = append(out, strings.ReplaceAll(d, "{uid}", strconv.Itoa(os.Getuid())))
+				continue
+			}
+			out = append(out, inHome(s.Home, d)...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Env is what the session's environment needs in the sandbox: claude
+// keeps its settings file beside HOME (~/.claude.json, replaced by a
+// rename there), which the sandbox cannot let it write; pointed at
+// ~/.claude by CLAUDE_CONFIG_DIR, it keeps it inside, where it may.
+// Its settings and credentials are in ~/.claude either way; the
+// settings file is copied in once so that what it held carries over.
+func (s SessionSpec) Env() []string {
+	if s.Home == "" || !slices.Contains(stateDirs(s), filepath.Join(s.Home, ".claude")) {
+		return nil
+	}
+	dir := filepath.Join(s.Home, ".claude")
+	inside := filepath.Join(dir, ".claude.json")
+	if _, err := os.Lstat(inside); errors.Is(err, os.ErrNotExist) {
+		if b, err := os.ReadFile(filepath.Join(s.Home, ".claude.json")); err == nil {
+			os.WriteFile(inside, b, 0o600)
+		}
+	}
+	return []string{"CLAUDE_CONFIG_DIR=" + dir}
 }

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/sdk"
 	"github.com/agentproto/agentproto/sandbox"
 )
 
@@ -17,6 +19,9 @@ import (
 // exit 5, before anything is launched. env is the adapter's environment;
 // with the sandbox on, its TMPDIR becomes the session's private one.
 func (d *Daemon) confinement(rec *Record, a *StartArgs, env []string) (*host.Confinement, []string, error) {
+	// Only the daemon says an adapter is confined: a caller's variable
+	// would let an agent CLI drop its own sandbox outside ours.
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, sdk.SandboxEnv+"=") })
 	mode, err := sandbox.ParseMode(a.Sandbox.Mode)
 	if err != nil {
 		return nil, env, fault.Invalidf("%v", err)
@@ -46,9 +51,20 @@ func (d *Daemon) confinement(rec *Record, a *StartArgs, env []string) (*host.Con
 	rec.Sandbox = sandbox.KindLandlock
 	c := &host.Confinement{Launcher: sup.Launcher, Policy: func(sockets string) (sandbox.Policy, error) {
 		spec.Sockets = sockets
-		return sandbox.ForSession(spec)
+		p, err := sandbox.ForSession(spec)
+		if err == nil {
+			// What it may touch, for whoever wonders why a write failed.
+			d.logf("start %s: sandbox %s, writes %s; reads %s", rec.ID, sandbox.KindLandlock, strings.Join(p.Write, ":"), strings.Join(p.Read, ":"))
+		}
+		return p, err
 	}}
-	return c, setEnv(env, "TMPDIR", tmp), nil
+	env = setEnv(setEnv(env, "TMPDIR", tmp), sdk.SandboxEnv, sandbox.KindLandlock)
+	for _, kv := range spec.Env() {
+		if k, v, _ := strings.Cut(kv, "="); lookupEnv(env, k) == "" {
+			env = setEnv(env, k, v)
+		}
+	}
+	return c, env, nil
 }
 
 // SandboxWarning is the one line a command prints when its sessions run

@@ -92,6 +92,9 @@ func verifyRun(o *VerifyOptions) error {
 			fmt.Fprintf(out, "  %s\n", fd)
 		}
 	}
+	for _, u := range v.Unattributed {
+		fmt.Fprintf(o.IO.ErrOut, "warning: unattributed: %s\n", u)
+	}
 	if v.Verdict != pipeline.Pass {
 		return cmdutil.Silent(fmt.Errorf("%s failed verification", v.WP))
 	}

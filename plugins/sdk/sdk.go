@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 )
 
@@ -153,4 +154,19 @@ func Environ(extra map[string]string) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
+}
+
+// SandboxEnv is set, in an adapter's environment, to the sandbox the
+// sessions daemon runs it in ("landlock"); unset when it runs unconfined.
+const SandboxEnv = "AGENTPROTO_SANDBOX"
+
+// Confined reports whether env says the adapter runs in agentproto's
+// sandbox: an agent CLI's own sandbox may not work inside it.
+func Confined(env []string) bool {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == SandboxEnv {
+			return v != ""
+		}
+	}
+	return false
 }

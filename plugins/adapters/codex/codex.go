@@ -7,7 +7,9 @@
 //
 // Options: binary (default "codex"), sandbox (read-only, workspace-write
 // or danger-full-access; default workspace-write, applied on every turn as
-// -c sandbox_mode, the one form both exec and exec resume accept), extra
+// -c sandbox_mode, the one form both exec and exec resume accept; inside
+// agentproto's own sandbox the default is danger-full-access, as codex's
+// sandbox cannot set up its user namespace there and ours holds), extra
 // (words added to every call), extra_first (words added to the first call
 // only, for flags exec resume rejects).
 package codex
@@ -59,6 +61,7 @@ var execOnly = map[string]string{
 type driver struct {
 	opts    cliturn.Options
 	sandbox string
+	outer   bool // confined by agentproto's sandbox
 	model   string
 
 	home string // codex's state directory, for its rollouts
@@ -83,14 +86,23 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 			return nil, err
 		}
 	}
+	env := sdk.Environ(req.Env)
+	outer := sdk.Confined(env)
 	sb := req.Options["sandbox"]
-	if sb == "" {
+	switch {
+	case sb != "":
+	case outer:
+		// codex's sandbox needs a user namespace and its uid map,
+		// which a process confined by ours cannot write: ours holds
+		// the perimeter instead.
+		sb = "danger-full-access"
+	default:
 		sb = "workspace-write"
 	}
 	if !contains(Sandboxes, sb) {
 		return nil, sdk.Problemf("options.sandbox %q is not one of %s", sb, strings.Join(Sandboxes, ", "))
 	}
-	d := &driver{opts: o, sandbox: sb, model: req.Model, home: codexHome(sdk.Environ(req.Env)), rolloutOff: map[string]int64{}}
+	d := &driver{opts: o, sandbox: sb, outer: outer, model: req.Model, home: codexHome(env), rolloutOff: map[string]int64{}}
 	return cliturn.NewSession(req, out, d)
 }
 
@@ -204,7 +216,7 @@ func (d *driver) item(t *cliturn.Turn, e event) {
 		}
 		if it.Status == "failed" {
 			for _, c := range it.Changes {
-				t.Warn(sdk.WarnPermissionDenied, "apply_patch "+c.Path+": the change was refused ("+d.sandbox+" sandbox)")
+				t.Warn(sdk.WarnPermissionDenied, "apply_patch "+c.Path+": the change was refused ("+d.refuser()+")")
 			}
 		}
 	case "error":
@@ -213,3 +225,14 @@ func (d *driver) item(t *cliturn.Turn, e event) {
 		t.Out.Output([]byte("[codex] " + it.Message + "\n"))
 	}
 }
+
+// refuser names what refuses a write: codex's sandbox, or ours around it.
+func (d *driver) refuser() string {
+	if d.ours() {
+		return "the agentproto sandbox"
+	}
+	return d.sandbox + " sandbox"
+}
+
+// ours: agentproto's sandbox alone holds the agent's writes.
+func (d *driver) ours() bool { return d.outer && d.sandbox == "danger-full-access" }

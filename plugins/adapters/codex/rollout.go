@@ -111,6 +111,13 @@ func (d *driver) End(t *cliturn.Turn) {
 // refused warns of each path a shell's output says the sandbox refused.
 func (d *driver) refused(t *cliturn.Turn, output string) {
 	for _, m := range refusedWrite.FindAllStringSubmatch(output, -1) {
-		t.Warn(sdk.WarnPermissionDenied, "shell "+strings.TrimSpace(m[1])+": refused by the codex sandbox ("+d.sandbox+")")
+		t.Warn(sdk.WarnPermissionDenied, "shell "+strings.TrimSpace(m[1])+": refused by "+d.refusedBy())
 	}
+}
+
+func (d *driver) refusedBy() string {
+	if d.ours() {
+		return "the agentproto sandbox"
+	}
+	return "the codex sandbox (" + d.sandbox + ")"
 }
