@@ -37,7 +37,7 @@ func shWith(t *testing.T, dir string, extra []string, name string, args ...strin
 const hostileAgent = `#!/bin/sh
 log=attempts.log
 say() { echo "$*" >> $log; }
-main=$1; victim=$2; victimpid=$3; sibling=$4; OWNTMP=$TMPDIR
+main=$1; victim=$2; victimpid=$3; sibling=$4; ap=${5:-git-agentproto}; OWNTMP=$TMPDIR
 # Tokens from any process's environment: the daemon, the command waiting on us.
 for e in /proc/[0-9]*/environ; do
   if tr '\0' '\n' < $e 2>/dev/null | grep -q '^GH_TOKEN='; then say "TOKEN-READ $e $(tr "\\0" " " < $(dirname $e)/cmdline)"; fi
@@ -49,12 +49,12 @@ cat "$(dirname "$TMPDIR")"/*.token >/dev/null 2>&1 && say "TOKEN-FILE-READ" || s
 # Control of other sessions through the daemon and the MCP server, its
 # socket found as the user's own commands find it.
 case "$TMPDIR" in */agentproto-*/*) TMPDIR=$(dirname "$(dirname "$TMPDIR")"); export TMPDIR ;; esac
-git agentproto sessions start --adapter scripted --dir . --no-ping --prompt spawned > start.out 2>&1 && say "STARTED" || say "refused start: $(tail -1 start.out)"
-git agentproto sessions kill "$victim" > kill.out 2>&1 && say "KILLED" || say "refused kill: $(tail -1 kill.out)"
-git agentproto sessions prompt "$victim" --text hijacked > prompt.out 2>&1 && say "PROMPTED" || say "refused prompt"
+"$ap" sessions start --adapter scripted --dir . --no-ping --prompt spawned > start.out 2>&1 && say "STARTED" || say "refused start: $(tail -1 start.out)"
+"$ap" sessions kill "$victim" > kill.out 2>&1 && say "KILLED" || say "refused kill: $(tail -1 kill.out)"
+"$ap" sessions prompt "$victim" --text hijacked > prompt.out 2>&1 && say "PROMPTED" || say "refused prompt"
 (printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
-  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_kill","arguments":{"id":"'"$victim"'"}}}'; sleep 3) | timeout 20 git agentproto mcp > mcp.out 2>&1
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_kill","arguments":{"id":"'"$victim"'"}}}'; sleep 3) | timeout 20 "$ap" mcp > mcp.out 2>&1
 grep -q 'no valid control token' mcp.out && say "refused mcp kill" || say "MCP-ANSWERED $(cat mcp.out)"
 kill -9 "$victimpid" 2>/dev/null && say "SIGNALLED" || say "refused signal"
 kill -9 -- "-$victimpid" 2>/dev/null && say "GROUP-SIGNALLED" || say "refused group signal"
@@ -64,7 +64,7 @@ echo 'echo pwned' > "$main/.git/hooks/post-commit" 2>/dev/null && say "WROTE-HOO
 echo '[alias] x = !true' >> "$main/.git/config" 2>/dev/null && say "WROTE-CONFIG" || say "refused config"
 git update-ref refs/agentproto/ledger/w-forged HEAD 2>/dev/null && say "WROTE-LEDGER-REF" || say "refused ledger ref"
 git update-ref refs/heads/main HEAD 2>/dev/null && say "MOVED-MAIN" || say "refused main ref"
-git agentproto ledger append --kind note --id forged --data '{"text":"accepted"}' >/dev/null 2>&1 && say "APPENDED" || say "refused append"
+"$ap" ledger append --kind note --id forged --data '{"text":"accepted"}' >/dev/null 2>&1 && say "APPENDED" || say "refused append"
 echo x > "$sibling/planted.txt" 2>/dev/null && say "WROTE-SIBLING" || say "refused sibling"
 echo x > /tmp/hostile-planted-$$ 2>/dev/null && say "WROTE-TMP" || say "refused /tmp"
 echo x > "$OWNTMP/own-tmp" && say "own tmp ok"
@@ -106,7 +106,7 @@ func runHostile(t *testing.T, config string) hostileRun {
 	}
 	r.victimRec = sessionJSON(t, dir, r.victim)
 	r.hostileDir = filepath.Join(filepath.Dir(r.victimRec.Dir), "hostile")
-	cmd := "sh hostile.sh " + strings.Join([]string{dir, r.victim, strconv.Itoa(r.victimRec.Pid), r.victimRec.Dir}, " ")
+	cmd := "sh hostile.sh " + strings.Join([]string{dir, r.victim, strconv.Itoa(r.victimRec.Pid), r.victimRec.Dir, filepath.Join(binDir, "git-agentproto")}, " ")
 	r.hostile, errOut, err = startSessionWith(t, dir, tokenEnv, "--adapter", "exec", "--no-ping", "--worktree", "hostile",
 		"--option", "command="+cmd, "--prompt", "go")
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
 )
 
 // ruleset is the Landlock configuration the sandbox enforces: every file
@@ -54,7 +56,8 @@ func Confine(p Policy) error {
 	return nil
 }
 
-// confineExec confines this process and replaces it with argv.
+// confineExec confines this process and replaces it with argv, without
+// capabilities.
 func confineExec(p Policy, argv []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -63,5 +66,44 @@ func confineExec(p Policy, argv []string) error {
 	if err := Confine(p); err != nil {
 		return err
 	}
+	// Capabilities are per thread, and exec gives the program those of
+	// the thread that calls it.
+	runtime.LockOSThread()
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
 	return syscall.Exec(path, argv, os.Environ())
+}
+
+// secureNoRoot are the securebits that keep uid 0 from regaining
+// capabilities at exec, locked: SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and
+// SECBIT_KEEP_CAPS_LOCKED with their locks.
+const secureNoRoot = 0x2f
+
+// dropCapabilities empties this thread's capability sets, the bounding
+// set included, so nothing it execs gets one back. Measured: a process in
+// a Landlock domain that keeps CAP_SYS_PTRACE (an agent run as root)
+// still reads /proc/PID/environ of processes outside the domain; without
+// it the read is refused, as it is for any other uid.
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("clearing the ambient capabilities: %w", err)
+	}
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		// EPERM: without CAP_SETPCAP there is nothing to drop (an
+		// unprivileged user); EINVAL: a capability this kernel lacks.
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL && err != unix.EPERM {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	// Root gets its capabilities back at exec unless told not to.
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, secureNoRoot, 0, 0, 0); err != nil && err != unix.EPERM {
+		return fmt.Errorf("keeping root from its capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
 }

@@ -116,19 +116,31 @@ func TestConfinedTreeWritesAndReadsOnlyWhatThePolicyNames(t *testing.T) {
 }
 
 // The tree cannot signal, nor read the environment or memory of, a process
-// outside it, though it runs as the same user: here the test process,
-// whose environment holds a token.
+// outside it, though it runs as the same user (root included: the
+// launcher drops its capabilities): here a process holding a token in the
+// environment it was started with, as the daemon or a dispatch would.
 func TestConfinedTreeCannotReachProcessesOutside(t *testing.T) {
 	needLandlock(t)
-	t.Setenv("GH_TOKEN", "ghp_outsideToken123")
-	pid := os.Getpid()
-	out, _ := launch(t, system(), nil, fmt.Sprintf(`
+	victim := exec.Command("/bin/sleep", "60")
+	victim.Env = []string{"GH_TOKEN=ghp_outsideToken123"}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Process.Kill()
+	pid := victim.Process.Pid
+	probe := fmt.Sprintf(`
 		kill -0 %[1]d 2>/dev/null && echo signalled || echo refused-signal
-		cat /proc/%[1]d/environ 2>/dev/null | tr '\0' '\n' | grep GH_TOKEN || echo refused-environ
+		tr '\0' '\n' < /proc/%[1]d/environ 2>/dev/null | grep GH_TOKEN || echo refused-environ
 		head -c 1 /proc/%[1]d/mem 2>/dev/null && echo read-mem || echo refused-mem
 		kill -0 $$ && echo self-ok
-	`, pid))
-	for _, want := range []string{"refused-signal", "refused-environ", "refused-mem", "self-ok"} {
+	`, pid)
+	// Unconfined, the same probe reads it: what is refused below is the
+	// sandbox's doing.
+	if out, _ := exec.Command("/bin/sh", "-c", probe).CombinedOutput(); !strings.Contains(string(out), "ghp_outsideToken123") {
+		t.Fatalf("the control read nothing: %s", out)
+	}
+	out, _ := launch(t, system(), nil, probe+"\ngrep CapEff /proc/self/status")
+	for _, want := range []string{"refused-signal", "refused-environ", "refused-mem", "self-ok", "CapEff:\t0000000000000000"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
