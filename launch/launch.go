@@ -15,6 +15,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/profiles"
+	"github.com/agentproto/agentproto/sandbox"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -198,4 +199,15 @@ func lookup(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// Judged is [sandbox] for the runs of agent-written code by the judges
+// (gates, tests, mutants): its mode and added paths, ~ expanded.
+func Judged(cfg config.Config) sandbox.JudgedConfig {
+	a := sandboxArgs(cfg.Sandbox, nil)
+	mode, err := sandbox.ParseMode(a.Mode)
+	if err != nil {
+		mode = sandbox.ModeRequired // validated config never gets here; refuse rather than run loose
+	}
+	return sandbox.JudgedConfig{Mode: mode, Writable: a.Writable, Readable: a.Readable}
 }

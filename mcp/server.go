@@ -16,6 +16,8 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/secrets"
+	"github.com/agentproto/agentproto/launch"
+	"github.com/agentproto/agentproto/sandbox"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -115,6 +117,10 @@ func New(opts Options) (*sdk.Server, error) {
 	secrets.Configure(func() secrets.Policy {
 		cfg, _ := e.config()
 		return secretPolicy(cfg)
+	})
+	sandbox.ConfigureJudged(func() sandbox.JudgedConfig {
+		cfg, _ := e.config()
+		return launch.Judged(cfg)
 	})
 	version := opts.Version
 	if version == "" {

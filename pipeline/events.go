@@ -57,6 +57,8 @@ type Gate struct {
 	Duration string `json:"duration"`
 	Log      string `json:"log"` // attachment name
 	Piped    bool   `json:"piped,omitempty"`
+	// TimedOut: its bound ended it (ExitCode 124); never a pass.
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // Verification is the data of a wp_verified event and verify's JSON.

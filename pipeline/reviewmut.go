@@ -7,14 +7,12 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/agentproto/agentproto/internal/secrets"
 )
 
 // Mutation smoke: each production Go function the change touched gets a
@@ -175,9 +173,6 @@ func mutationSmoke(ctx context.Context, baseDir, headDir string, changed []strin
 func mutantSurvives(ctx context.Context, dir, pkg string, deadline time.Time) bool {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-failfast", "./"+pkg)
-	cmd.Dir = dir
-	cmd.Env = append(secrets.ChildEnv(), "GOFLAGS=")
-	cmd.WaitDelay = 2 * time.Second
-	return cmd.Run() == nil
+	r := runJudged(ctx, dir, []string{"GOFLAGS="}, io.Discard, "go", "test", "-count=1", "-failfast", "./"+pkg)
+	return r.ExitCode == 0 && !r.TimedOut
 }

@@ -6,18 +6,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/agentproto/agentproto/internal/lazyre"
-	"github.com/agentproto/agentproto/internal/secrets"
 )
 
 // Review judges the tests a change runs from what the test runners report,
@@ -126,31 +122,9 @@ func joinList(a, b string) string {
 	return a + string(os.PathListSeparator) + b
 }
 
-// runEnv is RunGate with extra environment.
+// runEnv is RunGate with extra environment, its output whole.
 func runEnv(ctx context.Context, dir, command string, extra []string) (Gate, []byte) {
-	g := Gate{Command: command}
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(secrets.ChildEnv(), extra...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 5 * time.Second // a backgrounded child may hold the pipes
-	err := cmd.Run()
-	g.Duration = time.Since(start).Round(time.Millisecond).String()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		g.ExitCode = ee.ExitCode()
-		if g.ExitCode < 0 {
-			g.ExitCode = 128 + 9
-		}
-	case errors.Is(err, exec.ErrWaitDelay):
-	default:
-		g.ExitCode = 127
-	}
-	return g, out.Bytes()
+	return runGate(ctx, dir, command, extra)
 }
 
 // record keeps the worst outcome of a test seen more than once.
@@ -207,13 +181,10 @@ func goTests(ctx context.Context, dir string, r testResults) error {
 	if !hasFile(dir, func(p string) bool { return strings.HasSuffix(p, "_test.go") }) {
 		return nil
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-json", "-count=1", "./...")
-	cmd.Dir = dir
-	cmd.Env = append(secrets.ChildEnv(), "GOFLAGS=")
 	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.WaitDelay = 5 * time.Second
-	_ = cmd.Run() // failing tests are read from the events, not the exit code
+	// Failing tests are read from the events, not the exit code; the
+	// events come through a pipe, not a file the tests could rewrite.
+	runJudged(ctx, dir, []string{"GOFLAGS="}, &out, "go", "test", "-json", "-count=1", "./...")
 	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
 		var e struct{ Action, Package, Test string }
 		if json.Unmarshal(l, &e) != nil || e.Test == "" {

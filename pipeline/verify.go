@@ -1,12 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -32,28 +29,8 @@ const maxGateLog = 1 << 20
 // is flagged: the shell would report the last command's exit code, not the
 // gate's.
 func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
-	g := Gate{Command: command, Piped: plansPipe(command)}
-	start := time.Now()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = secrets.ChildEnv()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	g.Duration = time.Since(start).Round(time.Millisecond).String()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		g.ExitCode = ee.ExitCode()
-		if g.ExitCode < 0 {
-			g.ExitCode = 128 + 9 // killed (timeout)
-		}
-	default:
-		g.ExitCode = 127
-		fmt.Fprintf(&out, "\n[agentproto] could not run the gate: %v\n", err)
-	}
-	log, cut := secrets.ScrubTail(out.Bytes(), maxGateLog)
+	g, out := runGate(ctx, dir, command, nil)
+	log, cut := secrets.ScrubTail(out, maxGateLog)
 	if cut {
 		log = append([]byte("[... cut ...]\n"), log...)
 	}
@@ -136,6 +113,32 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 			v.OutOfScope = append(v.OutOfScope, p)
 		}
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
+	defer cancel()
+	gate, log := RunGate(ctx, m.Path, frozen.Gate)
+	gate.Log = "gate.log"
+	v.Gate = gate
+	if gate.TimedOut {
+		fail(fmt.Sprintf("gate-timeout: the gate did not end within gate_timeout (%s); every process it started was ended", gateTimeout))
+	}
+	atts := []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}
+	masked, inherited := maskedGate(m.Path, frozen.Gate, func(name string) []byte {
+		b, _ := e.Repo.Git("cat-file", "blob", at.BaseCommit+":"+name)
+		return b
+	})
+	for _, f := range masked {
+		fail(f)
+	}
+	v.Findings = append(v.Findings, inherited...)
+	// What the gate leaves behind was not among what was checked.
+	if after, err := worktree.StateTree(e.Repo, &at); err != nil {
+		return nil, err
+	} else if after != v.Tree {
+		wrote, _ := worktree.DiffTrees(e.Repo, v.Tree, after)
+		fail("gate-wrote: the gate changed the worktree (" + strings.Join(wrote, ", ") + "); ignore its outputs in .gitignore")
+	}
+	// Outside the worktree, after the gate: what the gate's code wrote
+	// counts as much as what the session wrote.
 	if d, ok := st.LastDispatch(wp.ID); ok {
 		fs, err := outsideFindings(e.Repo, m.Slug, d.Outside)
 		if err != nil {
@@ -152,27 +155,6 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 			}
 			fail(f)
 		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
-	defer cancel()
-	gate, log := RunGate(ctx, m.Path, frozen.Gate)
-	gate.Log = "gate.log"
-	v.Gate = gate
-	atts := []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}
-	masked, inherited := maskedGate(m.Path, frozen.Gate, func(name string) []byte {
-		b, _ := e.Repo.Git("cat-file", "blob", at.BaseCommit+":"+name)
-		return b
-	})
-	for _, f := range masked {
-		fail(f)
-	}
-	v.Findings = append(v.Findings, inherited...)
-	// What the gate leaves behind was not among what was checked.
-	if after, err := worktree.StateTree(e.Repo, &at); err != nil {
-		return nil, err
-	} else if after != v.Tree {
-		wrote, _ := worktree.DiffTrees(e.Repo, v.Tree, after)
-		fail("gate-wrote: the gate changed the worktree (" + strings.Join(wrote, ", ") + "); ignore its outputs in .gitignore")
 	}
 
 	// The report is read for consolidation and held against the disk; it

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 )
 
@@ -56,6 +57,9 @@ func Probe() Support {
 }
 
 func findLauncher() string {
+	if runtime.GOOS != "linux" {
+		return "" // it holds and confines with Linux's own means
+	}
 	if exe, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(exe), LauncherName)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {

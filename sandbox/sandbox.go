@@ -65,6 +65,9 @@ type Policy struct {
 	// Devices lists device files and directories it may read, write and
 	// use ioctl on (terminals).
 	Devices []string `json:"devices,omitempty"`
+	// Hold, alone, asks the launcher to hold the tree without confining
+	// it: the lifetime without the sandbox, where the kernel has none.
+	Hold bool `json:"hold,omitempty"`
 }
 
 // Encode is the policy as the launcher's argument.

@@ -37,6 +37,9 @@ type SessionSpec struct {
 	// (an exec adapter's script, a CLI's binary) is what the session is
 	// configured to run, so its directory is readable.
 	Options map[string]string
+	// CacheEnv is the session's environment, for the caches it names
+	// (GOCACHE, GOMODCACHE...).
+	CacheEnv []string
 	// ErrorLog is the agent's own error log, which a profile names: the
 	// agent writes it (its directory, or the file alone when that
 	// directory is HOME).
@@ -58,11 +61,13 @@ var homeReadable = []string{".gitconfig", ".config/git"}
 // know and the package caches of the common toolchains. Nothing else of
 // HOME is readable: not gh's hosts.yml, not ~/.ssh, not the worktrees of
 // other sessions.
-var homeWritable = []string{
+var homeWritable = append([]string{
 	".claude", ".claude.json", ".codex", ".gemini",
 	".config/opencode", ".local/share/opencode", ".local/state/opencode",
-	".cache/go-build", "go/pkg/mod", ".npm", ".cache/pip", ".cache/node-gyp", ".cache/yarn", ".cargo/registry",
-}
+}, homeCaches...)
+
+// homeCaches are the package caches of the common toolchains in HOME.
+var homeCaches = []string{".cache/go-build", "go/pkg/mod", ".npm", ".cache/pip", ".cache/node-gyp", ".cache/yarn", ".cargo/registry"}
 
 // ForSession is the policy of an executor session: it writes its own
 // worktree, what a commit in that worktree needs (new objects, the
@@ -116,6 +121,7 @@ func ForSession(s SessionSpec) (Policy, error) {
 	for _, rel := range homeWritable {
 		p.Write = append(p.Write, inHome(s.Home, rel)...)
 	}
+	p.Write = append(p.Write, envCaches(s.CacheEnv)...)
 	// A rule holds a path that exists: the state directories of the CLI
 	// this session runs are made now, as that CLI's first run would.
 	for _, d := range stateDirs(s) {

@@ -46,7 +46,7 @@ func (d *Daemon) confinement(rec *Record, a *StartArgs, env []string) (*host.Con
 	spec := sandbox.SessionSpec{
 		Dir: a.Dir, CommonDir: d.repo.CommonDir, WorkTree: d.repo.WorkTree, Runtime: RuntimeDir(),
 		Home: lookupEnv(env, "HOME"), Path: lookupEnv(env, "PATH"), Tmp: tmp, Adapter: a.Path,
-		Writable: a.Sandbox.Writable, Readable: a.Sandbox.Readable, Options: a.Options, ErrorLog: a.ErrorLog,
+		Writable: a.Sandbox.Writable, Readable: a.Sandbox.Readable, Options: a.Options, ErrorLog: a.ErrorLog, CacheEnv: env,
 	}
 	rec.Sandbox = sandbox.KindLandlock
 	c := &host.Confinement{Launcher: sup.Launcher, Policy: func(sockets string) (sandbox.Policy, error) {

@@ -9,6 +9,8 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/secrets"
+	"github.com/agentproto/agentproto/launch"
+	"github.com/agentproto/agentproto/sandbox"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -62,6 +64,11 @@ func New(io *IOStreams, version string) *Factory {
 	secrets.Configure(func() secrets.Policy {
 		l, _ := loadConfig()
 		return SecretPolicy(l.cfg)
+	})
+	// The judges run agent-written code in the sandbox [sandbox] sets.
+	sandbox.ConfigureJudged(func() sandbox.JudgedConfig {
+		l, _ := loadConfig()
+		return launch.Judged(l.cfg)
 	})
 	f.Ledger = sync.OnceValues(func() (*gitstore.Ledger, error) {
 		repo, err := f.Repo()

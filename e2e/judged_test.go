@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostileTest is a WP's test, run by the gate, that does what agent-written
+// tests were seen to do: read the user's token from any process it can
+// see and from gh's hosts.yml, print it reversed (past the scrubber),
+// plant a git hook, a branch and a ledger ref in the main repository, and
+// leave a detached process behind. Then it passes.
+const hostileTest = `for e in /proc/[0-9]*/environ; do tr '\0' '\n' < $e 2>/dev/null | grep '^GH_TOKEN=' | rev; done
+rev "$HOME/.config/gh/hosts.yml" 2>/dev/null
+c=$(git rev-parse --path-format=absolute --git-common-dir)
+printf '#!/bin/sh\necho pwned\n' > "$c/hooks/post-commit" 2>/dev/null && chmod +x "$c/hooks/post-commit"
+git branch planted-by-test 2>/dev/null
+git update-ref refs/agentproto/ledger/w-planted HEAD 2>/dev/null
+(setsid sh -c 'exec sleep 3017' >/dev/null 2>&1 &)
+[ "$(echo AB | sh lib/lower.sh)" = ab ]
+`
+
+func writeStep(path, content string) string {
+	b, _ := json.Marshal(map[string]string{"op": "write", "path": path, "content": content})
+	return string(b)
+}
+
+func pgrep(pattern string) string {
+	out, _ := exec.Command("pgrep", "-f", pattern).Output()
+	return strings.TrimSpace(string(out))
+}
+
+func killAll(pattern string) { exec.Command("pkill", "-9", "-f", pattern).Run() }
+
+// A test the gate runs reads no token (none in its environment, no process
+// outside its sandbox, not hosts.yml), so none reaches a git object, even
+// reversed; it plants nothing in the repository; and the process it
+// detached does not outlive the gate.
+func TestGateRunsAgentTestsInTheSandbox(t *testing.T) {
+	defer killAll("sleep 3017")
+	dir := pipelineRepo(t, writeStep("tests/lower_test.sh", hostileTest), "lower lib/lower.sh")
+	home := homeOf(t)
+	os.MkdirAll(filepath.Join(home, ".config", "gh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".config", "gh", "hosts.yml"), []byte("github.com:\n  oauth_token: "+hostileToken+"\n"), 0o600)
+	token := []string{"GH_TOKEN=" + hostileToken}
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	out, errOut, err := shWith(t, dir, token, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+	if err != nil || !strings.Contains(out, "WP2   verify     pass") {
+		t.Fatalf("dispatch: %v\n%s\n%s", err, out, errOut)
+	}
+	if _, _, err := shWith(t, dir, token, "git", "agentproto", "verify", "demo", "WP2"); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	objects := everyObject(t, dir)
+	reversed := reverse(hostileToken)
+	if strings.Contains(objects, hostileToken) || strings.Contains(objects, reversed) || strings.Contains(objects, hostileToken[4:]) {
+		t.Fatal("the token reached a git object")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "post-commit")); err == nil {
+		t.Error("the test planted a hook")
+	}
+	if refs := must(t, dir, "git", "for-each-ref", "refs/heads/planted-by-test", "refs/agentproto/ledger/w-planted"); refs != "" {
+		t.Errorf("the test planted refs: %s", refs)
+	}
+	if left := pgrep("sleep 3017"); left != "" {
+		t.Errorf("a process the test detached outlived the gate: %s", left)
+	}
+}
+
+// The same test with the sandbox off: the hook is planted, and verify,
+// which now looks outside the worktree after the gate too, fails on it.
+func TestGateWritesOutsideAreFoundWithoutTheSandbox(t *testing.T) {
+	defer killAll("sleep 3017")
+	dir := pipelineRepoConfig(t, sandboxOff, writeStep("tests/lower_test.sh", hostileTest), "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+	if exitCode(err) != 1 || !strings.Contains(out, "outside-worktree: "+filepath.Join(dir, ".git", "hooks", "post-commit")) {
+		t.Fatalf("dispatch: %v\n%s", err, out)
+	}
+}
+
+// A gate whose test runs past gate_timeout — a child in the foreground,
+// one in the background holding the output, one detached — is ended,
+// all of it, within the bound and a short grace; the run is recorded as
+// timed out and fails.
+func TestGateTimeoutEndsTheWholeTree(t *testing.T) {
+	defer killAll("sleep 301[89]")
+	defer killAll("sleep 3020")
+	slow := `(sleep 3019 &)
+(setsid sh -c 'exec sleep 3020' >/dev/null 2>&1 &)
+sleep 3018
+`
+	dir := pipelineRepo(t, writeStep("tests/lower_test.sh", slow), "lower lib/lower.sh")
+	cfg := filepath.Join(dir, "agentproto.toml")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), "[dispatch]\n", "[dispatch]\ngate_timeout = \"3s\"\n", 1)), 0o644)
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	start := time.Now()
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+	took := time.Since(start)
+	if exitCode(err) != 1 || !strings.Contains(out, "gate-timeout: the gate did not end within gate_timeout (3s)") || !strings.Contains(out, "gate exit 124") {
+		t.Fatalf("dispatch: %v\n%s", err, out)
+	}
+	// The bound is 3 s; the session's own turn and the other steps take
+	// a few seconds more; a gate that waited for its children would take
+	// the 50 minutes they sleep.
+	if took > 30*time.Second {
+		t.Errorf("dispatch took %s", took)
+	}
+	for _, p := range []string{"sleep 3018", "sleep 3019", "sleep 3020"} {
+		if left := pgrep(p); left != "" {
+			t.Errorf("%s outlived the gate: %s", p, left)
+		}
+	}
+	v := ledgerEvents(t, dir, "wp_verified")
+	last := v[len(v)-1]
+	gate, _ := last["gate"].(map[string]any)
+	if last["verdict"] != "fail" || gate["timed_out"] != true || gate["exit_code"] != float64(124) {
+		t.Fatalf("recorded: %v", last)
+	}
+}
+
+func reverse(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
