@@ -132,3 +132,39 @@ func reverse(s string) string {
 	}
 	return string(r)
 }
+
+// A test that, while the gate runs, rewrites the copy review reads (here
+// it makes itself look like it asserts) is caught: review reports the
+// copy tampered with, an error, and its judges read a fresh copy.
+func TestReviewFindsACopyRewrittenByItsTests(t *testing.T) {
+	dir := newRepo(t)
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	write("test.sh", "#!/bin/sh\nfor t in tests/*_test.sh; do sh \"$t\" || exit 1; done\n")
+	write("lib/lower.sh", "tr A-Z a-z\n")
+	write("tests/lower_test.sh", "[ \"$(echo AB | sh lib/lower.sh)\" = ab ]\n")
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "base")
+	base := strings.TrimSpace(must(t, dir, "git", "rev-parse", "HEAD"))
+	review := func() string {
+		out, _, _ := sh(t, dir, nil, "git", "agentproto", "review", "--base", base, "--head", "HEAD", "--gate", "sh test.sh", "--mutation-budget", "0s", "--json")
+		return out
+	}
+	write("lib/upper.sh", "tr a-z A-Z\n")
+	write("tests/upper_test.sh", "true\n")
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "honest twin")
+	if out := review(); strings.Contains(out, `"tampered"`) {
+		t.Fatalf("an honest change was called tampered: %s", out)
+	}
+	write("tests/upper_test.sh", "printf '%s\\n' '[ \"$(echo ab | sh lib/upper.sh)\" = AB ]' > \"$0\"\n")
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "a test that rewrites itself")
+	out := review()
+	if !strings.Contains(out, `"code":"tampered"`) || !strings.Contains(out, "tests/upper_test.sh") || !strings.Contains(out, `"ok":false`) {
+		t.Fatalf("the rewritten copy was not found: %s", out)
+	}
+}

@@ -31,9 +31,9 @@ type judgedRun struct {
 // exit, the bound, a child left in the background or detached — every
 // process it started ends with it, and a run the bound ended is timed
 // out whatever its exit code.
-func runJudged(ctx context.Context, dir string, extra []string, out io.Writer, name string, args ...string) judgedRun {
+func runJudged(ctx context.Context, dir string, extra, writable []string, out io.Writer, name string, args ...string) judgedRun {
 	start := time.Now()
-	cmd, confined, done, err := sandbox.JudgedCommand(ctx, dir, append(secrets.ChildEnv(), extra...), name, args...)
+	cmd, confined, done, err := sandbox.JudgedCommand(ctx, dir, append(secrets.ChildEnv(), extra...), writable, name, args...)
 	if err != nil {
 		fmt.Fprintf(out, "[agentproto] could not run: %v\n", err)
 		return judgedRun{ExitCode: 127, Duration: time.Since(start)}
@@ -63,9 +63,9 @@ func runJudged(ctx context.Context, dir string, extra []string, out io.Writer, n
 }
 
 // runGate runs a gate command with sh in dir, as runJudged does.
-func runGate(ctx context.Context, dir, command string, extra []string) (Gate, []byte) {
+func runGate(ctx context.Context, dir, command string, extra, writable []string) (Gate, []byte) {
 	var out bytes.Buffer
-	r := runJudged(ctx, dir, extra, &out, "sh", "-c", command)
+	r := runJudged(ctx, dir, extra, writable, &out, "sh", "-c", command)
 	g := Gate{Command: command, Piped: plansPipe(command), ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		Duration: r.Duration.Round(time.Millisecond).String()}
 	return g, out.Bytes()

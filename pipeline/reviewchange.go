@@ -73,6 +73,13 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		if err != nil {
 			return nil, err
 		}
+		// The judges read the tree from git's objects, not from a copy
+		// the tests could rewrite: one they did is a finding, and the
+		// judges get a fresh copy.
+		if dir, err = untampered(repo, side.name, side.commit, dir, r); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
 		runs[side.name], dirs[side.name] = tr, dir
 		if gate != "" {
 			r.Gates = append(r.Gates, GateRun{Where: side.name, Gate: tr.gate})
@@ -205,4 +212,21 @@ func extractTree(repo *gitrepo.Repo, commit, dir string) error {
 			}
 		}
 	}
+}
+
+// untampered checks the copy of commit the tests ran in; when they
+// rewrote a tracked file, it records a tampered finding and returns a
+// fresh copy for the judges to read.
+func untampered(repo *gitrepo.Repo, side, commit, dir string, r *ChangeReview) (string, error) {
+	changed, err := tampered(repo, commit, dir)
+	if err != nil || len(changed) == 0 {
+		return dir, err
+	}
+	r.Findings = append(r.Findings, Finding{Code: "tampered", Severity: "error", File: changed[0],
+		Message: fmt.Sprintf("running the tests on the %s rewrote what review reads (%s): the verdict comes from a fresh copy, and the change is suspect", side, strings.Join(changed, ", "))})
+	fresh, err := os.MkdirTemp("", "agentproto-review-")
+	if err != nil {
+		return "", err
+	}
+	return fresh, extractTree(repo, commit, fresh)
 }

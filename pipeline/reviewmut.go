@@ -173,6 +173,6 @@ func mutationSmoke(ctx context.Context, baseDir, headDir string, changed []strin
 func mutantSurvives(ctx context.Context, dir, pkg string, deadline time.Time) bool {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	r := runJudged(ctx, dir, []string{"GOFLAGS="}, io.Discard, "go", "test", "-count=1", "-failfast", "./"+pkg)
+	r := runJudged(ctx, dir, []string{"GOFLAGS="}, nil, io.Discard, "go", "test", "-count=1", "-failfast", "./"+pkg)
 	return r.ExitCode == 0 && !r.TimedOut
 }

@@ -93,7 +93,9 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 			return tr, err
 		}
 		jsonFile := filepath.Join(hooks, "js-results.json")
-		tr.gate, _ = runEnv(ctx, dir, withJSReporter(gate, jsonFile), append(env, genv...))
+		// The reporters write into hooks from inside the tests' own
+		// processes: writable, like anything a test could print.
+		tr.gate, _ = runEnv(ctx, dir, withJSReporter(gate, jsonFile), append(env, genv...), hooks)
 		tr.gate.Command = gate // the gate as given, whatever reporter review added
 		heard := testResults{}
 		readTestLog(logFile, heard)
@@ -122,9 +124,10 @@ func joinList(a, b string) string {
 	return a + string(os.PathListSeparator) + b
 }
 
-// runEnv is RunGate with extra environment, its output whole.
-func runEnv(ctx context.Context, dir, command string, extra []string) (Gate, []byte) {
-	return runGate(ctx, dir, command, extra)
+// runEnv is RunGate with extra environment and writable places, its
+// output whole.
+func runEnv(ctx context.Context, dir, command string, extra []string, writable ...string) (Gate, []byte) {
+	return runGate(ctx, dir, command, extra, writable)
 }
 
 // record keeps the worst outcome of a test seen more than once.
@@ -184,7 +187,7 @@ func goTests(ctx context.Context, dir string, r testResults) error {
 	var out bytes.Buffer
 	// Failing tests are read from the events, not the exit code; the
 	// events come through a pipe, not a file the tests could rewrite.
-	runJudged(ctx, dir, []string{"GOFLAGS="}, &out, "go", "test", "-json", "-count=1", "./...")
+	runJudged(ctx, dir, []string{"GOFLAGS="}, nil, &out, "go", "test", "-json", "-count=1", "./...")
 	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
 		var e struct{ Action, Package, Test string }
 		if json.Unmarshal(l, &e) != nil || e.Test == "" {

@@ -29,7 +29,7 @@ const maxGateLog = 1 << 20
 // is flagged: the shell would report the last command's exit code, not the
 // gate's.
 func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
-	g, out := runGate(ctx, dir, command, nil)
+	g, out := runGate(ctx, dir, command, nil, nil)
 	log, cut := secrets.ScrubTail(out, maxGateLog)
 	if cut {
 		log = append([]byte("[... cut ...]\n"), log...)

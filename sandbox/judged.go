@@ -51,13 +51,14 @@ func currentJudged() JudgedConfig {
 const WaitGrace = 3 * time.Second
 
 // JudgedCommand prepares name args to run in dir as a judged run with
-// env (which must hold no secret: secrets.ChildEnv). done removes the
+// env (which must hold no secret: secrets.ChildEnv); writable adds the
+// places the judge gives the run (its reporters' files). done removes the
 // run's temporary directory once it has finished. confined says whether
 // the kernel holds it; without the sandbox (mode off, or auto where the
 // kernel cannot) its tree is still ended with it where the launcher is
 // installed, and its process group otherwise. A required sandbox that
 // cannot run is an error, before anything runs.
-func JudgedCommand(ctx context.Context, dir string, env []string, name string, args ...string) (cmd *exec.Cmd, confined bool, done func(), err error) {
+func JudgedCommand(ctx context.Context, dir string, env, writable []string, name string, args ...string) (cmd *exec.Cmd, confined bool, done func(), err error) {
 	cfg := currentJudged()
 	sup := probeOnce()
 	if cfg.Mode == ModeRequired && !sup.OK() {
@@ -72,6 +73,7 @@ func JudgedCommand(ctx context.Context, dir string, env []string, name string, a
 	policy := Policy{Hold: true}
 	if cfg.Mode != ModeOff && sup.OK() {
 		policy = judgedPolicy(dir, env, tmp, cfg)
+		policy.Write = append(policy.Write, writable...)
 		confined = true
 	}
 	if sup.Launcher == "" {
