@@ -168,3 +168,41 @@ func TestReviewFindsACopyRewrittenByItsTests(t *testing.T) {
 		t.Fatalf("the rewritten copy was not found: %s", out)
 	}
 }
+
+// A setup hook is trusted, but the script it runs from the worktree may be
+// an agent's doing: it runs in the sandbox, writing its worktree only and
+// reading no token.
+func TestSetupHookRunsInTheSandbox(t *testing.T) {
+	dir := newRepo(t)
+	home := homeOf(t)
+	os.MkdirAll(filepath.Join(home, ".config", "gh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".config", "gh", "hosts.yml"), []byte("github.com:\n  oauth_token: "+hostileToken+"\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[worktree]\nsetup = [\"sh setup.sh\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "setup.sh"), []byte(`echo ok > provisioned
+echo x > "`+dir+`/planted.txt" 2>/dev/null && echo PLANTED
+rev "$HOME/.config/gh/hosts.yml" 2>/dev/null || echo refused hosts.yml
+(setsid sh -c 'exec sleep 3021' >/dev/null 2>&1 &)
+true
+`), 0o644)
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "hooks")
+	must(t, dir, "git", "agentproto", "init")
+	must(t, dir, "git", "agentproto", "trust")
+	defer killAll("sleep 3021")
+	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "worktree", "new", "one")
+	if err != nil || !strings.Contains(errOut, "refused hosts.yml") || strings.Contains(errOut, "PLANTED") {
+		t.Fatalf("worktree new: %v\n%s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "planted.txt")); err == nil {
+		t.Error("the hook wrote the main checkout")
+	}
+	if _, err := os.Stat(filepath.Join(home, ".agentproto", "worktrees", "repo", "one", "provisioned")); err != nil {
+		t.Errorf("the hook could not write its worktree: %v", err)
+	}
+	if strings.Contains(everyObject(t, dir), reverse(hostileToken)) {
+		t.Error("the token reached a git object")
+	}
+	if left := pgrep("sleep 3021"); left != "" {
+		t.Errorf("a process the hook detached outlived it: %s", left)
+	}
+}

@@ -232,7 +232,9 @@ func TestGateLogInTheLedgerHoldsNoToken(t *testing.T) {
 func TestSetupHookLogHoldsNoToken(t *testing.T) {
 	dir := newRepo(t)
 	hosts := ghHosts(t)
-	toml := "[worktree]\nsetup = ['" + leakCommand + "']\n"
+	// Scrubbing is the last line: with the sandbox on, the hook cannot
+	// read hosts.yml at all; off, what it prints must be scrubbed.
+	toml := sandboxOff + "[worktree]\nsetup = ['" + leakCommand + "']\n"
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(toml), 0o644)
 	must(t, dir, "git", "add", "-A")
 	must(t, dir, "git", "commit", "-q", "-m", "hooks")

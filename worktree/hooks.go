@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,7 @@ import (
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/internal/secrets"
+	"github.com/agentproto/agentproto/sandbox"
 )
 
 // Hooks are the worktree hooks of one base revision.
@@ -201,13 +203,18 @@ func RunHooks(phase string, cmds []string, m *Meta, env map[string]string, live 
 		prefix := fmt.Sprintf("[%s %d/%d] ", phase, i+1, len(cmds))
 		fmt.Fprintf(live, "%s$ %s\n", prefix, c)
 		fmt.Fprintf(&log, "$ %s\n", c)
-		cmd := exec.Command("sh", "-c", c)
-		cmd.Dir = m.Path
-		cmd.Env = hookEnv(m, env)
+		// A hook's command is trusted, but what it runs from the worktree
+		// (a script, a sourced helper, an included makefile) may be an
+		// agent's: it runs in the sandbox, writing only its worktree.
+		cmd, _, done, err := sandbox.JudgedCommand(context.Background(), m.Path, hookEnv(m, env), nil, "sh", "-c", c)
+		if err != nil {
+			return secrets.ScrubBytes(log.Bytes()), &HookError{Phase: phase, Index: i, Command: c, Err: err}
+		}
 		cmd.Stdin = nil
 		pw := &prefixWriter{prefix: prefix, live: live, log: &log, mu: &mu}
 		cmd.Stdout, cmd.Stderr = pw, pw
-		err := cmd.Run()
+		err = cmd.Run()
+		done()
 		pw.flush()
 		if err != nil {
 			he := &HookError{Phase: phase, Index: i, Command: c}
