@@ -42,6 +42,7 @@ func (s *Set) Find(text string) []Finding {
 			at = start + 1
 		}
 	}
+	out = append(out, s.findInvisible(text)...)
 	out = findShapes(text, out)
 	out = s.findWrapped(text, out)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
@@ -114,4 +115,43 @@ func (s *Set) ScrubTail(b []byte, max int) ([]byte, bool) {
 	}
 	out := s.ScrubBytes(b[len(b)-max-min(tailMargin, len(b)-max):])
 	return out[len(out)-min(max, len(out)):], true
+}
+
+// invisible are characters that show nothing: put inside a value, they
+// hide it from a plain search.
+var invisible = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "")
+
+// findInvisible finds the known values in text with its invisible
+// characters taken out, at their places in text.
+func (s *Set) findInvisible(text string) []Finding {
+	if invisible.Replace(text) == text {
+		return nil
+	}
+	// at[i] is the offset in text of the i-th byte kept.
+	var kept strings.Builder
+	var at []int
+	for i, r := range text {
+		if invisible.Replace(string(r)) == "" {
+			continue
+		}
+		n := len(string(r))
+		kept.WriteRune(r)
+		for k := 0; k < n; k++ {
+			at = append(at, i+k)
+		}
+	}
+	plain := kept.String()
+	var out []Finding
+	for _, n := range s.needles {
+		for from := 0; ; {
+			i := strings.Index(plain[from:], n.text)
+			if i < 0 {
+				break
+			}
+			start, end := from+i, from+i+len(n.text)
+			out = append(out, Finding{Name: n.name, What: "the value of $" + n.name, Encoding: "with invisible characters", Start: at[start], End: at[end-1] + 1})
+			from = start + 1
+		}
+	}
+	return out
 }

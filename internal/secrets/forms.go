@@ -44,7 +44,35 @@ func forms(value string) []form {
 	add(url.PathEscape(value), "URL-encoded")
 	add(jsonEscaped(value, true), "JSON-escaped")
 	add(jsonEscaped(value, false), "JSON-escaped")
+	add(reversed(value), "reversed")
+	// A token's body without the prefix that says what it is, and each
+	// half of a long one (printed in two fields): still unique enough to
+	// be the secret, and long enough not to occur by chance.
+	for _, p := range tokenPrefixes {
+		if body, ok := strings.CutPrefix(value, p); ok && len(body) >= minPart {
+			add(body, "without its prefix")
+		}
+	}
+	if len(value) >= 2*minPart {
+		add(value[:len(value)/2], "in part")
+		add(value[len(value)/2:], "in part")
+	}
 	return out
+}
+
+// minPart is the shortest part of a value looked for on its own: 16
+// characters of a token's alphabet do not occur by chance.
+const minPart = 16
+
+// tokenPrefixes are the prefixes that say what a credential is.
+var tokenPrefixes = []string{"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "sk-ant-", "sk-proj-", "sk-", "xoxb-", "xoxp-", "AKIA"}
+
+func reversed(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
 }
 
 // base64Core is the part of the encoding of value, placed off bytes into a

@@ -229,3 +229,33 @@ func TestScrubTailCutsNoSecretInTwo(t *testing.T) {
 		t.Fatalf("%q %v", got, wasCut)
 	}
 }
+
+// Forms of a known value the scrubber missed: reversed, without its
+// prefix, split in two fields, with invisible characters inside.
+func TestScrubTheValueHiddenInOtherForms(t *testing.T) {
+	const tok = "ghp_0123456789abcdefghijABCDEFGHIJklmnop"
+	s := New([]string{"GH_TOKEN=" + tok}, Policy{})
+	rev := []rune(tok)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	for _, text := range []string{
+		"out: " + string(rev),
+		"body " + tok[4:] + " end",
+		`{"a":"` + tok[:20] + `","b":"` + tok[20:] + `"}`,
+		"x " + tok[:10] + "\u200b" + tok[10:30] + "\u2060" + tok[30:] + " y",
+	} {
+		got := s.Scrub(text)
+		if !strings.Contains(got, "[redacted:GH_TOKEN]") {
+			t.Errorf("%q was not scrubbed: %q", text, got)
+		}
+		for _, part := range []string{tok[4:20], tok[20:], string(rev[:16])} {
+			if strings.Contains(got, part) {
+				t.Errorf("%q kept %q: %q", text, part, got)
+			}
+		}
+	}
+	if got := s.Scrub("an ordinary gate log: ok 12 tests"); got != "an ordinary gate log: ok 12 tests" {
+		t.Errorf("a clean text changed: %q", got)
+	}
+}
