@@ -189,7 +189,10 @@ func TestGateLogInTheLedgerHoldsNoToken(t *testing.T) {
 	}
 	write("gate.sh", leakCommand+"\necho gate-ran\n")
 	write("AGENTS.md", "# Definition of done\n")
-	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[gates]\npass_env = [\"MYTOOL_*\"]\n")
+	// The scrubber is the last line: with the sandbox on, the gate cannot
+	// read hosts.yml at all (TestGateRunsAgentTestsInTheSandbox); off, what
+	// it prints must be scrubbed.
+	write("agentproto.toml", sandboxOff+"[dispatch]\nadapter = \"scripted\"\n[gates]\npass_env = [\"MYTOOL_*\"]\n")
 	must(t, dir, "git", "add", "-A")
 	must(t, dir, "git", "commit", "-q", "-m", "project")
 	must(t, dir, "git", "agentproto", "init")
@@ -263,7 +266,9 @@ func TestSetupHookLogHoldsNoToken(t *testing.T) {
 func TestPipelineRunRecordsNoToken(t *testing.T) {
 	dir := pipelineRepo(t, "", "lower lib/lower.sh")
 	hosts := ghHosts(t)
-	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n[e2e]\ncommands = ['"+leakCommand+"; echo e2e-ran']\n"), 0o644)
+	// The scrubber is the last line: off, the sandbox lets the command
+	// read hosts.yml, and what it prints must be scrubbed.
+	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(sandboxOff+"[dispatch]\nadapter = \"scripted\"\n[e2e]\ncommands = ['"+leakCommand+"; echo e2e-ran']\n"), 0o644)
 	out, errOut, code := withSecrets(t, dir, nil, tokens, "agentproto", "run", "demo")
 	if code != 0 || !strings.Contains(errOut, "merged [WP0 WP1 WP2]") {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
