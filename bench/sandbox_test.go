@@ -3,7 +3,9 @@ package bench
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -122,3 +124,55 @@ func BenchmarkSandboxTurn(b *testing.B) {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkSandboxGate: a gate of about 50 ms and one of about 1 s (a
+// shell writing and reading files) run as a plain child process (as
+// gates ran before), held by the launcher unconfined, and confined as the
+// judges run agent-written code now; alternating, medians of 9 each.
+func BenchmarkSandboxGate(b *testing.B) {
+	if s := sandbox.Probe(); s.ABI < sandbox.MinABI {
+		b.Skipf("no Landlock ABI %d here", sandbox.MinABI)
+	}
+	defer sandbox.ConfigureJudged(func() sandbox.JudgedConfig { return sandbox.JudgedConfig{Mode: sandbox.ModeAuto} })
+	dir := b.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	run := func(mode sandbox.Mode, loops int) time.Duration {
+		sandbox.ConfigureJudged(func() sandbox.JudgedConfig { return sandbox.JudgedConfig{Mode: mode} })
+		script := "i=0; while [ $i -lt " + strconv.Itoa(loops) + " ]; do cat /etc/hostname > f; ls > /dev/null; i=$((i+1)); done"
+		start := time.Now()
+		if mode == "" { // as gates ran before: a plain child process
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir, cmd.Env = dir, env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
+			}
+			return time.Since(start)
+		}
+		cmd, _, done, err := sandbox.JudgedCommand(context.Background(), dir, env, nil, "sh", "-c", script)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		done()
+		return time.Since(start)
+	}
+	for i := 0; i < b.N; i++ {
+		for _, g := range []struct {
+			name  string
+			loops int
+		}{{"50ms", 30}, {"1s", 600}} {
+			var on, held, bare []time.Duration
+			for k := 0; k < 9; k++ {
+				bare = append(bare, run("", g.loops))
+				held = append(held, run(sandbox.ModeOff, g.loops))
+				on = append(on, run(sandbox.ModeAuto, g.loops))
+			}
+			b.ReportMetric(millis(median(bare)), g.name+"-plain-ms")
+			b.ReportMetric(millis(median(held)), g.name+"-held-unconfined-ms")
+			b.ReportMetric(millis(median(on)), g.name+"-confined-ms")
+			b.ReportMetric(median(on).Seconds()/median(bare).Seconds(), g.name+"-confined/plain")
+		}
+	}
+}
