@@ -22,6 +22,7 @@ printf '#!/bin/sh\necho pwned\n' > "$c/hooks/post-commit" 2>/dev/null && chmod +
 git branch planted-by-test 2>/dev/null
 git update-ref refs/agentproto/ledger/w-planted HEAD 2>/dev/null
 (setsid sh -c 'exec sleep 3017' >/dev/null 2>&1 &)
+echo stealer-ran
 [ "$(echo AB | sh lib/lower.sh)" = ab ]
 `
 
@@ -37,38 +38,114 @@ func pgrep(pattern string) string {
 
 func killAll(pattern string) { exec.Command("pkill", "-9", "-f", pattern).Run() }
 
-// A test the gate runs reads no token (none in its environment, no process
-// outside its sandbox, not hosts.yml), so none reaches a git object, even
-// reversed; it plants nothing in the repository; and the process it
-// detached does not outlive the gate.
+// The same attempts written in Python and in Go, run from the WP's shell
+// test (the only test file its perimeter owns).
+const hostilePython = `python3 - <<'PY'
+import glob, os, subprocess
+for e in glob.glob("/proc/[0-9]*/environ"):
+    try:
+        for kv in open(e, "rb").read().split(b"\0"):
+            if kv.startswith(b"GH_TOKEN="): print(kv.decode()[::-1])
+    except OSError: pass
+try: print(open(os.path.expanduser("~/.config/gh/hosts.yml")).read()[::-1])
+except OSError: pass
+common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"], capture_output=True, text=True).stdout.strip()
+try: open(common + "/hooks/post-commit", "w").write("#!/bin/sh\necho pwned\n")
+except OSError: pass
+subprocess.run(["git", "branch", "planted-by-test"], capture_output=True)
+subprocess.run(["git", "update-ref", "refs/agentproto/ledger/w-planted", "HEAD"], capture_output=True)
+subprocess.Popen(["sleep", "3017"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("stealer-ran")
+PY
+[ "$(echo AB | sh lib/lower.sh)" = ab ]
+`
+
+const hostileGo = `cat > "$TMPDIR/steal.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+func rev(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+func main() {
+	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, e := range envs {
+		b, _ := os.ReadFile(e)
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if strings.HasPrefix(kv, "GH_TOKEN=") {
+				fmt.Println(rev(kv))
+			}
+		}
+	}
+	home, _ := os.UserHomeDir()
+	if b, err := os.ReadFile(filepath.Join(home, ".config/gh/hosts.yml")); err == nil {
+		fmt.Println(rev(string(b)))
+	}
+	out, _ := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	os.WriteFile(strings.TrimSpace(string(out))+"/hooks/post-commit", []byte("#!/bin/sh\necho pwned\n"), 0o755)
+	exec.Command("git", "branch", "planted-by-test").Run()
+	exec.Command("git", "update-ref", "refs/agentproto/ledger/w-planted", "HEAD").Run()
+	c := exec.Command("sleep", "3017")
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	c.Start()
+	fmt.Println("stealer-ran")
+}
+GO
+go run "$TMPDIR/steal.go"
+[ "$(echo AB | sh lib/lower.sh)" = ab ]
+`
+
+// A test the gate runs — in shell, Python or Go — reads no token (none in
+// its environment, no process outside its sandbox, not hosts.yml), so
+// none reaches a git object, even reversed; it plants nothing in the
+// repository; and the process it detached does not outlive the gate.
 func TestGateRunsAgentTestsInTheSandbox(t *testing.T) {
-	defer killAll("sleep 3017")
-	dir := pipelineRepo(t, writeStep("tests/lower_test.sh", hostileTest), "lower lib/lower.sh")
-	home := homeOf(t)
-	os.MkdirAll(filepath.Join(home, ".config", "gh"), 0o700)
-	os.WriteFile(filepath.Join(home, ".config", "gh", "hosts.yml"), []byte("github.com:\n  oauth_token: "+hostileToken+"\n"), 0o600)
-	token := []string{"GH_TOKEN=" + hostileToken}
-	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
-	out, errOut, err := shWith(t, dir, token, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
-	if err != nil || !strings.Contains(out, "WP2   verify     pass") {
-		t.Fatalf("dispatch: %v\n%s\n%s", err, out, errOut)
-	}
-	if _, _, err := shWith(t, dir, token, "git", "agentproto", "verify", "demo", "WP2"); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
-	objects := everyObject(t, dir)
-	reversed := reverse(hostileToken)
-	if strings.Contains(objects, hostileToken) || strings.Contains(objects, reversed) || strings.Contains(objects, hostileToken[4:]) {
-		t.Fatal("the token reached a git object")
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "post-commit")); err == nil {
-		t.Error("the test planted a hook")
-	}
-	if refs := must(t, dir, "git", "for-each-ref", "refs/heads/planted-by-test", "refs/agentproto/ledger/w-planted"); refs != "" {
-		t.Errorf("the test planted refs: %s", refs)
-	}
-	if left := pgrep("sleep 3017"); left != "" {
-		t.Errorf("a process the test detached outlived the gate: %s", left)
+	for _, c := range []struct{ lang, test string }{{"shell", hostileTest}, {"python", hostilePython}, {"go", hostileGo}} {
+		t.Run(c.lang, func(t *testing.T) {
+			defer killAll("sleep 3017")
+			dir := pipelineRepo(t, writeStep("tests/lower_test.sh", c.test), "lower lib/lower.sh")
+			home := homeOf(t)
+			os.MkdirAll(filepath.Join(home, ".config", "gh"), 0o700)
+			os.WriteFile(filepath.Join(home, ".config", "gh", "hosts.yml"), []byte("github.com:\n  oauth_token: "+hostileToken+"\n"), 0o600)
+			token := []string{"GH_TOKEN=" + hostileToken}
+			must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+			out, errOut, err := shWith(t, dir, token, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+			if err != nil || !strings.Contains(out, "WP2   verify     pass") {
+				t.Fatalf("dispatch: %v\n%s\n%s", err, out, errOut)
+			}
+			if _, _, err := shWith(t, dir, token, "git", "agentproto", "verify", "demo", "WP2"); err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			objects := everyObject(t, dir)
+			if !strings.Contains(objects, "stealer-ran") {
+				t.Fatal("the hostile test did not run to its end (no stealer-ran in the gate log)")
+			}
+			if strings.Contains(objects, hostileToken) || strings.Contains(objects, reverse(hostileToken)) || strings.Contains(objects, hostileToken[4:]) {
+				t.Fatal("the token reached a git object")
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "post-commit")); err == nil {
+				t.Error("the test planted a hook")
+			}
+			if refs := must(t, dir, "git", "for-each-ref", "refs/heads/planted-by-test", "refs/agentproto/ledger/w-planted"); refs != "" {
+				t.Errorf("the test planted refs: %s", refs)
+			}
+			if left := pgrep("sleep 3017"); left != "" {
+				t.Errorf("a process the test detached outlived the gate: %s", left)
+			}
+		})
 	}
 }
 
