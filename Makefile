@@ -18,8 +18,12 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	go vet ./...
 
+# The ledger (shared by the daemon's goroutines), the sandbox and the
+# scrubber run again under the race detector; the whole tree under -race
+# would take CI past its budget on 2 cores.
 test: vet
 	go test -count=1 -timeout 20m ./...
+	go test -race -count=1 -timeout 10m ./gitstore/ ./sandbox/ ./internal/secrets/
 
 # The adapter tests against the real agent CLIs, pinned in
 # .agents/package.json and package-lock.json, installed there by npm (no

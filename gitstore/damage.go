@@ -35,7 +35,7 @@ func isBoltDamage(err error) bool {
 // assertions on pages that are not what they should be) become
 // errIndexDamaged. A panic in a caller's callback is not the index's: it
 // goes on.
-func (l *Ledger) guard(fn func() error) (err error) {
+func (l *Ledger) guard(c *call, fn func() error) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		r := recover()
@@ -43,8 +43,8 @@ func (l *Ledger) guard(fn func() error) (err error) {
 		if r == nil {
 			return
 		}
-		if l.inCallback {
-			l.inCallback = false
+		if c.inCallback {
+			c.inCallback = false
 			panic(r)
 		}
 		err = damaged("%v", r)
@@ -66,26 +66,32 @@ func (l *Ledger) setAsideIndex(warn *Warnings, cause error) error {
 	return nil
 }
 
+// call is the state of one operation on the index that withIndex and
+// guard need: whether an event was handed to the caller, and whether the
+// caller's callback is running. It lives in the call, never on the Ledger,
+// which several goroutines use at once.
+type call struct{ delivered, inCallback bool }
+
 // withIndex runs op, and runs it once more on an index rebuilt from git if
 // the first run found the index damaged before anything was handed to a
 // caller. Damage found after that is an error: what was handed on is
 // incomplete, and running again reads the rebuilt index.
-func (l *Ledger) withIndex(warn *Warnings, op func() error) error {
-	l.delivered = false
-	err := l.guard(op)
+func (l *Ledger) withIndex(warn *Warnings, op func(c *call) error) error {
+	c := &call{}
+	err := l.guard(c, func() error { return op(c) })
 	if !errors.Is(err, errIndexDamaged) {
 		return err
 	}
 	if serr := l.setAsideIndex(warn, err); serr != nil {
 		return serr
 	}
-	if l.delivered {
+	if c.delivered {
 		if warn != nil && len(*warn) > 0 {
 			w := *warn
 			w[len(w)-1] = strings.Replace(w[len(w)-1], "and rebuilt it from git", "; the next command rebuilds it from git", 1)
 		}
 		return fmt.Errorf("the ledger index was damaged while it was being read; the events read are incomplete: run the command again")
 	}
-	l.delivered = false
-	return l.guard(op)
+	c = &call{}
+	return l.guard(c, func() error { return op(c) })
 }

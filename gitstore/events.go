@@ -69,7 +69,7 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 	}
 	var warn Warnings
 	defer func() { q.Warnings.add(warn...) }()
-	return l.view(&warn, func(tx *bolt.Tx) error {
+	return l.view(&warn, func(c *call, tx *bolt.Tx) error {
 		events := tx.Bucket(bucketEvents)
 		n := 0
 		intern := map[string]string{}
@@ -89,9 +89,9 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 				}
 				e.Data = append([]byte(nil), e.Data...)
 			}
-			l.delivered, l.inCallback = true, true
+			c.delivered, c.inCallback = true, true
 			err := fn(e, env)
-			l.inCallback = false
+			c.inCallback = false
 			n++
 			return q.Limit > 0 && n >= q.Limit, err
 		}

@@ -194,7 +194,7 @@ func BenchmarkEvents(b *testing.B) {
 	b.Run("raw", func(b *testing.B) {
 		for b.Loop() {
 			n := 0
-			err := l.view(nil, func(tx *bolt.Tx) error {
+			err := l.view(nil, func(_ *call, tx *bolt.Tx) error {
 				c := tx.Bucket(bucketEvents).Cursor()
 				for k, v := c.Last(); k != nil; k, v = c.Prev() {
 					n += len(v[20:])

@@ -48,9 +48,6 @@ type Ledger struct {
 	objs objectWriter
 	opts Options
 
-	// delivered is set once an operation handed an event to its caller,
-	// inCallback while the caller runs: see withIndex and guard.
-	delivered, inCallback bool
 }
 
 // ErrNotFound is returned for a record id the ledger does not hold.
@@ -82,8 +79,10 @@ func (l *Ledger) tips() (map[string]string, error) {
 // view runs fn on an index that is current with the refs. It takes the
 // shared read lock when the index is already fresh and upgrades to a write
 // transaction only when something must be ingested.
-func (l *Ledger) view(w *Warnings, fn func(tx *bolt.Tx) error) error {
-	return l.withIndex(w, func() error { return l.viewOnce(w, fn) })
+func (l *Ledger) view(w *Warnings, fn func(c *call, tx *bolt.Tx) error) error {
+	return l.withIndex(w, func(c *call) error {
+		return l.viewOnce(w, func(tx *bolt.Tx) error { return fn(c, tx) })
+	})
 }
 
 func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
@@ -143,7 +142,7 @@ func (l *Ledger) Lookup(id string, warn *Warnings) (*Event, string, error) {
 		ev     *Event
 		commit string
 	)
-	err := l.view(warn, func(tx *bolt.Tx) error {
+	err := l.view(warn, func(_ *call, tx *bolt.Tx) error {
 		got, ok := lookupID(tx, id)
 		if !ok {
 			return fault.Wrap(fault.Invalid, fmt.Errorf("%w: %s", ErrNotFound, id))
@@ -207,7 +206,7 @@ func (l *Ledger) appendChecked(drafts []Draft, user bool) (*AppendResult, error)
 		return nil, err
 	}
 	res := &AppendResult{Writer: writer}
-	err = l.withIndex(&res.Warnings, func() error {
+	err = l.withIndex(&res.Warnings, func(*call) error {
 		if res.moved {
 			return nil // a retry on a rebuilt index: the events are recorded
 		}
@@ -448,7 +447,7 @@ func (l *Ledger) Maintain() error {
 func (l *Ledger) Count() (int, Warnings, error) {
 	n := 0
 	var warn Warnings
-	err := l.view(&warn, func(tx *bolt.Tx) error {
+	err := l.view(&warn, func(_ *call, tx *bolt.Tx) error {
 		// Stats() would miss pages of a write transaction not yet committed.
 		c := tx.Bucket(bucketEvents).Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
