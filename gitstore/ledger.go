@@ -47,7 +47,6 @@ type Ledger struct {
 	refs gitref.Store
 	objs objectWriter
 	opts Options
-
 }
 
 // ErrNotFound is returned for a record id the ledger does not hold.
