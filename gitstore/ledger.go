@@ -41,7 +41,10 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Ledger reads and appends events of one repository.
+// Ledger reads and appends events of one repository. It is safe for
+// concurrent use by several goroutines (and several processes: appends
+// are compare-and-swap on the ref); what one call needs to remember
+// lives in that call.
 type Ledger struct {
 	repo *gitrepo.Repo
 	refs gitref.Store
