@@ -283,3 +283,50 @@ true
 		t.Errorf("a process the hook detached outlived it: %s", left)
 	}
 }
+
+// A work package rewrites the script a trusted setup hook runs; the next
+// work package's worktree, provisioned from its checkpoint, does not run
+// the rewrite: the hooks were trusted with the base's script.
+func TestHooksDoNotRunAScriptRewrittenByAWorkPackage(t *testing.T) {
+	dir := newRepo(t)
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	write("scripts/setup.sh", "echo set up > .setup-ran\n")
+	write("test.sh", "true\n")
+	write("AGENTS.md", "# Definition of done\n")
+	write(".gitignore", ".setup-ran\n")
+	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[worktree]\nsetup = [\"sh scripts/setup.sh\"]\n")
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "project")
+	must(t, dir, "git", "agentproto", "init")
+	must(t, dir, "git", "agentproto", "trust")
+	must(t, dir, "git", "agentproto", "plan", "init", "demo", "--gate", "sh test.sh")
+	must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", "WP1")
+	write(".plans/demo/plan.toml", "name = \"demo\"\nbase = \"main\"\ngate = \"sh test.sh\"\n[[wp]]\nid = \"WP0\"\ntitle = \"scripts\"\nowns = [\"scripts/**\"]\n[[wp]]\nid = \"WP1\"\ntitle = \"lib\"\nowns = [\"lib/**\"]\ndepends_on = [\"WP0\"]\n")
+	marker := filepath.Join(t.TempDir(), "rewrite-ran")
+	for wp, script := range map[string]string{
+		"WP0": writeStep("scripts/setup.sh", "touch '"+marker+"'; echo set up > .setup-ran\n") + "\n" +
+			`{"op":"report","report":{"wp":"WP0","files":["scripts/setup.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
+		"WP1": writeStep("lib/one.sh", "echo one\n") + "\n" +
+			`{"op":"report","report":{"wp":"WP1","files":["lib/one.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
+	} {
+		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
+		b, _ := os.ReadFile(p)
+		text := strings.Replace(string(b), "- (fork): default (choice).", "- input: default stdin.", 1)
+		os.WriteFile(p, []byte(text+"\n## Script\n```agentproto-script\n"+script+"\n```\n"), 0o644)
+	}
+	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
+	unconfined(t, dir) // the rewrite would be held by the sandbox; here what runs is checked
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	os.Remove(marker)
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP1")
+	if err == nil || !strings.Contains(out+errOut, "differs in this worktree from what was trusted") || !strings.Contains(out+errOut, "scripts/setup.sh changed") {
+		t.Fatalf("dispatch of WP1: %v\n%s\n%s", err, out, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the rewritten setup script ran")
+	}
+}

@@ -355,3 +355,26 @@ func MarkFailed(repo *gitrepo.Repo, m *Meta, err error) error {
 	m.Failure = err.Error()
 	return writeMeta(repo, m)
 }
+
+// sameScripts refuses to run hooks trusted at one commit in a worktree
+// checked out at another (a work package's checkpoint) whose copy of a
+// script they run differs: what would run is not what was trusted.
+func sameScripts(repo *gitrepo.Repo, h *Hooks, checkout string) error {
+	if h.Commit == "" || h.Commit == checkout || len(h.Scripts) == 0 {
+		return nil
+	}
+	var changed []string
+	for path, id := range h.Scripts {
+		got, err := repo.Git("rev-parse", "--verify", "--quiet", checkout+":"+strings.TrimSuffix(path, "/"))
+		if err != nil || strings.TrimSpace(string(got)) != id {
+			changed = append(changed, path)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	sort.Strings(changed)
+	return &HookError{Phase: "setup", Command: strings.Join(h.Setup, "; "), Err: fmt.Errorf(
+		"what it runs differs in this worktree from what was trusted at %.12s (%s changed at %.12s): the hooks do not run it; review the change, then trust the hooks as of that commit (git agentproto trust) or provision from the trusted base",
+		h.Commit, strings.Join(changed, ", "), checkout)}
+}

@@ -114,6 +114,9 @@ func (mg *Manager) New(o CreateOptions) (*Meta, error) {
 // fills the event's account of both and returns the hooks' log.
 func (mg *Manager) setup(hooks *Hooks, m *Meta, ev *Provisioned) ([]byte, error) {
 	copied, err := CopyFiles(mainWorkTree(mg.Repo), hooks.Copy, m, mg.Out)
+	if err == nil {
+		err = sameScripts(mg.Repo, hooks, m.BaseCommit)
+	}
 	var log []byte
 	if err == nil {
 		log, err = RunHooks("setup", hooks.Setup, m, hooks.Env, mg.Out)
