@@ -31,17 +31,9 @@ func (f Finding) String() string {
 // Find returns the secrets in text, ordered by where they start.
 func (s *Set) Find(text string) []Finding {
 	var out []Finding
-	for _, n := range s.needles {
-		for at := 0; ; {
-			i := strings.Index(text[at:], n.text)
-			if i < 0 {
-				break
-			}
-			start := at + i
-			out = append(out, Finding{Name: n.name, What: "the value of $" + n.name, Encoding: n.encoding, Start: start, End: start + len(n.text)})
-			at = start + 1
-		}
-	}
+	s.eachNeedle(text, func(n needle, start, end int) {
+		out = append(out, Finding{Name: n.name, What: "the value of $" + n.name, Encoding: n.encoding, Start: start, End: end})
+	})
 	out = append(out, s.findInvisible(text)...)
 	out = findShapes(text, out)
 	out = s.findWrapped(text, out)
@@ -140,18 +132,25 @@ func (s *Set) findInvisible(text string) []Finding {
 			at = append(at, i+k)
 		}
 	}
-	plain := kept.String()
 	var out []Finding
+	s.eachNeedle(kept.String(), func(n needle, start, end int) {
+		out = append(out, Finding{Name: n.name, What: "the value of $" + n.name, Encoding: "with invisible characters", Start: at[start], End: at[end-1] + 1})
+	})
+	return out
+}
+
+// eachNeedle calls fn with every place in text a form of a known value
+// is, overlapping ones included.
+func (s *Set) eachNeedle(text string, fn func(n needle, start, end int)) {
 	for _, n := range s.needles {
 		for from := 0; ; {
-			i := strings.Index(plain[from:], n.text)
+			i := strings.Index(text[from:], n.text)
 			if i < 0 {
 				break
 			}
-			start, end := from+i, from+i+len(n.text)
-			out = append(out, Finding{Name: n.name, What: "the value of $" + n.name, Encoding: "with invisible characters", Start: at[start], End: at[end-1] + 1})
+			start := from + i
+			fn(n, start, start+len(n.text))
 			from = start + 1
 		}
 	}
-	return out
 }
