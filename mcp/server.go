@@ -166,7 +166,7 @@ func Run(ctx context.Context, opts Options) error {
 	defer null.Close()
 	os.Stdin, os.Stdout = null, os.Stderr
 	defer func() { os.Stdin, os.Stdout = in, out }()
-	return s.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	return s.Run(ctx, &lineTransport{in: in, out: out})
 }
 
 // secretPolicy is what the configuration tells the secrets package: the

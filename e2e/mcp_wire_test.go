@@ -1,0 +1,96 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A raw JSON-RPC client sends the server what it must survive: lines that
+// are not JSON, a batch, a request without method, an object as id, deep
+// nesting, bytes, and messages far past the size bound, ten of 15 MiB.
+// Each gets its JSON-RPC error; the server goes on, answers a real
+// request after them, keeps its memory bounded, and ends when its input
+// closes.
+func TestMCPServerSurvivesMalformedInput(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	// The binary itself, not through git: its memory is what is measured.
+	cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), "mcp")
+	cmd.Dir = dir
+	cmd.Env = gitEnv(homeOf(t))
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	out := bufio.NewReaderSize(outPipe, 1<<20)
+	answer := func() map[string]any {
+		t.Helper()
+		line, err := out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("answer %q: %v", line, err)
+		}
+		return m
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	for _, c := range []struct {
+		line string
+		want float64
+	}{
+		{"this is not json", -32700},
+		{"\x00\xff\xfe garbage", -32700},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600},
+		{`{"id":7}`, -32600},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + deep + `}}`, -32600},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"` + strings.Repeat("x", 6<<20) + `"}}`, -32600},
+	} {
+		if _, err := in.Write([]byte(c.line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		if m := answer(); code(m) != c.want || m["id"] != nil {
+			t.Errorf("%.40q: answered %v, want error %v with a null id", c.line, m, c.want)
+		}
+	}
+	big := []byte(`{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"` + strings.Repeat("y", 15<<20) + "\"}}\n")
+	for i := 0; i < 10; i++ {
+		if _, err := in.Write(big); err != nil {
+			t.Fatal(err)
+		}
+		if m := answer(); code(m) != -32600 {
+			t.Fatalf("message %d of 15 MiB: %v", i, m)
+		}
+	}
+	in.Write([]byte(`{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n"))
+	if m := answer(); m["id"] != float64(9) || m["result"] == nil {
+		t.Fatalf("the server did not go on: %v", m)
+	}
+	if kb := peakRSS(t, cmd.Process.Pid); kb > 200<<10 {
+		t.Errorf("the server's memory peaked at %d MiB after ten 15 MiB messages", kb>>10)
+	} else {
+		t.Logf("peak memory after ten 15 MiB messages: %d MiB", kb>>10)
+	}
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not end when its input closed")
+	}
+}
