@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,4 +94,42 @@ func TestMCPServerSurvivesMalformedInput(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not end when its input closed")
 	}
+}
+
+// Answers are bounded by default: ledger_log gives the newest 50 events
+// (and says there may be more), session_output the last 60 lines with a
+// long line cut and marked; a session cannot be started outside the
+// repository and its worktrees.
+func TestMCPAnswersAreBoundedByDefault(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	sh(t, dir, batch(120, "n"), "git", "agentproto", "ledger", "append", "--batch")
+	cs := mcpConnect(t, dir)
+	c := mustTool(t, cs, "ledger_log", map[string]any{})
+	if items, _ := c.Doc["items"].([]any); len(items) != 50 || !strings.Contains(c.Text, "there may be more") {
+		t.Fatalf("ledger_log {}: %d items, %q", len(items), c.Text)
+	}
+	if c := callTool(t, cs, "ledger_log", map[string]any{"limit": 100000}); !c.IsError {
+		t.Fatalf("a limit past the bound was taken: %.200s", c.Text)
+	}
+	var lines []string
+	for i := 0; i < 100; i++ {
+		lines = append(lines, `{"op":"say","text":"line `+strconv.Itoa(i)+`"}`)
+	}
+	lines = append(lines, `{"op":"say","text":"`+strings.Repeat("z", 10<<10)+`"}`)
+	s := mustTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "worktree": "w1", "no_ping": true, "prompt": script(lines...)})
+	id, _ := s.Doc["id"].(string)
+	mustTool(t, cs, "session_wait", map[string]any{"ids": []string{id}, "timeout": "30s"})
+	c = mustTool(t, cs, "session_output", map[string]any{"id": id})
+	items, _ := c.Doc["items"].([]any)
+	last := mustJSON(items[len(items)-1])
+	if len(items) != 60 || !strings.Contains(last, "…cut 6144 bytes]") || len(last) > 5<<10 {
+		t.Fatalf("session_output {id}: %d items, last %.200s", len(items), last)
+	}
+	for _, d := range []string{"/etc", homeOf(t)} {
+		if c := callTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "dir": d, "no_ping": true, "prompt": "hi"}); !c.IsError || !strings.Contains(c.Text, "outside the repository") {
+			t.Errorf("session_start in %s: %.300s", d, c.Text)
+		}
+	}
+	mustTool(t, cs, "session_kill", map[string]any{"id": id})
 }

@@ -18,15 +18,18 @@ import (
 
 type ledgerLogIn struct {
 	Kind    string `json:"kind,omitempty" jsonschema:"only events of this kind"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many events (0 = all)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many events (default 50, at most 1000)"`
 	Reverse bool   `json:"reverse,omitempty" jsonschema:"oldest first"`
 }
 
 func addLedgerTools(s *sdk.Server, e *env) {
 	addTool(s, "ledger_log", "List ledger events, newest first: each item is one event envelope exactly as stored (as `ledger log --json`).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in ledgerLogIn) (*Result, error) {
-			if in.Limit < 0 {
-				return nil, fault.Invalidf("limit must be 0 (all) or more, got %d", in.Limit)
+			switch {
+			case in.Limit < 0 || in.Limit > maxLogEvents:
+				return nil, fault.Invalidf("limit must be between 1 and %d, got %d", maxLogEvents, in.Limit)
+			case in.Limit == 0:
+				in.Limit = defaultLogEvents
 			}
 			q := gitstore.Query{Limit: in.Limit, Reverse: in.Reverse}
 			if in.Kind != "" {
@@ -44,7 +47,11 @@ func addLedgerTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "ledger log", Doc: items, Summary: fmt.Sprintf("%d events", len(items))}, nil
+			summary := fmt.Sprintf("%d events", len(items))
+			if len(items) == in.Limit {
+				summary += fmt.Sprintf(" (there may be more: ask with a larger limit, up to %d, or a kind)", maxLogEvents)
+			}
+			return &Result{Command: "ledger log", Doc: items, Summary: summary}, nil
 		})
 }
 
@@ -267,3 +274,10 @@ func (e *env) resolve(rev string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// Bounds of ledger_log: a whole ledger is hundreds of KiB in a client's
+// context; the newest events are what a supervisor asks for.
+const (
+	defaultLogEvents = 50
+	maxLogEvents     = 1000
+)

@@ -92,7 +92,7 @@ type waitIn struct {
 
 type outputIn struct {
 	ID    string `json:"id" jsonschema:"session id"`
-	Last  int    `json:"last,omitempty" jsonschema:"only the last N lines (0 = all)"`
+	Last  int    `json:"last,omitempty" jsonschema:"the last N lines (default 60, at most 2000); a line past 4 KiB is cut with a marker"`
 	Clean bool   `json:"clean,omitempty" jsonschema:"strip terminal escapes and control characters"`
 }
 
@@ -247,6 +247,9 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 			return nil, fault.Invalidf("dir %s is not a directory", in.Dir)
 		}
 		dir = abs
+		if err := e.checkDir(dir); err != nil {
+			return nil, err
+		}
 		if err := isolation.CheckDir(e.repo, mode, dir); err != nil {
 			return nil, err
 		}
@@ -419,8 +422,11 @@ func (e *env) output(id string, last int, clean bool) ([]outputLine, error) {
 	if err := sessions.ValidateID(id); err != nil {
 		return nil, err
 	}
-	if last < 0 {
-		return nil, fault.Invalidf("last must be 0 (all) or more")
+	switch {
+	case last < 0 || last > maxOutputLines:
+		return nil, fault.Invalidf("last must be between 1 and %d (0: the last %d)", maxOutputLines, defaultOutputLines)
+	case last == 0:
+		last = defaultOutputLines
 	}
 	st := e.store()
 	rec, err := st.Load(id)
@@ -444,7 +450,45 @@ func (e *env) output(id string, last int, clean bool) ([]outputLine, error) {
 	lines := []outputLine{}
 	for _, p := range parts {
 		p = bytes.TrimSuffix(bytes.TrimSuffix(p, []byte("\n")), []byte("\r"))
-		lines = append(lines, outputLine{Session: rec.ID, Line: string(p)})
+		lines = append(lines, outputLine{Session: rec.ID, Line: cutLine(p)})
 	}
 	return lines, nil
+}
+
+// Bounds of session_output: a client reads the end of a turn (the last
+// 40 to 60 lines say how it ended), never megabytes of it.
+const (
+	defaultOutputLines = 60
+	maxOutputLines     = 2000
+	maxLineBytes       = 4 << 10
+)
+
+// cutLine keeps the start of a line past maxLineBytes, and says so.
+func cutLine(p []byte) string {
+	if len(p) <= maxLineBytes {
+		return string(p)
+	}
+	return fmt.Sprintf("%s […cut %d bytes]", bytes.ToValidUTF8(p[:maxLineBytes], nil), len(p)-maxLineBytes)
+}
+
+// checkDir refuses a session directory outside the repository and its
+// agentproto worktrees: the client is an LLM, and /etc or $HOME is no
+// place to start an agent.
+func (e *env) checkDir(dir string) error {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fault.Invalidf("dir %s: %v", dir, err)
+	}
+	roots := []string{e.repo.WorkTree}
+	if wts, err := worktree.All(e.repo); err == nil {
+		for _, m := range wts {
+			roots = append(roots, m.Path)
+		}
+	}
+	for _, r := range roots {
+		if rr, err := filepath.EvalSymlinks(r); err == nil && (real == rr || strings.HasPrefix(real, rr+string(filepath.Separator))) {
+			return nil
+		}
+	}
+	return fault.Refusedf("dir %s is outside the repository %s and its worktrees: give a directory inside them, or a worktree", dir, e.repo.WorkTree)
 }
