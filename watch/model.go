@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -149,7 +150,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.gen {
 			return m, nil // a waiter from before the selection moved
 		}
+		// The selection follows the session (and the WP), not the row:
+		// a list that re-sorted must not turn the next key on another.
+		sess, wp := m.selectedSession(), m.selectedWP()
 		m.snap, m.tail = msg.snap, msg.tail
+		if i := slices.IndexFunc(m.snap.Sessions, func(r SessionRow) bool { return r.ID == sess }); sess != "" && i >= 0 && m.sessSel >= 0 {
+			m.sessSel = i
+		}
+		if i := slices.IndexFunc(m.snap.WPs, func(r WPRow) bool { return r.ID == wp }); wp != "" && i >= 0 && m.wpSel >= 0 {
+			m.wpSel = i
+		}
 		return m, m.waitChange(msg.stamp)
 	case doneMsg:
 		m.status = msg.text

@@ -41,6 +41,10 @@ func newStyles(color bool) styles {
 // Render draws the whole screen as text of at most width × height cells.
 func (m *Model) Render() string {
 	st := newStyles(m.color)
+	if m.once {
+		// For a pipe or a file: text, not a single escape sequence.
+		st = styles{}
+	}
 	w, h := max(m.width, 20), max(m.height, 8)
 	snap := m.snap
 	var out []string
@@ -68,7 +72,8 @@ func (m *Model) Render() string {
 	budget := max((h-8)/4, 2)
 	if snap.Project != "" {
 		line(st.head, "WORK PACKAGES"+pipelineSuffix(snap.Pipeline))
-		for _, r := range window(len(snap.WPs), m.wpSel, budget) {
+		shown := window(len(snap.WPs), m.wpSel, budget)
+		for _, r := range shown {
 			wp := snap.WPs[r]
 			text := fmt.Sprintf("%-6s %-13s %-5s %-15s %s", wp.ID, wp.State, orDefault(wp.Verdict, "-"), orDefault(wp.Session, "-"), wp.Title)
 			if wp.Checkpoint != "" {
@@ -86,12 +91,16 @@ func (m *Model) Render() string {
 			}
 			line(style, text)
 		}
+		if hidden := len(snap.WPs) - len(shown); hidden > 0 {
+			line(st.dim, fmt.Sprintf("  … %d more work packages (a taller terminal, or move the selection)", hidden))
+		}
 	}
 	line(st.head, "SESSIONS")
 	if len(snap.Sessions) == 0 {
 		line(st.dim, "  none")
 	}
-	for _, r := range window(len(snap.Sessions), m.sessSel, budget) {
+	shownSessions := window(len(snap.Sessions), m.sessSel, budget)
+	for _, r := range shownSessions {
 		s := snap.Sessions[r]
 		text := fmt.Sprintf("%-15s %-8s turns %-3d %-10s %-10s %s", s.ID, s.State, s.Turns, s.Adapter, orDefault(s.Label, "-"), clock(s.LastActivity))
 		style := lipgloss.NewStyle()
@@ -110,6 +119,9 @@ func (m *Model) Render() string {
 			style = st.sel
 		}
 		line(style, text)
+	}
+	if hidden := len(snap.Sessions) - len(shownSessions); hidden > 0 {
+		line(st.dim, fmt.Sprintf("  … %d more sessions (a taller terminal, or move the selection)", hidden))
 	}
 	if len(snap.Policies) > 0 {
 		line(st.head, "POLICIES")

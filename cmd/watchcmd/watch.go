@@ -52,7 +52,10 @@ Without a terminal, --once prints one snapshot (--json as a document).`,
 				return fault.Invalidf("watch needs a terminal; use --once (or --json) for one snapshot")
 			}
 			acts := &actions{f: f, src: src}
-			m := watch.New(src, w, acts, os.Getenv("NO_COLOR") == "")
+			// Colour only on a terminal (it is one here) and never with
+			// NO_COLOR, whatever its value.
+			_, noColor := os.LookupEnv("NO_COLOR")
+			m := watch.New(src, w, acts, !noColor)
 			_, err = tea.NewProgram(m).Run()
 			return err
 		},
