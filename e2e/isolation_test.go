@@ -147,7 +147,11 @@ func TestIsolationPolicyOfMCPAndDispatch(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n[worktree]\nisolation = \""+mode+"\"\n"), 0o644)
 	}
 	cfg("always")
-	c := callTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "dir": t.TempDir(), "no_ping": true, "prompt": "hi"})
+	// A plain directory of the repository (one outside it is refused
+	// whatever the isolation: TestMCPAnswersAreBoundedByDefault).
+	plain := filepath.Join(dir, "plain")
+	os.Mkdir(plain, 0o755)
+	c := callTool(t, cs, "session_start", map[string]any{"adapter": "scripted", "dir": plain, "no_ping": true, "prompt": "hi"})
 	if !c.IsError || c.Doc["exit_code"] != float64(5) || !strings.Contains(c.Text, "is not an agentproto worktree") {
 		t.Fatalf("session_start under always, plain dir: %+v", c)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -132,4 +133,67 @@ func TestMCPAnswersAreBoundedByDefault(t *testing.T) {
 		}
 	}
 	mustTool(t, cs, "session_kill", map[string]any{"id": id})
+}
+
+// A policy that prompts on turn end fires once a session, not after each
+// turn its own prompt causes; asked to repeat, it does until the
+// supervisor cancels it through MCP; a prompt file holding a secret of
+// ours is not sent.
+func TestPromptPolicyFiresOnceUnlessToldToRepeat(t *testing.T) {
+	dir := newRepo(t)
+	must(t, dir, "git", "agentproto", "init")
+	os.Mkdir(filepath.Join(dir, "out"), 0o755)
+	prompt := filepath.Join(t.TempDir(), "again.txt")
+	os.WriteFile(prompt, []byte(script(`{"op":"say","text":"again"}`)), 0o644)
+	turns := func(id string) int {
+		return sessionJSONTurns(t, dir, id)
+	}
+	start := func() string {
+		out := must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":300}`))
+		return strings.TrimSpace(out)
+	}
+	once := start()
+	must(t, dir, "git", "agentproto", "policy", "attach", once, "--do", "prompt-file:"+prompt)
+	time.Sleep(3 * time.Second)
+	if n := turns(once); n != 2 {
+		t.Errorf("a prompting policy gave %d turns, want 2 (the first and the one it sent)", n)
+	}
+	cs := mcpConnect(t, dir)
+	rep := start()
+	c := mustTool(t, cs, "policy_attach", map[string]any{"sessions": []string{rep}, "do": "prompt-file:" + prompt, "repeat": true})
+	pid, _ := c.Doc["id"].(string)
+	waitFor(t, "the repeating policy to fire three times", func() bool { return turns(rep) >= 4 })
+	mustTool(t, cs, "policy_cancel", map[string]any{"id": pid})
+	time.Sleep(500 * time.Millisecond)
+	settled := turns(rep)
+	time.Sleep(2 * time.Second)
+	if n := turns(rep); n > settled+1 {
+		t.Errorf("a canceled policy went on: %d turns, then %d", settled, n)
+	}
+	// A prompt file with our token in it is refused, not sent.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("use "+hostileToken), 0o644)
+	leak := start()
+	if _, errOut, err := shWith(t, dir, []string{"GH_TOKEN=" + hostileToken}, "git", "agentproto", "policy", "attach", leak, "--do", "prompt-file:"+secret); err != nil {
+		t.Fatalf("attach: %v %s", err, errOut)
+	}
+	time.Sleep(2 * time.Second)
+	if n := turns(leak); n != 1 {
+		t.Errorf("the secret prompt was sent: %d turns", n)
+	}
+}
+
+func sessionJSONTurns(t *testing.T, dir, id string) int {
+	t.Helper()
+	var recs []struct {
+		ID    string
+		Turns int
+	}
+	json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "sessions", "ls", "--all", "--json")), &recs)
+	for _, r := range recs {
+		if r.ID == id {
+			return r.Turns
+		}
+	}
+	return -1
 }

@@ -46,6 +46,7 @@ type policyIn struct {
 	On       string   `json:"on,omitempty" jsonschema:"turn-end (default) or idle:DURATION"`
 	Do       string   `json:"do" jsonschema:"actions, comma-separated: verify, checkpoint, kill, notify, prompt-file:PATH"`
 	Plan     string   `json:"plan,omitempty" jsonschema:"plan of verify/checkpoint (default: from the session label PROJECT/WPn)"`
+	Repeat   bool     `json:"repeat,omitempty" jsonschema:"a policy that prompts (prompt-file) fires on every turn end; by default once a session, as its own prompt ends in another turn end"`
 }
 
 func addPipelineTools(s *sdk.Server, e *env) {
@@ -152,6 +153,13 @@ func addPipelineTools(s *sdk.Server, e *env) {
 			}
 			return &Result{Command: "policy attach", Doc: p, Summary: fmt.Sprintf("attached policy %s to %s", p.ID, strings.Join(in.Sessions, " "))}, nil
 		})
+	addTool(s, "policy_cancel", "Cancel a policy: it fires no more (what it started goes on).",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result, error) {
+			if err := e.sessions().CancelPolicy(in.ID); err != nil {
+				return nil, err
+			}
+			return &Result{Command: "policy cancel", Doc: map[string]any{"id": in.ID, "canceled": true}, Summary: "canceled policy " + in.ID}, nil
+		})
 }
 
 // pipeline loads what the pipeline verbs share: the plan, its history and
@@ -215,5 +223,5 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 		}
 	}
 	return e.sessions().AttachPolicy(sessions.PolicyArgs{Sessions: in.Sessions, On: on, Do: acts,
-		Project: plan, WP: wp, Dir: e.repo.WorkTree, Notify: cfg.Policies.Notify})
+		Project: plan, WP: wp, Dir: e.repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: in.Repeat})
 }

@@ -6,10 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/secrets"
 )
 
 // Policy actions run by the daemon when a trigger fires, without anyone
@@ -40,9 +42,20 @@ type Policy struct {
 	Fired    int               `json:"fired"`
 	Canceled bool              `json:"canceled"`
 	Last     []ActionResult    `json:"last_results,omitempty"`
+	Repeat   bool              `json:"repeat,omitempty"`
 
 	idle     time.Duration
 	idleDone map[string]time.Time // session -> activity time already fired on
+	firedFor map[string]bool      // sessions it fired for
+}
+
+// once: a policy that prompts fires once a session unless told to
+// repeat; its own prompt would otherwise fire it again, turn after turn.
+func (p *Policy) once(session string) bool {
+	if p.Repeat || !p.firedFor[session] {
+		return false
+	}
+	return slices.ContainsFunc(p.Do, func(a string) bool { return strings.HasPrefix(a, ActPromptFile+":") })
 }
 
 // ActionResult is what one action did.
@@ -64,6 +77,10 @@ type PolicyArgs struct {
 	Notify   string            `json:"notify,omitempty"`
 	// Dispatch are the options the dispatch action runs with.
 	Dispatch *DispatchArgs `json:"dispatch,omitempty"`
+	// Repeat lets a policy that prompts (prompt-file) fire on every turn
+	// end of a session; by default it fires once a session, as each
+	// prompt it sends ends in another turn end.
+	Repeat bool `json:"repeat,omitempty"`
 }
 
 // ParseActions validates an action list.
@@ -143,7 +160,8 @@ func (d *Daemon) attachPolicy(a *PolicyArgs) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{ID: "p-" + newID()[2:], Sessions: a.Sessions, On: a.On, Do: a.Do, Project: a.Project, WP: a.WP,
-		Dir: a.Dir, Notify: a.Notify, Dispatch: a.Dispatch, Created: time.Now().UTC(), idle: idle, idleDone: map[string]time.Time{}}
+		Dir: a.Dir, Notify: a.Notify, Dispatch: a.Dispatch, Created: time.Now().UTC(), Repeat: a.Repeat, idle: idle,
+		idleDone: map[string]time.Time{}, firedFor: map[string]bool{}}
 	d.mu.Lock()
 	d.policies[p.ID] = p
 	// A turn that ended before the policy arrived counts: attaching races
@@ -176,7 +194,11 @@ func (d *Daemon) onTransition(id, state string) {
 	}
 	var fire []*Policy
 	for _, p := range d.policies {
-		if !p.Canceled && p.On == "turn-end" && contains(p.Sessions, id) {
+		if !p.Canceled && p.On == "turn-end" && contains(p.Sessions, id) && !p.once(id) {
+			if p.firedFor == nil {
+				p.firedFor = map[string]bool{}
+			}
+			p.firedFor[id] = true
 			fire = append(fire, p)
 		}
 	}
@@ -252,6 +274,10 @@ func (d *Daemon) runAction(p *Policy, session, act string) ActionResult {
 		r.OK = true
 	case ActPromptFile:
 		text, err := ReadPromptFile(arg)
+		if err == nil {
+			// A prompt goes to an agent: no secret of ours in it.
+			err = secrets.Refuse("the prompt file "+arg, text)
+		}
 		if err == nil {
 			err = d.prompt(session, text, false)
 		}

@@ -30,6 +30,7 @@ notify ([policies] notify), prompt-file:PATH. Every firing is a policy_fired
 ledger event with its results.`,
 	}
 	var on, do, plan string
+	var repeat bool
 	attach := &cobra.Command{
 		Use:   "attach SESSION... --on turn-end|idle:15m --do ACTIONS [--plan PROJECT]",
 		Short: "Attach a policy to sessions",
@@ -76,7 +77,7 @@ ledger event with its results.`,
 				return err
 			}
 			pol, err := c.AttachPolicy(sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
-				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify})
+				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: repeat})
 			if err != nil {
 				return err
 			}
@@ -87,6 +88,7 @@ ledger event with its results.`,
 	attach.Flags().StringVar(&on, "on", "turn-end", "turn-end or idle:DURATION")
 	attach.Flags().StringVar(&do, "do", "", "actions, comma-separated")
 	attach.Flags().StringVar(&plan, "plan", "", "plan of verify/checkpoint (default: from the session label PROJECT/WPn)")
+	attach.Flags().BoolVar(&repeat, "repeat", false, "a policy that prompts (prompt-file) fires on every turn end, not once a session")
 
 	var asJSON bool
 	ls := &cobra.Command{
