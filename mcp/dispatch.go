@@ -73,8 +73,8 @@ func addDispatchTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "dispatch status", Doc: doc, Summary: fmt.Sprintf("plan %s: %d WPs dispatched, %d verified",
-				pe.Project.Name, len(doc["dispatches"].(map[string][]pipeline.Dispatch)), len(doc["verifications"].(map[string]pipeline.Verification)))}, nil
+			return &Result{Command: "dispatch status", Doc: doc, Summary: fmt.Sprintf("plan %s: %d WPs dispatched; %s",
+				pe.Project.Name, len(doc["dispatches"].(map[string][]pipeline.Dispatch)), verdictCounts(doc["verifications"].(map[string]pipeline.Verification)))}, nil
 		})
 	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns; "+
 		"with adapter or profile a reviewer session also reads the review brief in its own read-only worktree, and its verdicts are in the result (never counted as a pass). "+
@@ -234,4 +234,27 @@ func (p *progress) last() string {
 		return "nothing to start"
 	}
 	return p.lines[len(p.lines)-1]
+}
+
+// verdictCounts says how many latest verifications have each verdict
+// ("2 pass, 1 waiting_decision"): a waiting or failed WP is not verified.
+func verdictCounts(vs map[string]pipeline.Verification) string {
+	counts := map[string]int{}
+	for _, v := range vs {
+		counts[v.Verdict]++
+	}
+	if len(counts) == 0 {
+		return "none verified yet"
+	}
+	var parts []string
+	for _, verdict := range []string{pipeline.Pass, pipeline.Fail, pipeline.WaitingDecision} {
+		if n := counts[verdict]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, verdict))
+			delete(counts, verdict)
+		}
+	}
+	for verdict, n := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", n, verdict))
+	}
+	return strings.Join(parts, ", ")
 }

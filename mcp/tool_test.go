@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentproto/agentproto/pipeline"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -216,5 +218,15 @@ func TestErrorResultKeepsTheHintBelowTheFirstLine(t *testing.T) {
 	long := oneLine(strings.Repeat("é", maxMessage))
 	if len(long) > maxMessage+len("…") || !strings.HasSuffix(long, "…") || !utf8.ValidString(long) {
 		t.Fatalf("a long message is cut on a rune: %d bytes", len(long))
+	}
+}
+
+func TestDispatchStatusCountsEachVerdict(t *testing.T) {
+	got := verdictCounts(map[string]pipeline.Verification{"WP0": {Verdict: pipeline.Pass}, "WP1": {Verdict: pipeline.Pass}, "WP2": {Verdict: pipeline.WaitingDecision}})
+	if got != "2 pass, 1 waiting_decision" {
+		t.Errorf("got %q", got)
+	}
+	if got := verdictCounts(nil); got != "none verified yet" {
+		t.Errorf("got %q", got)
 	}
 }
