@@ -153,16 +153,24 @@ func commonDirOf(dir string) string {
 }
 
 // envCaches are the caches the environment names elsewhere than their
-// default places.
+// default places; one that is or holds HOME or / (a mistake, or worse) is
+// left out.
 func envCaches(env []string) []string {
-	var out []string
+	home := filepath.Clean(lookup(env, "HOME"))
+	var cands []string
 	for _, k := range []string{"GOCACHE", "GOMODCACHE", "npm_config_cache", "PIP_CACHE_DIR", "YARN_CACHE_FOLDER", "CARGO_HOME"} {
-		if v := lookup(env, k); filepath.IsAbs(v) {
-			out = append(out, filepath.Clean(v))
-		}
+		cands = append(cands, lookup(env, k))
 	}
-	if v := lookup(env, "GOPATH"); filepath.IsAbs(v) {
-		out = append(out, filepath.Join(v, "pkg", "mod"))
+	if v := lookup(env, "GOPATH"); v != "" {
+		cands = append(cands, filepath.Join(v, "pkg", "mod"))
+	}
+	var out []string
+	for _, c := range cands {
+		c = filepath.Clean(c)
+		if !filepath.IsAbs(c) || c == "/" || within(c, home) {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }

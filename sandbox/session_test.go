@@ -129,3 +129,15 @@ func TestForSessionReadsWhatTheOptionsName(t *testing.T) {
 		t.Errorf("too much readable: %v", p.Read)
 	}
 }
+
+// Caches the environment moves are writable, but one set to HOME or /
+// opens nothing.
+func TestCachesTheEnvironmentNames(t *testing.T) {
+	p, err := sandbox.ForSession(sandbox.SessionSpec{Home: "/home/u", CacheEnv: []string{"HOME=/home/u", "GOCACHE=/var/cache/go", "GOMODCACHE=/", "PIP_CACHE_DIR=/home", "npm_config_cache=relative"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Writable("/var/cache/go/x") || p.Writable("/etc/passwd") || p.Writable("/home/u/.ssh/id") {
+		t.Fatalf("writes: %v", p.Write)
+	}
+}
