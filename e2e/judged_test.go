@@ -330,3 +330,22 @@ func TestHooksDoNotRunAScriptRewrittenByAWorkPackage(t *testing.T) {
 		t.Fatal("the rewritten setup script ran")
 	}
 }
+
+// A gate may name its tool by absolute path outside the repository (a
+// shared checker, a runner installed elsewhere): the sandbox lets it read
+// what it names, and nothing beside it.
+func TestGateReadsTheToolItNames(t *testing.T) {
+	tools := t.TempDir()
+	os.WriteFile(filepath.Join(tools, "check.sh"), []byte("echo checker-ran; test -f calc.sh\n"), 0o755)
+	dir := newRepo(t)
+	os.WriteFile(filepath.Join(dir, "calc.sh"), []byte("echo 1\n"), 0o644)
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "base")
+	base := strings.TrimSpace(must(t, dir, "git", "rev-parse", "HEAD"))
+	os.WriteFile(filepath.Join(dir, "calc.sh"), []byte("echo 2\n"), 0o644)
+	must(t, dir, "git", "commit", "-qam", "head")
+	out, _, _ := sh(t, dir, nil, "git", "agentproto", "review", "--base", base, "--head", "HEAD", "--gate", "sh "+filepath.Join(tools, "check.sh"), "--mutation-budget", "0s", "--json")
+	if strings.Contains(out, `"code":"gate-failed"`) || !strings.Contains(out, `"exit_code":0`) {
+		t.Fatalf("a gate naming its checker by absolute path: %s", out)
+	}
+}

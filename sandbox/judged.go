@@ -74,6 +74,9 @@ func JudgedCommand(ctx context.Context, dir string, env, writable []string, name
 	if cfg.Mode != ModeOff && sup.OK() {
 		policy = judgedPolicy(dir, env, tmp, cfg)
 		policy.Write = append(policy.Write, writable...)
+		// A tool the command names by absolute path (a gate's
+		// /opt/tools/node_modules/.bin/jest) is what it was set to run.
+		policy.Read = append(policy.Read, optionReadable(map[string]string{"command": strings.Join(append([]string{name}, args...), " ")})...)
 		confined = true
 	}
 	if sup.Launcher == "" {
