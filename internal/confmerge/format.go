@@ -86,13 +86,7 @@ func overlay(base, snippet any) any {
 		if !ok {
 			return clone(s)
 		}
-		out := clone(b).([]any)
-		for _, e := range s {
-			if !contains(out, e) {
-				out = append(out, clone(e))
-			}
-		}
-		return out
+		return appendNew(clone(b).([]any), s)
 	}
 	return snippet
 }

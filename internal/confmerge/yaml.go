@@ -202,8 +202,10 @@ func yamlApply(m *yaml.Node, p Path, o Op) error {
 		if err != nil {
 			return err
 		}
+		seen := canonSet(have.([]any))
 		for _, e := range o.Value.([]any) {
-			if contains(have.([]any), e) {
+			k := canon(e)
+			if seen[k] {
 				continue
 			}
 			n, err := toNode(e)
@@ -211,7 +213,7 @@ func yamlApply(m *yaml.Node, p Path, o Op) error {
 				return err
 			}
 			seq.Content = append(seq.Content, n)
-			have = append(have.([]any), e)
+			seen[k] = true
 		}
 		return nil
 	}
