@@ -349,3 +349,46 @@ func TestGateReadsTheToolItNames(t *testing.T) {
 		t.Fatalf("a gate naming its checker by absolute path: %s", out)
 	}
 }
+
+// A wave whose first work package fails verification still verifies the
+// rest: two faulty work packages are both found, and both named, in one
+// dispatch.
+func TestAWaveWithTwoFailingWorkPackagesReportsBoth(t *testing.T) {
+	dir := newRepo(t)
+	write := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	write("test.sh", "true\n")
+	write("AGENTS.md", "# Definition of done\n")
+	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n")
+	must(t, dir, "git", "add", "-A")
+	must(t, dir, "git", "commit", "-qm", "project")
+	must(t, dir, "git", "agentproto", "init")
+	must(t, dir, "git", "agentproto", "plan", "init", "demo", "--gate", "sh test.sh")
+	must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", "WP1")
+	must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", "WP2")
+	write(".plans/demo/plan.toml", "name = \"demo\"\nbase = \"main\"\ngate = \"sh test.sh\"\n"+
+		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n"+
+		"[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n"+
+		"[[wp]]\nid = \"WP2\"\ntitle = \"c\"\nowns = [\"c/**\"]\ndepends_on = [\"WP0\"]\n")
+	for wp, own := range map[string]string{"WP0": "a", "WP1": "b", "WP2": "c"} {
+		steps := writeStep(own+"/x.txt", "x\n")
+		if wp != "WP0" {
+			steps += "\n" + writeStep("stray-"+own+".txt", "not mine\n") // outside its perimeter
+		}
+		steps += "\n" + `{"op":"report","report":{"wp":"` + wp + `","files":["` + own + `/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
+		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
+		b, _ := os.ReadFile(p)
+		text := strings.Replace(string(b), "- (fork): default (choice).", "- input: default stdin.", 1)
+		os.WriteFile(p, []byte(text+"\n## Script\n```agentproto-script\n"+steps+"\n```\n"), 0o644)
+	}
+	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if exitCode(err) != 1 || !strings.Contains(out, "WP1   verify     fail") || !strings.Contains(out, "WP2   verify     fail") ||
+		!strings.Contains(errOut, "2 work packages failed verification: WP1 (git agentproto sessions prompt s-") || !strings.Contains(errOut, "WP2 (git agentproto sessions prompt s-") {
+		t.Fatalf("dispatch: exit %d\n%s\n%s", exitCode(err), out, errOut)
+	}
+}

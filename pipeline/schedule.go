@@ -191,11 +191,15 @@ func (d *Dispatcher) unattended(st *State, ready []plans.WP) ([]plans.WP, int) {
 	return keep, waiting
 }
 
-// verifyWave verifies each WP of a settled wave on disk and stops at the
-// first that fails, saying what to do next; a verified WP's session is
+// verifyWave verifies every WP of a settled wave on disk — one that fails
+// does not leave the others unverified, or each faulty WP would cost a
+// round of its own — and then says what to do next: for each failed WP,
+// its session to tell; else the decision a WP waits for; else changes
+// outside that no WP is shown to have made. A verified WP's session is
 // done and killed.
 func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
-	var unattributed []string
+	var unattributed, failed []string
+	var waitingFor error
 	defer func() {
 		for _, u := range unattributed {
 			d.say("wave", "", "unattributed: %s", u)
@@ -208,7 +212,10 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 		}
 		d.say(wp.ID, "verify", "%s (%d changed, %d out of perimeter, gate exit %d)", v.Verdict, len(v.Changed), len(v.OutOfScope), v.Gate.ExitCode)
 		if v.Verdict == WaitingDecision {
-			return waiting(wp.ID, d.Env.Project.Name, v.Report.Stopped)
+			if waitingFor == nil {
+				waitingFor = waiting(wp.ID, d.Env.Project.Name, v.Report.Stopped)
+			}
+			continue
 		}
 		if v.Verdict != Pass {
 			for _, o := range v.OutOfScope {
@@ -220,7 +227,8 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 			if hint := OutsideHint(d.Env.Project.Name, v); hint != "" {
 				d.say(wp.ID, "", "%s", hint)
 			}
-			return fmt.Errorf("%s failed verification; next: tell its session what to fix (git agentproto sessions prompt %s --text ...), then run dispatch again", wp.ID, ids[i])
+			failed = append(failed, wp.ID+" (git agentproto sessions prompt "+ids[i]+" --text ...)")
+			continue
 		}
 		for _, u := range v.Unattributed {
 			// Each WP of the wave sees the same change: say it once.
@@ -231,7 +239,15 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 		}
 		d.kill(ids[i])
 	}
-	if len(unattributed) > 0 {
+	switch {
+	case len(failed) == 1:
+		id, fix, _ := strings.Cut(failed[0], " (")
+		return fmt.Errorf("%s failed verification; next: tell its session what to fix (%s, then run dispatch again", id, fix)
+	case len(failed) > 1:
+		return fmt.Errorf("%d work packages failed verification: %s; next: tell each session what to fix, then run dispatch again", len(failed), strings.Join(failed, ", "))
+	case waitingFor != nil:
+		return waitingFor
+	case len(unattributed) > 0:
 		return fmt.Errorf("the wave failed: %d change(s) outside the worktrees that no work package is shown to have made; next: look at them; if they are yours, run dispatch again (the wave's work packages passed and stay verified)", len(unattributed))
 	}
 	return nil
