@@ -288,37 +288,18 @@ true
 // work package's worktree, provisioned from its checkpoint, does not run
 // the rewrite: the hooks were trusted with the base's script.
 func TestHooksDoNotRunAScriptRewrittenByAWorkPackage(t *testing.T) {
-	dir := newRepo(t)
-	write := func(rel, text string) {
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(text), 0o644)
-	}
-	write("scripts/setup.sh", "echo set up > .setup-ran\n")
-	write("test.sh", "true\n")
-	write("AGENTS.md", "# Definition of done\n")
-	write(".gitignore", ".setup-ran\n")
-	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[worktree]\nsetup = [\"sh scripts/setup.sh\"]\n")
-	must(t, dir, "git", "add", "-A")
-	must(t, dir, "git", "commit", "-qm", "project")
-	must(t, dir, "git", "agentproto", "init")
-	must(t, dir, "git", "agentproto", "trust")
-	must(t, dir, "git", "agentproto", "plan", "init", "demo", "--gate", "sh test.sh")
-	must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", "WP1")
-	write(".plans/demo/plan.toml", "name = \"demo\"\nbase = \"main\"\ngate = \"sh test.sh\"\n[[wp]]\nid = \"WP0\"\ntitle = \"scripts\"\nowns = [\"scripts/**\"]\n[[wp]]\nid = \"WP1\"\ntitle = \"lib\"\nowns = [\"lib/**\"]\ndepends_on = [\"WP0\"]\n")
 	marker := filepath.Join(t.TempDir(), "rewrite-ran")
-	for wp, script := range map[string]string{
-		"WP0": writeStep("scripts/setup.sh", "touch '"+marker+"'; echo set up > .setup-ran\n") + "\n" +
-			`{"op":"report","report":{"wp":"WP0","files":["scripts/setup.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
-		"WP1": writeStep("lib/one.sh", "echo one\n") + "\n" +
-			`{"op":"report","report":{"wp":"WP1","files":["lib/one.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
-	} {
-		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
-		b, _ := os.ReadFile(p)
-		text := strings.Replace(string(b), "- (fork): default (choice).", "- input: default stdin.", 1)
-		os.WriteFile(p, []byte(text+"\n## Script\n```agentproto-script\n"+script+"\n```\n"), 0o644)
-	}
-	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
+	dir := scriptedPlan(t, map[string]string{
+		"scripts/setup.sh": "echo set up > .setup-ran\n",
+		".gitignore":       ".setup-ran\n",
+		"agentproto.toml":  "[dispatch]\nadapter = \"scripted\"\n[worktree]\nsetup = [\"sh scripts/setup.sh\"]\n",
+	}, "[[wp]]\nid = \"WP0\"\ntitle = \"scripts\"\nowns = [\"scripts/**\"]\n[[wp]]\nid = \"WP1\"\ntitle = \"lib\"\nowns = [\"lib/**\"]\ndepends_on = [\"WP0\"]\n",
+		map[string]string{
+			"WP0": writeStep("scripts/setup.sh", "touch '"+marker+"'; echo set up > .setup-ran\n") + "\n" +
+				`{"op":"report","report":{"wp":"WP0","files":["scripts/setup.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
+			"WP1": writeStep("lib/one.sh", "echo one\n") + "\n" +
+				`{"op":"report","report":{"wp":"WP1","files":["lib/one.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
+		})
 	unconfined(t, dir) // the rewrite would be held by the sandbox; here what runs is checked
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
 	os.Remove(marker)
@@ -354,6 +335,31 @@ func TestGateReadsTheToolItNames(t *testing.T) {
 // rest: two faulty work packages are both found, and both named, in one
 // dispatch.
 func TestAWaveWithTwoFailingWorkPackagesReportsBoth(t *testing.T) {
+	scripts := map[string]string{}
+	for wp, own := range map[string]string{"WP0": "a", "WP1": "b", "WP2": "c"} {
+		steps := writeStep(own+"/x.txt", "x\n")
+		if wp != "WP0" {
+			steps += "\n" + writeStep("stray-"+own+".txt", "not mine\n") // outside its perimeter
+		}
+		scripts[wp] = steps + "\n" + `{"op":"report","report":{"wp":"` + wp + `","files":["` + own + `/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
+	}
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n"+
+			"[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n"+
+			"[[wp]]\nid = \"WP2\"\ntitle = \"c\"\nowns = [\"c/**\"]\ndepends_on = [\"WP0\"]\n", scripts)
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if exitCode(err) != 1 || !strings.Contains(out, "WP1   verify     fail") || !strings.Contains(out, "WP2   verify     fail") ||
+		!strings.Contains(errOut, "2 work packages failed verification: WP1 (git agentproto sessions prompt s-") || !strings.Contains(errOut, "WP2 (git agentproto sessions prompt s-") {
+		t.Fatalf("dispatch: exit %d\n%s\n%s", exitCode(err), out, errOut)
+	}
+}
+
+// scriptedPlan makes a repository holding files (with a passing test.sh
+// and AGENTS.md), trusts its hooks, and freezes plan demo: its [[wp]]
+// entries and the script each WP's scripted agent runs.
+func scriptedPlan(t *testing.T, files map[string]string, wps string, scripts map[string]string) string {
+	t.Helper()
 	dir := newRepo(t)
 	write := func(rel, text string) {
 		p := filepath.Join(dir, rel)
@@ -362,33 +368,28 @@ func TestAWaveWithTwoFailingWorkPackagesReportsBoth(t *testing.T) {
 	}
 	write("test.sh", "true\n")
 	write("AGENTS.md", "# Definition of done\n")
-	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n")
+	for rel, text := range files {
+		write(rel, text)
+	}
 	must(t, dir, "git", "add", "-A")
 	must(t, dir, "git", "commit", "-qm", "project")
 	must(t, dir, "git", "agentproto", "init")
+	if strings.Contains(files["agentproto.toml"], "[worktree]") {
+		must(t, dir, "git", "agentproto", "trust")
+	}
 	must(t, dir, "git", "agentproto", "plan", "init", "demo", "--gate", "sh test.sh")
-	must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", "WP1")
-	must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", "WP2")
-	write(".plans/demo/plan.toml", "name = \"demo\"\nbase = \"main\"\ngate = \"sh test.sh\"\n"+
-		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n"+
-		"[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n"+
-		"[[wp]]\nid = \"WP2\"\ntitle = \"c\"\nowns = [\"c/**\"]\ndepends_on = [\"WP0\"]\n")
-	for wp, own := range map[string]string{"WP0": "a", "WP1": "b", "WP2": "c"} {
-		steps := writeStep(own+"/x.txt", "x\n")
+	for wp := range scripts {
 		if wp != "WP0" {
-			steps += "\n" + writeStep("stray-"+own+".txt", "not mine\n") // outside its perimeter
+			must(t, dir, "git", "agentproto", "plan", "new-wp", "demo", wp)
 		}
-		steps += "\n" + `{"op":"report","report":{"wp":"` + wp + `","files":["` + own + `/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
+	}
+	write(".plans/demo/plan.toml", "name = \"demo\"\nbase = \"main\"\ngate = \"sh test.sh\"\n"+wps)
+	for wp, script := range scripts {
 		p := filepath.Join(dir, ".plans/demo", wp+"-brief.md")
 		b, _ := os.ReadFile(p)
 		text := strings.Replace(string(b), "- (fork): default (choice).", "- input: default stdin.", 1)
-		os.WriteFile(p, []byte(text+"\n## Script\n```agentproto-script\n"+steps+"\n```\n"), 0o644)
+		os.WriteFile(p, []byte(text+"\n## Script\n```agentproto-script\n"+script+"\n```\n"), 0o644)
 	}
 	must(t, dir, "git", "agentproto", "plan", "freeze", "demo")
-	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
-	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
-	if exitCode(err) != 1 || !strings.Contains(out, "WP1   verify     fail") || !strings.Contains(out, "WP2   verify     fail") ||
-		!strings.Contains(errOut, "2 work packages failed verification: WP1 (git agentproto sessions prompt s-") || !strings.Contains(errOut, "WP2 (git agentproto sessions prompt s-") {
-		t.Fatalf("dispatch: exit %d\n%s\n%s", exitCode(err), out, errOut)
-	}
+	return dir
 }
