@@ -154,7 +154,8 @@ func TestPromptPolicyFiresOnceUnlessToldToRepeat(t *testing.T) {
 	}
 	once := start()
 	must(t, dir, "git", "agentproto", "policy", "attach", once, "--do", "prompt-file:"+prompt)
-	time.Sleep(3 * time.Second)
+	waitFor(t, "the policy's turn", func() bool { return turns(once) >= 2 })
+	time.Sleep(2 * time.Second) // a policy firing again would have sent its next turn by now
 	if n := turns(once); n != 2 {
 		t.Errorf("a prompting policy gave %d turns, want 2 (the first and the one it sent)", n)
 	}
