@@ -148,8 +148,10 @@ func TestPromptPolicyFiresOnceUnlessToldToRepeat(t *testing.T) {
 	turns := func(id string) int {
 		return sessionJSONTurns(t, dir, id)
 	}
+	// Each session's first turn lasts 2 s: the policy is attached while
+	// it runs, so its end fires the policy.
 	start := func() string {
-		out := must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":300}`))
+		out := must(t, dir, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", script(`{"op":"sleep","ms":2000}`))
 		return strings.TrimSpace(out)
 	}
 	once := start()
@@ -178,7 +180,7 @@ func TestPromptPolicyFiresOnceUnlessToldToRepeat(t *testing.T) {
 	if _, errOut, err := shWith(t, dir, []string{"GH_TOKEN=" + hostileToken}, "git", "agentproto", "policy", "attach", leak, "--do", "prompt-file:"+secret); err != nil {
 		t.Fatalf("attach: %v %s", err, errOut)
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(4 * time.Second) // its first turn (2 s) ended, and the policy fired on it
 	if n := turns(leak); n != 1 {
 		t.Errorf("the secret prompt was sent: %d turns", n)
 	}
