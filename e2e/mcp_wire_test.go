@@ -184,6 +184,9 @@ func TestPromptPolicyFiresOnceUnlessToldToRepeat(t *testing.T) {
 	if n := turns(leak); n != 1 {
 		t.Errorf("the secret prompt was sent: %d turns", n)
 	}
+	if ls := must(t, dir, "git", "agentproto", "policy", "ls", "--json"); !strings.Contains(ls, secret) || !strings.Contains(ls, `"ok":false`) {
+		t.Errorf("the policy did not fire and refuse the secret prompt: %s", ls)
+	}
 }
 
 func sessionJSONTurns(t *testing.T, dir, id string) int {
