@@ -122,11 +122,11 @@ func TestGateRunsAgentTestsInTheSandbox(t *testing.T) {
 			os.WriteFile(filepath.Join(home, ".config", "gh", "hosts.yml"), []byte("github.com:\n  oauth_token: "+hostileToken+"\n"), 0o600)
 			token := []string{"GH_TOKEN=" + hostileToken}
 			must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
-			out, errOut, err := shWith(t, dir, token, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
+			out, errOut, err := shEnv(t, dir, token, "git", "agentproto", "dispatch", "demo", "--wp", "WP2")
 			if err != nil || !strings.Contains(out, "WP2   verify     pass") {
 				t.Fatalf("dispatch: %v\n%s\n%s", err, out, errOut)
 			}
-			if _, _, err := shWith(t, dir, token, "git", "agentproto", "verify", "demo", "WP2"); err != nil {
+			if _, _, err := shEnv(t, dir, token, "git", "agentproto", "verify", "demo", "WP2"); err != nil {
 				t.Fatalf("verify: %v", err)
 			}
 			objects := everyObject(t, dir)

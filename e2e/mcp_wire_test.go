@@ -177,7 +177,7 @@ func TestPromptPolicyFiresOnceUnlessToldToRepeat(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	os.WriteFile(secret, []byte("use "+hostileToken), 0o644)
 	leak := start()
-	if _, errOut, err := shWith(t, dir, []string{"GH_TOKEN=" + hostileToken}, "git", "agentproto", "policy", "attach", leak, "--do", "prompt-file:"+secret); err != nil {
+	if _, errOut, err := shEnv(t, dir, []string{"GH_TOKEN=" + hostileToken}, "git", "agentproto", "policy", "attach", leak, "--do", "prompt-file:"+secret); err != nil {
 		t.Fatalf("attach: %v %s", err, errOut)
 	}
 	time.Sleep(4 * time.Second) // its first turn (2 s) ended, and the policy fired on it

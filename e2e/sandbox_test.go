@@ -19,18 +19,6 @@ import (
 // never see it.
 const hostileToken = "ghp_hostileSandboxToken0123456789abcd"
 
-// shWith runs a command like sh, with extra variables.
-func shWith(t *testing.T, dir string, extra []string, name string, args ...string) (string, string, error) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(gitEnv(homeOf(t)), extra...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	return out.String(), errOut.String(), err
-}
-
 // hostileAgent is a shell agent that tries, as the user's own uid, every
 // way out of its session that an agent was seen to take: each line of
 // attempts.log in its worktree says what happened.
@@ -113,7 +101,7 @@ func runHostile(t *testing.T, config string) hostileRun {
 		t.Fatalf("hostile: %v %s", err, errOut)
 	}
 	// A command holding the token waits on the agent meanwhile.
-	if out, errOut, err := shWith(t, dir, tokenEnv, "git", "agentproto", "sessions", "wait", r.hostile, "--timeout", "120s"); err != nil {
+	if out, errOut, err := shEnv(t, dir, tokenEnv, "git", "agentproto", "sessions", "wait", r.hostile, "--timeout", "120s"); err != nil {
 		t.Fatalf("wait: %v %s %s", err, out, errOut)
 	}
 	b, _ := os.ReadFile(filepath.Join(r.hostileDir, "attempts.log"))
@@ -245,7 +233,7 @@ func sessionJSON(t *testing.T, dir, id string) sessionRec {
 
 func startSessionWith(t *testing.T, dir string, env []string, args ...string) (string, string, error) {
 	t.Helper()
-	out, errOut, err := shWith(t, dir, env, "git", append([]string{"agentproto", "sessions", "start"}, args...)...)
+	out, errOut, err := shEnv(t, dir, env, "git", append([]string{"agentproto", "sessions", "start"}, args...)...)
 	return strings.TrimSpace(out), errOut, err
 }
 
@@ -271,7 +259,7 @@ func TestSandboxFallbackWithoutLandlock(t *testing.T) {
 	noLandlock := []string{"AGENTPROTO_SANDBOX_ABI=0"}
 	dir := newRepo(t)
 	must(t, dir, "git", "agentproto", "init")
-	out, errOut, err := shWith(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
+	out, errOut, err := shEnv(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
 	if err != nil {
 		t.Fatalf("auto: %v %s", err, errOut)
 	}
@@ -284,7 +272,7 @@ func TestSandboxFallbackWithoutLandlock(t *testing.T) {
 	}
 	// Off: no warning, recorded as off.
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[sandbox]\nmode = \"off\"\n"), 0o644)
-	out, errOut, err = shWith(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
+	out, errOut, err = shEnv(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
 	if err != nil || strings.Contains(errOut, "warning: sandbox") {
 		t.Fatalf("off: %v %s", err, errOut)
 	}
@@ -293,7 +281,7 @@ func TestSandboxFallbackWithoutLandlock(t *testing.T) {
 	}
 	before := must(t, dir, "git", "agentproto", "sessions", "ls", "--all", "--json")
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[sandbox]\nmode = \"required\"\n"), 0o644)
-	_, errOut, err = shWith(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
+	_, errOut, err = shEnv(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 5 || !strings.Contains(errOut, `the sandbox is required ([sandbox] mode = "required") but this kernel has no Landlock`) {
 		t.Fatalf("required: %v %s", err, errOut)
