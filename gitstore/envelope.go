@@ -93,6 +93,11 @@ func ValidateID(id string) error {
 		if unicode.IsSpace(r) {
 			return fault.Invalidf("record id %q has white space at byte %d", id, i)
 		}
+		// Format characters (U+200B, U+202E, U+2066...) are invisible or
+		// reorder what a reader sees: two ids that look alike would differ.
+		if unicode.In(r, unicode.Cf, unicode.Co, unicode.Cs) || r == utf8.RuneError {
+			return fault.Invalidf("record id %q has an invisible or bidirectional character (%U) at byte %d", id, r, i)
+		}
 	}
 	return nil
 }
@@ -117,6 +122,9 @@ func IsUserKind(kind string) bool {
 func canonicalData(raw []byte) (json.RawMessage, error) {
 	if len(raw) > MaxDataSize {
 		return nil, fault.Invalidf("data is %d bytes; the limit is %d", len(raw), MaxDataSize)
+	}
+	if err := checkStrictJSON(raw); err != nil {
+		return nil, fmt.Errorf("data: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
