@@ -525,7 +525,89 @@ func TestLedgerSyncQuarantinesARewoundPeer(t *testing.T) {
 		t.Fatalf("second sync: %s", out)
 	}
 	must(t, a, "git", "fetch", "-q")
+
+	// What a had read of b stays readable, marked as retracted by b.
+	logA = must(t, a, "git", "agentproto", "ledger", "log", "--json")
+	for _, id := range []string{"b-2", "b-3", "b-4"} {
+		if !strings.Contains(logA, `"id":"`+id+`"`) {
+			t.Fatalf("%s, which a had read, is gone:\n%s", id, logA)
+		}
+		var shown struct {
+			ID        string
+			Retracted bool
+		}
+		if err := json.Unmarshal([]byte(must(t, a, "git", "agentproto", "ledger", "show", id, "--json")), &shown); err != nil || !shown.Retracted {
+			t.Fatalf("show %s: %+v %v", id, shown, err)
+		}
+	}
+	if n := strings.Count(logA, `"retracted":true`); n != 3 {
+		t.Fatalf("%d events marked retracted, want 3:\n%s", n, logA)
+	}
+	if text := must(t, a, "git", "agentproto", "ledger", "log"); !strings.Contains(text, "b-4") || !strings.Contains(text, "retracted") {
+		t.Fatalf("log does not mark the retracted events:\n%s", text)
+	}
+	// verify names the writer that rewrote and the events.
+	out, _, err = sh(t, a, nil, "git", "agentproto", "ledger", "verify")
+	writerB := strings.TrimPrefix(refB, "refs/agentproto/ledger/")
+	if exitCode(err) != 1 || !strings.Contains(out, "rewritten-ref") || !strings.Contains(out, "writer "+writerB+" no longer holds 3 events this clone had read (b-2, b-3, b-4)") {
+		t.Fatalf("verify: exit %d\n%s", exitCode(err), out)
+	}
+	// A rebuilt index reads the same.
+	must(t, a, "git", "agentproto", "ledger", "reindex")
+	if again := must(t, a, "git", "agentproto", "ledger", "log", "--json"); again != logA {
+		t.Fatalf("after reindex:\n%s\nwant\n%s", again, logA)
+	}
+}
+
+// Another writer's ref file broken in this clone blocks nothing: reads
+// keep its events, appends go on, verify names it, and sync restores it
+// from the remote.
+func TestLedgerBrokenPeerRefIsRestoredBySync(t *testing.T) {
+	root := t.TempDir()
+	remote := filepath.Join(root, "remote.git")
+	must(t, root, "git", "init", "-q", "--bare", "-b", "main", remote)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	must(t, root, "git", "clone", "-q", remote, a)
+	must(t, a, "git", "commit", "-q", "--allow-empty", "-m", "initial")
+	must(t, a, "git", "push", "-q", "origin", "main")
+	must(t, root, "git", "clone", "-q", remote, b)
+	for _, d := range []string{a, b} {
+		must(t, d, "git", "agentproto", "init")
+	}
+	sh(t, b, batch(3, "b"), "git", "agentproto", "ledger", "append", "--batch")
+	must(t, b, "git", "agentproto", "sync")
+	must(t, a, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "a-1", "--data", "{}")
+	must(t, a, "git", "agentproto", "sync")
+	refB := strings.TrimSpace(must(t, b, "git", "for-each-ref", "--format=%(refname)", "refs/agentproto/ledger/"))
+	tipB := strings.TrimSpace(must(t, a, "git", "rev-parse", refB))
+	if err := os.WriteFile(filepath.Join(a, ".git", refB), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, err := sh(t, a, nil, "git", "agentproto", "ledger", "log", "--json")
+	if err != nil || !strings.Contains(out, `"id":"b-2"`) || !strings.Contains(errOut, refB+" cannot be read") {
+		t.Fatalf("log: %v\n%s%s", err, out, errOut)
+	}
+	must(t, a, "git", "agentproto", "ledger", "append", "--kind", "note", "--id", "a-2", "--data", "{}")
+	out, _, err = sh(t, a, nil, "git", "agentproto", "ledger", "verify")
+	if exitCode(err) != 1 || !strings.Contains(out, "unreadable-ref: "+refB) {
+		t.Fatalf("verify: exit %d\n%s", exitCode(err), out)
+	}
+	out, errOut, err = sh(t, a, nil, "git", "agentproto", "sync")
+	if err != nil {
+		t.Fatalf("sync: %v\n%s%s", err, out, errOut)
+	}
+	if got := strings.TrimSpace(must(t, a, "git", "rev-parse", refB)); got != tipB {
+		t.Fatalf("%s is %s after sync, want %s", refB, got, tipB)
+	}
+	if kept := must(t, a, "git", "for-each-ref", "refs/agentproto/quarantine/"); kept != "" {
+		t.Fatalf("a quarantined tip the restored ref holds was left:\n%s", kept)
+	}
 	must(t, a, "git", "agentproto", "ledger", "verify")
+	must(t, b, "git", "agentproto", "sync")
+	if logB := must(t, b, "git", "agentproto", "ledger", "log", "--json"); !strings.Contains(logB, `"id":"a-2"`) {
+		t.Fatalf("a's append did not reach b:\n%s", logB)
+	}
 }
 
 // An emptied writer ref is named, not skipped: append refuses and writes

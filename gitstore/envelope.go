@@ -43,6 +43,9 @@ type Event struct {
 	Agent       string          `json:"agent,omitempty"`
 	Attachments []Attachment    `json:"attachments,omitempty"`
 	Data        json.RawMessage `json:"data"`
+	// Retracted says that its writer's ref no longer holds the event; this
+	// clone had read it and keeps it (keep.go). Never part of an envelope.
+	Retracted bool `json:"-"`
 }
 
 // Attachment is a blob stored in the event commit's tree under Name.

@@ -73,11 +73,13 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		events := tx.Bucket(bucketEvents)
 		n := 0
 		intern := map[string]string{}
+		retracted := retractedSet(tx)
 		emit := func(key, v []byte) (bool, error) {
 			if len(v) < 20 {
 				return false, damaged("entry %x is %d bytes long", key, len(v))
 			}
 			env := v[20:]
+			gone := retracted != nil && retracted.Get(v[:20]) != nil
 			var e *Event
 			if decode {
 				var err error
@@ -88,6 +90,10 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 					return false, nil
 				}
 				e.Data = append([]byte(nil), e.Data...)
+				e.Retracted = gone
+			}
+			if gone {
+				env = markRetracted(env)
 			}
 			c.delivered, c.inCallback = true, true
 			err := fn(e, env)
@@ -124,6 +130,18 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		}
 		return nil
 	})
+}
+
+// markRetracted adds "retracted": true to an envelope for output. An
+// envelope never holds the field itself (decoding refuses unknown fields),
+// so a writer cannot mark its events so.
+func markRetracted(env []byte) []byte {
+	if len(env) < 2 || env[len(env)-1] != '}' {
+		return env
+	}
+	out := make([]byte, 0, len(env)+18)
+	out = append(out, env[:len(env)-1]...)
+	return append(out, `,"retracted":true}`...)
 }
 
 // kindOrderKeys returns the order keys of every event of the given kinds,

@@ -17,7 +17,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "4"
+const indexVersion = "5"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -139,7 +139,7 @@ func ensureBuckets(tx *bolt.Tx) error {
 }
 
 func resetBuckets(tx *bolt.Tx) error {
-	for _, name := range [][]byte{bucketMeta, bucketTips, bucketEvents, bucketIDs, bucketKinds} {
+	for _, name := range [][]byte{bucketMeta, bucketTips, bucketEvents, bucketIDs, bucketKinds, bucketRetracted} {
 		if tx.Bucket(name) != nil {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err

@@ -118,8 +118,9 @@ func envelopeOf(msg []byte) []byte {
 
 // refresh brings the index up to date with the writer refs. Refs that only
 // moved forward are ingested incrementally; anything else (a ref deleted or
-// rewritten behind our back, another index version) rebuilds from scratch.
-// It returns one warning per commit that is not a valid event.
+// rewritten behind our back, another index version) rebuilds from scratch,
+// after keeping what the index had read of the lost ref (keep.go). It
+// returns one warning per commit that is not a valid event.
 func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) {
 	if err := ensureBuckets(tx); err != nil {
 		return nil, err
@@ -128,43 +129,93 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 	if sameTips(stored, tips) {
 		return nil, nil
 	}
-	rebuild := false
+	var warn Warnings
+	var lost []string
 	for ref := range stored {
 		if _, ok := tips[ref]; !ok {
-			rebuild = true
+			lost = append(lost, ref)
 		}
 	}
+	rebuild := len(lost) > 0
 	chains := map[string][]logRecord{}
+	for ref, tip := range tips {
+		old := stored[ref]
+		if old == tip || old == "" {
+			continue
+		}
+		if rebuild {
+			if !isAncestor(l.repo, old, tip) {
+				lost = append(lost, ref)
+			}
+			continue
+		}
+		recs, err := readChain(l.repo, tip, old)
+		if err == errNotLinear {
+			rebuild = true
+			lost = append(lost, ref)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		chains[ref] = recs
+	}
+	if err := l.keepLost(stored, tips, lost, &warn); err != nil {
+		return warn, err
+	}
 	if !rebuild {
 		for ref, tip := range tips {
-			if stored[ref] == tip {
-				continue
+			if stored[ref] == "" {
+				recs, err := readChain(l.repo, tip, "")
+				if err != nil && err != errNotLinear {
+					return warn, err
+				}
+				chains[ref] = recs
 			}
-			recs, err := readChain(l.repo, tip, stored[ref])
-			if err == errNotLinear {
-				rebuild = true
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			chains[ref] = recs
 		}
 	}
 	if rebuild {
 		if err := resetBuckets(tx); err != nil {
-			return nil, err
+			return warn, err
 		}
 		chains = map[string][]logRecord{}
 		for ref, tip := range tips {
 			recs, err := readChain(l.repo, tip, "")
 			if err != nil && err != errNotLinear {
-				return nil, err
+				return warn, err
 			}
 			chains[ref] = recs
 		}
 	}
-	return l.ingest(tx, tips, chains)
+	w, err := l.ingest(tx, tips, chains)
+	warn = append(warn, w...)
+	if err != nil {
+		return warn, err
+	}
+	if rebuild || l.keptMoved(stored, tips) {
+		err = l.markRetracted(tx, tips)
+	}
+	return warn, err
+}
+
+// keptMoved reports whether a quarantined tip, or the writer ref of a
+// writer that has one, differs from what the index last read.
+func (l *Ledger) keptMoved(stored, tips map[string]string) bool {
+	kept := l.keptByWriter(tips)
+	for ref, tip := range tips {
+		if stored[ref] == tip {
+			continue
+		}
+		if strings.HasPrefix(ref, QuarantinePrefix) || len(kept[writerOf(ref)]) > 0 {
+			return true
+		}
+	}
+	for ref := range stored {
+		if _, ok := tips[ref]; !ok && strings.HasPrefix(ref, QuarantinePrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][]logRecord) ([]string, error) {
@@ -184,7 +235,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	kinds := make([][2][]byte, 0, total)
 	idKeys := make(map[string][]byte, total)
 	for _, ref := range refs {
-		writer := strings.TrimPrefix(ref, LedgerRefPrefix)
+		writer := writerOf(ref)
 		for _, r := range chains[ref] {
 			e, err := r.event, r.err
 			if err == nil && e.Writer != writer {

@@ -74,10 +74,6 @@ func Open(repo *gitrepo.Repo, opts Options) *Ledger {
 	}
 }
 
-func (l *Ledger) tips() (map[string]string, error) {
-	return l.refs.List(LedgerRefPrefix)
-}
-
 // view runs fn on an index that is current with the refs. It takes the
 // shared read lock when the index is already fresh and upgrades to a write
 // transaction only when something must be ingested.
@@ -88,7 +84,7 @@ func (l *Ledger) view(w *Warnings, fn func(c *call, tx *bolt.Tx) error) error {
 }
 
 func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
-	tips, err := l.tips()
+	tips, err := l.tips(warn)
 	if err != nil {
 		return err
 	}
@@ -116,7 +112,7 @@ func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
 	}
 	defer ix.close()
 	return ix.db.Update(func(tx *bolt.Tx) error {
-		tips, err := l.tips()
+		tips, err := l.tips(nil) // its warnings were given above
 		if err != nil {
 			return err
 		}
@@ -152,6 +148,11 @@ func (l *Ledger) Lookup(id string, warn *Warnings) (*Event, string, error) {
 		e, err := decodeEnvelope(got.envelope)
 		if err != nil {
 			return err
+		}
+		if r := retractedSet(tx); r != nil {
+			if oid, ok := oidBytes(got.commit); ok {
+				e.Retracted = r.Get(oid) != nil
+			}
 		}
 		ev, commit = e, got.commit
 		return nil
@@ -240,7 +241,7 @@ func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
 	for attempt := 0; ; attempt++ {
 		res.Written, res.Existing, loose = nil, nil, 0
 		err = ix.db.Update(func(tx *bolt.Tx) error {
-			tips, err := l.tips()
+			tips, err := l.tips(&res.Warnings)
 			if err != nil {
 				return err
 			}

@@ -81,7 +81,10 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 	}
 	own := LedgerRefPrefix + writer
 	rep := &SyncReport{Remote: remote, Fetched: []RefMove{}, Quarantined: []Quarantine{}}
-	before, err := l.tips()
+	if err := l.clearBrokenPeers(own, rep); err != nil {
+		return nil, err
+	}
+	before, err := l.tips(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +100,11 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 		}
 		rep.Quarantined = q
 	}
-	after, err := l.tips()
+	after, err := l.tips(nil)
 	if err != nil {
 		return nil, err
 	}
+	l.dropRedundantKept(after)
 	refs := make([]string, 0, len(after))
 	for r := range after {
 		refs = append(refs, r)
@@ -111,7 +115,7 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 		quarantined[q.Ref] = true
 	}
 	for _, r := range refs {
-		if r == own || before[r] == after[r] || quarantined[r] {
+		if r == own || before[r] == after[r] || quarantined[r] || !strings.HasPrefix(r, LedgerRefPrefix) {
 			continue
 		}
 		m := RefMove{Ref: r, Old: before[r], New: after[r], Status: "updated"}
@@ -128,8 +132,37 @@ func (l *Ledger) Sync(remote string) (*SyncReport, error) {
 		}
 		rep.Pushed = m
 	}
-	rep.Events, rep.Warnings, err = l.Count()
+	n, w, err := l.Count()
+	rep.Events, rep.Warnings = n, append(rep.Warnings, w...)
 	return rep, err
+}
+
+// clearBrokenPeers moves the unreadable ref files of other writers out of
+// git's way, so that the fetch can restore them from the remote, after the
+// index has kept the tip it last read of each (keep.go).
+func (l *Ledger) clearBrokenPeers(own string, rep *SyncReport) error {
+	_, broken, err := l.refs.ListAll(LedgerRefPrefix)
+	if err != nil || len(broken) == 0 {
+		return err
+	}
+	for _, b := range broken {
+		if b.Name == own {
+			return b
+		}
+	}
+	if _, w, err := l.Count(); err != nil {
+		return err
+	} else {
+		rep.Warnings = append(rep.Warnings, w...)
+	}
+	for _, b := range broken {
+		dst, err := l.setAsideBrokenRef(b)
+		if err != nil {
+			return err
+		}
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("ref %s could not be read; moved its file to %s and fetched it again", b.Name, dst))
+	}
+	return nil
 }
 
 func (l *Ledger) countBetween(old, new string) int {

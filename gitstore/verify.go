@@ -103,6 +103,9 @@ func (l *Ledger) Verify() (*VerifyReport, error) {
 			}
 		}
 	}
+	if err := l.verifyKept(rep); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

@@ -112,6 +112,9 @@ func writeLogLine(w *bufio.Writer, e *gitstore.Event) error {
 		}
 		extra += " attachments=" + strings.Join(names, ",")
 	}
+	if e.Retracted {
+		extra += " [retracted by its writer]"
+	}
 	_, err := fmt.Fprintf(w, "%6d  %s  %-14s %-16s (%s)%s %s\n", e.Lamport, e.Time[:19], e.Kind, e.ID, e.Writer, extra, data)
 	return err
 }

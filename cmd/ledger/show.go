@@ -54,12 +54,16 @@ func showRun(o *ShowOptions) error {
 	if o.JSON {
 		return o.Export.Write(o.IO.Out, struct {
 			*gitstore.Event
-			Commit string `json:"commit"`
-		}{e, commit})
+			Commit    string `json:"commit"`
+			Retracted bool   `json:"retracted,omitempty"`
+		}{e, commit, e.Retracted})
 	}
 	out := o.IO.Out
 	fmt.Fprintf(out, "id:      %s\nkind:    %s\nlamport: %d\nwriter:  %s\ntime:    %s\ncommit:  %s\n",
 		e.ID, e.Kind, e.Lamport, e.Writer, e.Time, commit)
+	if e.Retracted {
+		fmt.Fprintf(out, "state:   retracted: its writer's ref no longer holds it; this clone keeps what it read (see ledger verify)\n")
+	}
 	if e.Goal != "" {
 		fmt.Fprintf(out, "goal:    %s\n", e.Goal)
 	}
