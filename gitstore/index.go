@@ -46,7 +46,13 @@ func indexPath(common string) string { return filepath.Join(stateDir(common), "i
 const indexMode = 0o600
 
 func openIndex(common string, readOnly bool) (*index, error) {
-	path := indexPath(common)
+	return openIndexFile(indexPath(common), readOnly)
+}
+
+// openIndexFile opens the index at path. What it checks is the file it
+// opened, never the path again: a reindex may put a new file there at any
+// moment.
+func openIndexFile(path string, readOnly bool) (*index, error) {
 	if readOnly {
 		// An empty file is an index not yet made (bbolt cannot open it
 		// read-only); the read-write open makes it.
@@ -56,7 +62,13 @@ func openIndex(common string, readOnly bool) (*index, error) {
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	var file *os.File
 	db, err := bolt.Open(path, indexMode, &bolt.Options{
+		OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
+			f, err := os.OpenFile(name, flag, mode)
+			file = f
+			return f, err
+		},
 		Timeout:  indexLockWait,
 		ReadOnly: readOnly,
 		// The freelist is written with each commit (a page or two): without
@@ -81,7 +93,7 @@ func openIndex(common string, readOnly bool) (*index, error) {
 		return nil, fmt.Errorf("opening ledger index %s: %w", path, err)
 	}
 	ix := &index{db: db}
-	if err := ix.check(path); err != nil {
+	if err := ix.check(file); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -91,13 +103,13 @@ func openIndex(common string, readOnly bool) (*index, error) {
 // check catches a truncated index before anything reads it: pages past the
 // end of the file fault when read through the map. It also takes back an
 // index made world-readable by an older version.
-func (ix *index) check(path string) error {
-	fi, err := os.Stat(path)
+func (ix *index) check(f *os.File) error {
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
 	if fi.Mode().Perm() != indexMode {
-		os.Chmod(path, indexMode)
+		f.Chmod(indexMode)
 	}
 	return ix.db.View(func(tx *bolt.Tx) error {
 		if tx.Size() > fi.Size() {

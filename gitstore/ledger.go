@@ -160,13 +160,46 @@ func (l *Ledger) Lookup(id string, warn *Warnings) (*Event, string, error) {
 	return ev, commit, err
 }
 
-// Reindex deletes the index and builds it again from git; it returns the
-// events read and the warnings met.
+// Reindex builds the index again from git, into a new file that then
+// replaces the old one at once: commands running meanwhile read the old
+// file or the new one, never one half written. It returns the events read
+// and the warnings met.
 func (l *Ledger) Reindex() (int, Warnings, error) {
-	if err := os.Remove(indexPath(l.repo.CommonDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	path := indexPath(l.repo.CommonDir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, nil, err
 	}
-	return l.Count()
+	tmp, err := os.CreateTemp(filepath.Dir(path), "index.db.rebuild-")
+	if err != nil {
+		return 0, nil, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	var warn Warnings
+	ix, err := openIndexFile(tmp.Name(), false)
+	if err != nil {
+		return 0, nil, err
+	}
+	err = ix.db.Update(func(tx *bolt.Tx) error {
+		tips, err := l.tips(&warn)
+		if err != nil {
+			return err
+		}
+		w, err := l.refresh(tx, tips)
+		warn.add(w...)
+		return err
+	})
+	if cerr := ix.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, warn, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, warn, err
+	}
+	n, w, err := l.Count()
+	return n, append(warn, w...), err
 }
 
 // AppendResult says what an append did.
