@@ -1,4 +1,4 @@
-package plans
+package perimeter
 
 import (
 	"fmt"
@@ -378,4 +378,33 @@ func anyRune(x, y token) (rune, bool) {
 		}
 	}
 	return 0, false
+}
+
+// Beneath is the pattern of every path strictly under the clean path p,
+// which a plan check overlaps with a perimeter to see whether it reaches
+// through p.
+func Beneath(p string) Glob {
+	g := literalGlob(p)
+	g.segs = append(g.segs, segment{tokens: []token{{kind: tokAnyChar}, {kind: tokStar}}}, segment{any: true})
+	return g
+}
+
+// LiteralPrefix is the leading part of the pattern without wildcards:
+// "src/gen/*.go" is "src/gen", "docs/a.md" is itself, "**/x" is "".
+func (g Glob) LiteralPrefix() string {
+	var out string
+	for _, s := range g.segs {
+		if s.any || !isLiteral(s.tokens) {
+			break
+		}
+		var seg []rune
+		for _, t := range s.tokens {
+			seg = append(seg, t.r)
+		}
+		if out != "" {
+			out += "/"
+		}
+		out += string(seg)
+	}
+	return out
 }
