@@ -159,18 +159,16 @@ func (e *env) peers() (*peers.Service, error) {
 	}
 	// The CLI's service, fork joined the same way: a fork decision is
 	// admitted only where the clone's host check passes, and the packet
-	// lists the live branches.
-	s := fork.Peers(e.repo, l, func() (*fork.Service, error) {
+	// lists the live branches and the plans' waiting decisions.
+	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(e.repo.WorkTree, l) }
+	return fork.Peers(e.repo, l, func() (*fork.Service, error) {
 		cfg, err := e.config()
 		if err != nil {
 			return nil, err
 		}
 		host := fork.SessionsHost{Repo: e.repo, Config: cfg, Client: func() (*sessions.Client, error) { return e.sessions(), nil }}
 		return &fork.Service{Repo: e.repo, Ledger: l, Host: host, MaxBranches: cfg.Fork.MaxBranches, Worktree: cfg.Worktree}, nil
-	})
-	// The packet lists the plans' waiting decisions, as the CLI's does.
-	s.Waiting = func() (any, []error, error) { return pipeline.AllWaitingDecisions(e.repo.WorkTree, l) }
-	return s, nil
+	}, waiting), nil
 }
 
 func (e *env) agent() (string, error) {

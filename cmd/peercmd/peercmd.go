@@ -34,9 +34,8 @@ func service(f *cmdutil.Factory) (*peers.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) })
-	s.Waiting = func() (any, []error, error) { return pipeline.AllWaitingDecisions(repo.WorkTree, l) }
-	return s, nil
+	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(repo.WorkTree, l) }
+	return fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) }, waiting), nil
 }
 
 // wrote prints what a write did: with --json the record, with "recorded"
