@@ -33,14 +33,14 @@ func layer(pkg string) int {
 		return useCase
 	case "pipeline", "watch":
 		return orchestration
-	case "peers", "fork", "launch", "isolation",
-		// judge, the review engine leaving pipeline, reads worktrees and
-		// sessions; once it knows only diffs and findings it is domain.
-		"judge":
+	case "peers", "fork", "launch", "isolation":
 		return composed
 	case "sessions", "worktree", "forge", "hooks", "lessons":
 		return service
-	case "plans", "profiles", "scout":
+	case "plans", "profiles", "scout",
+		// The review engine: it knows diffs and findings, not plans or
+		// sessions.
+		"judge":
 		return domain
 	case "gitstore", "internal", "sandbox", "plugins", "perimeter":
 		return floor
@@ -160,7 +160,7 @@ func TestSidewaysImportsFail(t *testing.T) {
 		{"sessions", "worktree"},             // sideways, not listed
 		{"plans", "profiles"},                // sideways, not listed
 		{"gitstore", "plans"},                // a floor knows nothing of plans
-		{"judge", "pipeline"},                // up
+		{"judge", "sessions"},                // up: a judge knows diffs, not sessions
 	} {
 		if checkImport(c[0], c[1], map[[2]string]bool{}) == "" {
 			t.Errorf("%s importing %s passes the layer check", c[0], c[1])
