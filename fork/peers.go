@@ -11,8 +11,11 @@ import (
 // Peers is the peer protocol's service for a clone, with fork joined to it
 // as every front end must join it: fork is in the decision set only when
 // the clone's HostCheck passes, and the packet lists the live branches.
-// svc is asked only when a fork decision needs the host check.
-func Peers(repo *gitrepo.Repo, l *gitstore.Ledger, svc func() (*Service, error)) *peers.Service {
+// svc is asked only when a fork decision needs the host check. waiting
+// lists the plans' waiting decisions for the packet (peers.Service.Waiting;
+// the front ends hand in pipeline.AllWaitingDecisions, which fork may not
+// import).
+func Peers(repo *gitrepo.Repo, l *gitstore.Ledger, svc func() (*Service, error), waiting func() (any, []error, error)) *peers.Service {
 	gate := func() error {
 		s, err := svc()
 		if err != nil {
@@ -20,7 +23,7 @@ func Peers(repo *gitrepo.Repo, l *gitstore.Ledger, svc func() (*Service, error))
 		}
 		return s.HostCheck()
 	}
-	return &peers.Service{Repo: repo, Ledger: l, ForkGate: gate, ForkRows: packetRows(l)}
+	return &peers.Service{Repo: repo, Ledger: l, ForkGate: gate, ForkRows: packetRows(l), Waiting: waiting}
 }
 
 // packetRows lists the live fork branches of the clone for the packet.

@@ -11,6 +11,7 @@ import (
 	"github.com/agentproto/agentproto/fork"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
+	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -158,7 +159,8 @@ func (e *env) peers() (*peers.Service, error) {
 	}
 	// The CLI's service, fork joined the same way: a fork decision is
 	// admitted only where the clone's host check passes, and the packet
-	// lists the live branches.
+	// lists the live branches and the plans' waiting decisions.
+	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(e.repo.WorkTree, l) }
 	return fork.Peers(e.repo, l, func() (*fork.Service, error) {
 		cfg, err := e.config()
 		if err != nil {
@@ -166,7 +168,7 @@ func (e *env) peers() (*peers.Service, error) {
 		}
 		host := fork.SessionsHost{Repo: e.repo, Config: cfg, Client: func() (*sessions.Client, error) { return e.sessions(), nil }}
 		return &fork.Service{Repo: e.repo, Ledger: l, Host: host, MaxBranches: cfg.Fork.MaxBranches, Worktree: cfg.Worktree}, nil
-	}), nil
+	}, waiting), nil
 }
 
 func (e *env) agent() (string, error) {

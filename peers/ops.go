@@ -24,6 +24,12 @@ type Service struct {
 	// ForkRows lists the clone's live fork branches for the packet; nil:
 	// none are shown.
 	ForkRows func() ([]ForkRow, error)
+	// Waiting lists the work packages of the repository's plans stopped on
+	// a question only the supervisor answers, for the packet, with the
+	// plans that could not be read; nil: none are shown. Plans are not the
+	// peers' business, so the command that builds the Service hands it in
+	// (pipeline.AllWaitingDecisions); decisions must encode as a JSON array.
+	Waiting func() (decisions any, problems []error, err error)
 }
 
 func (s *Service) now() time.Time {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -179,8 +178,9 @@ type Observation struct {
 	// ForkInbox are the live fork branches of the goal's agents.
 	ForkInbox []ForkRow `json:"fork_inbox"`
 	// WaitingDecisions are the work packages of the repository's plans
-	// stopped on a question only the supervisor answers (plan answer).
-	WaitingDecisions []pipeline.PlanWaiting `json:"waiting_decisions"`
+	// stopped on a question only the supervisor answers (plan answer), as
+	// Service.Waiting gives them.
+	WaitingDecisions any `json:"waiting_decisions"`
 }
 
 // GoalRef names the goal.
@@ -366,8 +366,11 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 // whose plan.toml does not load (one being written) is a warning; a
 // ledger that cannot be read makes the packet incomplete.
 func (s *Service) addWaiting(o *Observation) {
-	o.WaitingDecisions = []pipeline.PlanWaiting{}
-	ws, problems, err := pipeline.AllWaitingDecisions(s.Repo.WorkTree, s.Ledger)
+	o.WaitingDecisions = []any{}
+	if s.Waiting == nil {
+		return
+	}
+	ws, problems, err := s.Waiting()
 	if err != nil {
 		o.Warnings = append(o.Warnings, "waiting decisions could not be read: "+err.Error())
 		o.DecisionInputComplete = false

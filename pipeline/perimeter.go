@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plans"
-	"github.com/agentproto/agentproto/plugins/adapters/acp"
 )
 
 // withPerimeter gives a WP's session its perimeter in the environment, so
@@ -14,7 +14,7 @@ import (
 // files and the other WPs' globs are not. A value the caller had is
 // replaced, never merged.
 func withPerimeter(env []string, p *plans.Project, wp plans.WP) []string {
-	spec := acp.PerimeterSpec{Allow: append([]string{}, wp.Owns...), Deny: append([]string{}, p.Plan.Shared...)}
+	spec := perimeter.Spec{Allow: append([]string{}, wp.Owns...), Deny: append([]string{}, p.Plan.Shared...)}
 	for _, other := range p.Plan.WPs {
 		if other.ID != wp.ID {
 			spec.Deny = append(spec.Deny, other.Owns...)
@@ -23,9 +23,9 @@ func withPerimeter(env []string, p *plans.Project, wp plans.WP) []string {
 	b, _ := json.Marshal(spec) // strings only: cannot fail
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, acp.PerimeterEnv+"=") {
+		if !strings.HasPrefix(kv, perimeter.Env+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, acp.PerimeterEnv+"="+string(b))
+	return append(out, perimeter.Env+"="+string(b))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/plugins/adapters/acp"
 )
@@ -15,10 +16,10 @@ func TestWithPerimeterMatchesOwnership(t *testing.T) {
 		{ID: "WP1", Owns: []string{"parser"}},
 		{ID: "WP2", Owns: []string{"cmd/*.go"}},
 	}}}
-	env := withPerimeter([]string{"PATH=/bin", acp.PerimeterEnv + `={"allow":["**"]}`}, p, p.Plan.WPs[0])
+	env := withPerimeter([]string{"PATH=/bin", perimeter.Env + `={"allow":["**"]}`}, p, p.Plan.WPs[0])
 	var spec string
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, acp.PerimeterEnv+"="); ok {
+		if v, ok := strings.CutPrefix(kv, perimeter.Env+"="); ok {
 			if spec != "" {
 				t.Fatalf("two perimeters in %q", env)
 			}

@@ -17,8 +17,8 @@ import (
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/launch"
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plans"
-	"github.com/agentproto/agentproto/plugins/adapters/acp"
 	"github.com/agentproto/agentproto/scout"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -211,14 +211,14 @@ func scoutPrompt(question string) string {
 
 // withAllowed gives the session a perimeter of exactly paths.
 func withAllowed(env []string, paths []string) []string {
-	b, _ := json.Marshal(acp.PerimeterSpec{Allow: paths})
+	b, _ := json.Marshal(perimeter.Spec{Allow: paths})
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, acp.PerimeterEnv+"=") {
+		if !strings.HasPrefix(kv, perimeter.Env+"=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, acp.PerimeterEnv+"="+string(b))
+	return append(out, perimeter.Env+"="+string(b))
 }
 
 // readPlain reads a regular file under dir that no symlink leads to.

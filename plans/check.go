@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/scout"
 )
 
@@ -109,8 +110,8 @@ type checker struct {
 	in       CheckInput
 	files    map[string]bool
 	findings []Finding
-	owns     map[string][]Glob // wp -> parsed owns
-	shared   []Glob
+	owns     map[string][]perimeter.Glob // wp -> parsed owns
+	shared   []perimeter.Glob
 }
 
 func (c *checker) add(sev, code, wp, file, format string, args ...any) {
@@ -155,10 +156,10 @@ func (c *checker) checkWPs() {
 
 // parseAll parses globs, reporting path escapes; literal globs that name a
 // file of the base tree are restricted to that file.
-func (c *checker) parseAll(wp string, globs []string, what string) []Glob {
-	var out []Glob
+func (c *checker) parseAll(wp string, globs []string, what string) []perimeter.Glob {
+	var out []perimeter.Glob
 	for _, s := range globs {
-		g, err := ParseGlob(s)
+		g, err := perimeter.ParseGlob(s)
 		if err != nil {
 			c.add(SevError, "path-escape", wp, PlanFile, "%s: %v", what, err)
 			continue
@@ -172,7 +173,7 @@ func (c *checker) parseAll(wp string, globs []string, what string) []Glob {
 }
 
 func (c *checker) checkPerimeters() {
-	c.owns = map[string][]Glob{}
+	c.owns = map[string][]perimeter.Glob{}
 	c.shared = c.parseAll("", c.p.Plan.Shared, "shared")
 	var ids []string
 	for _, wp := range c.p.Plan.WPs {
@@ -190,8 +191,8 @@ func (c *checker) checkPerimeters() {
 				c.add(SevWarning, "glob-matches-nothing", wp.ID, PlanFile, "owns %q matches no file of the base tree (fine for new files)", g)
 			}
 			for _, s := range c.shared {
-				if ex, ok := Overlap(g, s); ok {
-					c.add(SevError, "shared-owned", wp.ID, PlanFile, "owns %q covers shared file %q (e.g. %s): shared files belong to nobody", g, s, Example(ex))
+				if ex, ok := perimeter.Overlap(g, s); ok {
+					c.add(SevError, "shared-owned", wp.ID, PlanFile, "owns %q covers shared file %q (e.g. %s): shared files belong to nobody", g, s, perimeter.Example(ex))
 				}
 			}
 		}
@@ -200,8 +201,8 @@ func (c *checker) checkPerimeters() {
 		for j := i + 1; j < len(ids); j++ {
 			for _, a := range c.owns[ids[i]] {
 				for _, b := range c.owns[ids[j]] {
-					if ex, ok := Overlap(a, b); ok {
-						c.add(SevError, "perimeter-overlap", ids[i], PlanFile, "%s owns %q and %s owns %q: both would own %s", ids[i], a, ids[j], b, Example(ex))
+					if ex, ok := perimeter.Overlap(a, b); ok {
+						c.add(SevError, "perimeter-overlap", ids[i], PlanFile, "%s owns %q and %s owns %q: both would own %s", ids[i], a, ids[j], b, perimeter.Example(ex))
 					}
 				}
 			}
@@ -209,7 +210,7 @@ func (c *checker) checkPerimeters() {
 	}
 }
 
-func (c *checker) matchesAny(g Glob) bool {
+func (c *checker) matchesAny(g perimeter.Glob) bool {
 	for f := range c.files {
 		if g.Match(f) {
 			return true

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/perimeter"
 )
 
 // checkContainment refuses a perimeter (owns or shared) that reaches
@@ -21,20 +22,20 @@ func (c *checker) checkContainment() {
 			defer r.Close()
 		}
 	}
-	check := func(wp, what string, globs []Glob) {
+	check := func(wp, what string, globs []perimeter.Glob) {
 		for _, g := range globs {
 			for _, l := range escaping {
-				ex, ok := Overlap(g, beneath(l.path))
+				ex, ok := perimeter.Overlap(g, perimeter.Beneath(l.path))
 				if !ok && g.Match(l.path) {
 					ex, ok = l.path, true // writing the link writes its target
 				}
 				if ok {
 					c.add(SevError, "perimeter-through-symlink", wp, PlanFile,
-						"%s %q reaches %s through %s, a symlink of the base tree that leads outside the repository (%s)", what, g, Example(ex), l.path, l.why)
+						"%s %q reaches %s through %s, a symlink of the base tree that leads outside the repository (%s)", what, g, perimeter.Example(ex), l.path, l.why)
 					break
 				}
 			}
-			prefix := g.literalPrefix()
+			prefix := g.LiteralPrefix()
 			if root == nil || prefix == "" {
 				continue
 			}
@@ -66,32 +67,5 @@ func (c *checker) escapingLinks() []escapingLink {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out
-}
-
-// beneath is the pattern of every path strictly under the clean path p.
-func beneath(p string) Glob {
-	g := literalGlob(p)
-	g.segs = append(g.segs, segment{tokens: []token{{kind: tokAnyChar}, {kind: tokStar}}}, segment{any: true})
-	return g
-}
-
-// literalPrefix is the leading part of the pattern without wildcards:
-// "src/gen/*.go" is "src/gen", "docs/a.md" is itself, "**/x" is "".
-func (g Glob) literalPrefix() string {
-	var out string
-	for _, s := range g.segs {
-		if s.any || !isLiteral(s.tokens) {
-			break
-		}
-		var seg []rune
-		for _, t := range s.tokens {
-			seg = append(seg, t.r)
-		}
-		if out != "" {
-			out += "/"
-		}
-		out += string(seg)
-	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/scout"
 )
 
@@ -21,14 +22,14 @@ func Owner(p *Project, path string) []string {
 		return []string{"nobody"}
 	}
 	for _, s := range p.Plan.Shared {
-		if g, err := ParseGlob(s); err == nil && g.Match(path) {
+		if g, err := perimeter.ParseGlob(s); err == nil && g.Match(path) {
 			return []string{"shared"}
 		}
 	}
 	var out []string
 	for _, wp := range p.Plan.WPs {
 		for _, s := range wp.Owns {
-			if g, err := ParseGlob(s); err == nil && g.Match(path) {
+			if g, err := perimeter.ParseGlob(s); err == nil && g.Match(path) {
 				out = append(out, wp.ID)
 				break
 			}

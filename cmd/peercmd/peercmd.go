@@ -16,6 +16,7 @@ import (
 	"github.com/agentproto/agentproto/internal/jsondoc"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
+	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -33,7 +34,8 @@ func service(f *cmdutil.Factory) (*peers.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) }), nil
+	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(repo.WorkTree, l) }
+	return fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) }, waiting), nil
 }
 
 // wrote prints what a write did: with --json the record, with "recorded"

@@ -32,6 +32,7 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plugins/adapters/cliturn"
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
@@ -100,7 +101,7 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 		return nil, sdk.Problemf("options.resume and options.fork exclude each other")
 	}
 	env := sdk.Environ(req.Env)
-	per, err := NewPerimeter(req.Dir, lookup(env, PerimeterEnv))
+	per, err := NewPerimeter(req.Dir, lookup(env, perimeter.Env))
 	if err != nil {
 		return nil, sdk.Problemf("%v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plugins/adapters/acp"
 	"github.com/agentproto/agentproto/plugins/sdk"
 	"github.com/agentproto/agentproto/plugins/sdk/sdktest"
@@ -166,7 +167,7 @@ func perimeterEnv(allow, deny []string) map[string]string {
 		}
 		return "[" + strings.Join(b, ",") + "]"
 	}
-	return map[string]string{acp.PerimeterEnv: `{"allow":` + q(allow) + `,"deny":` + q(deny) + `}`}
+	return map[string]string{perimeter.Env: `{"allow":` + q(allow) + `,"deny":` + q(deny) + `}`}
 }
 
 // Writes inside the perimeter happen; writes outside it are refused when
@@ -446,16 +447,16 @@ func (r *recorder) hasExited() bool { r.mu.Lock(); defer r.mu.Unlock(); return r
 
 func TestBadOptionsAreProblems(t *testing.T) {
 	for opts, want := range map[string]map[string]string{
-		"options.command is required":           {},
-		"options.binary is not an option":       {"command": "x", "binary": "y"},
-		"options.execute is \"maybe\"":          {"command": "x", "execute": "maybe"},
-		"cannot run /nonexistent/agent":         {"command": "/nonexistent/agent"},
-		"resume and options.fork exclude":       {"command": "x", "resume": "a", "fork": "b"},
-		acp.PerimeterEnv + " is not valid JSON": {"command": "x"},
+		"options.command is required":        {},
+		"options.binary is not an option":    {"command": "x", "binary": "y"},
+		"options.execute is \"maybe\"":       {"command": "x", "execute": "maybe"},
+		"cannot run /nonexistent/agent":      {"command": "/nonexistent/agent"},
+		"resume and options.fork exclude":    {"command": "x", "resume": "a", "fork": "b"},
+		perimeter.Env + " is not valid JSON": {"command": "x"},
 	} {
 		env := map[string]string{}
-		if strings.HasPrefix(opts, acp.PerimeterEnv) {
-			env[acp.PerimeterEnv] = `{"allow": "src"}`
+		if strings.HasPrefix(opts, perimeter.Env) {
+			env[perimeter.Env] = `{"allow": "src"}`
 		}
 		_, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Options: want, Env: env}, newRecorder())
 		if err == nil || !strings.Contains(err.Error(), opts) {

@@ -9,21 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/perimeter"
 )
-
-// PerimeterEnv carries a work package's perimeter to the adapter. Dispatch
-// sets it for each WP's session; a plain `sessions start` has none, and the
-// perimeter is then the whole worktree.
-const PerimeterEnv = "AGENTPROTO_PERIMETER"
-
-// PerimeterSpec is the JSON form of PerimeterEnv: the globs the WP owns and
-// the globs it must not touch although they may match (shared files, other
-// WPs' perimeters) — the same rule verify applies afterwards.
-type PerimeterSpec struct {
-	Allow []string `json:"allow"`
-	Deny  []string `json:"deny,omitempty"`
-}
 
 // Perimeter decides which paths of a worktree the agent may write. Globs
 // are matched with the plan's own matcher, so what is refused here and
@@ -32,11 +19,11 @@ type Perimeter struct {
 	root     string // the worktree as given
 	realRoot string // the worktree with symlinks resolved
 	all      bool   // no WP: the whole worktree
-	allow    []plans.Glob
-	deny     []plans.Glob
+	allow    []perimeter.Glob
+	deny     []perimeter.Glob
 }
 
-// NewPerimeter reads spec (the value of PerimeterEnv, "" for none) for the
+// NewPerimeter reads spec (the value of perimeter.Env, "" for none) for the
 // worktree dir. A malformed spec is an error: a session never runs
 // unconfined because its perimeter could not be read.
 func NewPerimeter(dir, spec string) (*Perimeter, error) {
@@ -49,23 +36,23 @@ func NewPerimeter(dir, spec string) (*Perimeter, error) {
 		p.all = true
 		return p, nil
 	}
-	var s PerimeterSpec
+	var s perimeter.Spec
 	dec := json.NewDecoder(strings.NewReader(spec))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON {\"allow\": [...], \"deny\": [...]}: %v", PerimeterEnv, err)
+		return nil, fmt.Errorf("%s is not valid JSON {\"allow\": [...], \"deny\": [...]}: %v", perimeter.Env, err)
 	}
 	for _, g := range s.Allow {
-		pg, err := plans.ParseGlob(g)
+		pg, err := perimeter.ParseGlob(g)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", PerimeterEnv, err)
+			return nil, fmt.Errorf("%s: %v", perimeter.Env, err)
 		}
 		p.allow = append(p.allow, pg)
 	}
 	for _, g := range s.Deny {
-		pg, err := plans.ParseGlob(g)
+		pg, err := perimeter.ParseGlob(g)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", PerimeterEnv, err)
+			return nil, fmt.Errorf("%s: %v", perimeter.Env, err)
 		}
 		p.deny = append(p.deny, pg)
 	}

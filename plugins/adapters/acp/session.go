@@ -15,6 +15,7 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
@@ -50,7 +51,7 @@ type Session struct {
 func (s *Session) launch(argv []string) error {
 	env := make([]string, 0, len(s.env))
 	for _, kv := range s.env {
-		if !strings.HasPrefix(kv, PerimeterEnv+"=") {
+		if !strings.HasPrefix(kv, perimeter.Env+"=") {
 			env = append(env, kv)
 		}
 	}

@@ -1,4 +1,4 @@
-package plans
+package perimeter
 
 import (
 	"path/filepath"
