@@ -9,8 +9,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/shellscript"
 )
 
 // Limits of following scripts from the gate: deep enough for a Makefile
@@ -125,7 +125,7 @@ func isScript(name string, b []byte) bool {
 		return true
 	}
 	first, _, _ := bytes.Cut(b, []byte("\n"))
-	return bytes.HasPrefix(first, []byte("#!")) && hooks.IsShellShebang(string(first))
+	return bytes.HasPrefix(first, []byte("#!")) && shellscript.IsShebang(string(first))
 }
 
 // scriptMask is one mask in a script: the line's code, which tells an
