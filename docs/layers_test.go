@@ -22,7 +22,7 @@ func layer(pkg string) int {
 		return 1
 	}
 	switch first {
-	case "pipeline", "worktree", "launch", "sessions", "peers", "fork", "scout",
+	case "pipeline", "judge", "worktree", "launch", "sessions", "peers", "fork", "scout",
 		"watch", "lessons", "plans", "profiles", "hooks", "forge", "isolation":
 		return 2
 	}
