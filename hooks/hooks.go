@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/shellscript"
 )
 
 // Hook names agentproto installs into.
@@ -98,7 +99,7 @@ func Install(repo *gitrepo.Repo, hook string) (path string, changed bool, err er
 		out = shebang + block(hook)
 	default:
 		first, rest, _ := strings.Cut(text, "\n")
-		if !IsShellShebang(first) {
+		if !shellscript.IsShebang(first) {
 			return path, false, fault.Refusedf("%s is not a shell script (%q); add this line to it yourself: git agentproto hooks run %s \"$@\"", path, first, hook)
 		}
 		out = first + "\n" + block(hook) + rest
@@ -114,27 +115,6 @@ func Install(repo *gitrepo.Repo, hook string) (path string, changed bool, err er
 		return path, false, err
 	}
 	return path, true, nil
-}
-
-// IsShellShebang reports whether line is a #! line naming a POSIX-like
-// shell, directly or through env.
-func IsShellShebang(line string) bool {
-	if !strings.HasPrefix(line, "#!") {
-		return false
-	}
-	f := strings.Fields(strings.TrimPrefix(line, "#!"))
-	if len(f) == 0 {
-		return false
-	}
-	prog := filepath.Base(f[0])
-	if prog == "env" && len(f) > 1 {
-		prog = f[1]
-	}
-	switch prog {
-	case "sh", "bash", "dash", "zsh", "ksh":
-		return true
-	}
-	return false
 }
 
 // Uninstall removes agentproto's block and nothing else. A hook left with

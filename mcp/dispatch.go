@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/profiles"
@@ -125,7 +126,7 @@ func (e *env) review(pe *pipeline.Env, cfg config.Config, in reviewIn) (*pipelin
 	return r, report, err
 }
 
-func reviewerSummary(v *pipeline.ReviewerVerdicts) string {
+func reviewerSummary(v *judge.ReviewerVerdicts) string {
 	if v == nil {
 		return ""
 	}

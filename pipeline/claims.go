@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/agentproto/agentproto/judge"
 )
 
 // reportFindings holds a report against the disk and the gate run here:
@@ -11,7 +13,7 @@ import (
 // (out-of-perimeter ones are findings already), and exit codes it gives
 // for the gate that the run here did not get. Commands other than the
 // gate are not run again: a report cannot make verify run a command.
-func reportFindings(r *Report, changed, outOfScope []string, gate Gate) []string {
+func reportFindings(r *Report, changed, outOfScope []string, gate judge.Gate) []string {
 	var fs []string
 	isChanged := map[string]bool{}
 	for _, c := range changed {

@@ -5,12 +5,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentproto/agentproto/judge"
 )
 
 func TestReportFindings(t *testing.T) {
 	r := &Report{Files: []string{"./lib/a.sh", "lib/ghost.sh", "../up", "/abs", "lib/../lib/b.sh"},
 		ExitCodes: []ExitCode{{Command: "sh  test.sh", ExitCode: 0}, {Command: "go test ./...", ExitCode: 0}}}
-	got := reportFindings(r, []string{"lib/a.sh", "lib/b.sh", "lib/c.sh", "notes.txt"}, []string{"notes.txt"}, Gate{Command: "sh test.sh", ExitCode: 2})
+	got := reportFindings(r, []string{"lib/a.sh", "lib/b.sh", "lib/c.sh", "notes.txt"}, []string{"notes.txt"}, judge.Gate{Command: "sh test.sh", ExitCode: 2})
 	want := []string{
 		`report-unchanged: the report lists lib/ghost.sh, which did not change`,
 		`report-path: the report lists "../up", which is not a path inside the repository`,
@@ -23,7 +25,7 @@ func TestReportFindings(t *testing.T) {
 	}
 	// A report that agrees with the disk has nothing to say.
 	r = &Report{Files: []string{"lib/a.sh"}, ExitCodes: []ExitCode{{Command: "sh test.sh", ExitCode: 0}}}
-	if got := reportFindings(r, []string{"lib/a.sh"}, nil, Gate{Command: "sh test.sh"}); len(got) != 0 {
+	if got := reportFindings(r, []string{"lib/a.sh"}, nil, judge.Gate{Command: "sh test.sh"}); len(got) != 0 {
 		t.Fatalf("honest report: %v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentproto/agentproto/internal/confmerge"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -130,7 +131,7 @@ func isConfigWiring(w Wiring) bool {
 func (e *Env) planConfig(wps []plans.WP, st *State, base string, renames []Rename, c *Consolidation) ([]*configFile, error) {
 	var files []*configFile
 	byFile := map[string]*configFile{}
-	var fs []Finding
+	var fs []judge.Finding
 	for _, wp := range wps {
 		v := st.Verifications[wp.ID]
 		if v.Report == nil {
@@ -168,7 +169,7 @@ func (e *Env) planConfig(wps []plans.WP, st *State, base string, renames []Renam
 			if col.Rename != "" {
 				msg += fmt.Sprintf("; rename one: git agentproto consolidate %s --rename %s", e.Project.Name, col.Rename)
 			}
-			fs = append(fs, Finding{Code: "config-collision", WP: col.Second, File: cf.file, Message: msg})
+			fs = append(fs, judge.Finding{Code: "config-collision", WP: col.Second, File: cf.file, Message: msg})
 		}
 	}
 	c.Findings = append(c.Findings, fs...)
@@ -177,9 +178,9 @@ func (e *Env) planConfig(wps []plans.WP, st *State, base string, renames []Renam
 
 // configDelta reads one wiring entry into the change it makes to its file
 // at base, or the finding that refuses it.
-func (e *Env) configDelta(wp string, w Wiring, base string, byFile map[string]*configFile) (*configFile, confmerge.Delta, *Finding) {
-	refuse := func(code, file, msg string) (*configFile, confmerge.Delta, *Finding) {
-		return nil, nil, &Finding{Code: code, WP: wp, File: file, Message: msg}
+func (e *Env) configDelta(wp string, w Wiring, base string, byFile map[string]*configFile) (*configFile, confmerge.Delta, *judge.Finding) {
+	refuse := func(code, file, msg string) (*configFile, confmerge.Delta, *judge.Finding) {
+		return nil, nil, &judge.Finding{Code: code, WP: wp, File: file, Message: msg}
 	}
 	file, err := repopath.Clean(w.File)
 	if err != nil {

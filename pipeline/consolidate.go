@@ -13,20 +13,10 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/worktree"
 )
-
-// Finding is one problem a pipeline step found.
-type Finding struct {
-	Code    string `json:"code"`
-	WP      string `json:"wp,omitempty"`
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Message string `json:"message"`
-	// Severity is "error" (behaviour is lost) or "warning".
-	Severity string `json:"severity,omitempty"`
-}
 
 // AppliedWiring is a wiring line and what consolidate did with it.
 type AppliedWiring struct {
@@ -50,10 +40,10 @@ type Consolidation struct {
 	Collisions []ConfigCollision `json:"collisions,omitempty"`
 	// Renames are the --rename choices this consolidation used; they
 	// stand for the next one that is given none.
-	Renames  []string  `json:"renames,omitempty"`
-	Findings []Finding `json:"findings"`
-	Gate     *Gate     `json:"gate,omitempty"`
-	OK       bool      `json:"ok"`
+	Renames  []string        `json:"renames,omitempty"`
+	Findings []judge.Finding `json:"findings"`
+	Gate     *judge.Gate     `json:"gate,omitempty"`
+	OK       bool            `json:"ok"`
 	// DryRun marks the result of ConsolidateDryRun: WouldMerge lists what
 	// it would merge, and nothing was written.
 	DryRun     bool     `json:"dry_run,omitempty"`
@@ -123,7 +113,7 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	if err != nil {
 		return nil, err
 	}
-	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Config: []ConfigMerge{}, Findings: []Finding{}}
+	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Config: []ConfigMerge{}, Findings: []judge.Finding{}}
 	wps := order(e.Project)
 	tips, ready := e.readiness(wps, st) // the verified commit of each WP, merged as is
 	c.Findings = append(c.Findings, ready...)
@@ -163,10 +153,10 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, tips[wp.ID]); err != nil {
 			conflicts, _ := wt.Git("diff", "--name-only", "--diff-filter=U")
 			for _, f := range strings.Fields(string(conflicts)) {
-				c.Findings = append(c.Findings, Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
+				c.Findings = append(c.Findings, judge.Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
 			}
 			if len(conflicts) == 0 {
-				c.Findings = append(c.Findings, Finding{Code: "merge-failed", WP: wp.ID, Message: err.Error()})
+				c.Findings = append(c.Findings, judge.Finding{Code: "merge-failed", WP: wp.ID, Message: err.Error()})
 			}
 			wt.Git("merge", "--abort")
 			rollback()
@@ -187,7 +177,7 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	defer wtRoot.Close()
 	for _, w := range wiring {
 		if err := checkWiringOnDisk(wtRoot, w.File); err != nil {
-			c.Findings = append(c.Findings, Finding{Code: "wiring-through-symlink", WP: w.WP, File: w.File, Message: err.Error()})
+			c.Findings = append(c.Findings, judge.Finding{Code: "wiring-through-symlink", WP: w.WP, File: w.File, Message: err.Error()})
 		}
 	}
 	if hasErrors(c.Findings) {
@@ -217,14 +207,14 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
 	defer cancel()
-	gate, log := RunGate(ctx, m.Path, frozen.Gate)
+	gate, log := judge.RunGate(ctx, m.Path, frozen.Gate)
 	gate.Log = "gate.log"
 	c.Gate = &gate
 	head, _ := wt.Git("rev-parse", "HEAD")
 	c.Head = strings.TrimSpace(string(head))
 	c.OK = gate.ExitCode == 0 && !gate.Piped
 	if !c.OK {
-		c.Findings = append(c.Findings, Finding{Code: "gate-failed", File: "", Message: fmt.Sprintf("the gate %q exited %d in the integration worktree", gate.Command, gate.ExitCode)})
+		c.Findings = append(c.Findings, judge.Finding{Code: "gate-failed", File: "", Message: fmt.Sprintf("the gate %q exited %d in the integration worktree", gate.Command, gate.ExitCode)})
 	}
 	// A re-run that reaches the same head with the same verdict is the
 	// recorded outcome again (only the gate's duration differs): nothing
@@ -257,16 +247,16 @@ func sameOutcome(prev, c *Consolidation) bool {
 // readiness finds the WPs not ready to merge: not verified, not
 // checkpointed, or whose branch is not at a state a passing verification
 // saw. It returns the verified tip of each ready WP.
-func (e *Env) readiness(wps []plans.WP, st *State) (map[string]string, []Finding) {
+func (e *Env) readiness(wps []plans.WP, st *State) (map[string]string, []judge.Finding) {
 	tips := map[string]string{}
-	var fs []Finding
+	var fs []judge.Finding
 	for _, wp := range wps {
 		if !st.Verified(wp.ID) {
-			fs = append(fs, Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
+			fs = append(fs, judge.Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
 		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
-			fs = append(fs, Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
+			fs = append(fs, judge.Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
 		} else if tip, err := e.verifiedTip(st, wp.ID); err != nil {
-			fs = append(fs, Finding{Code: "not-verified-state", WP: wp.ID, Message: err.Error()})
+			fs = append(fs, judge.Finding{Code: "not-verified-state", WP: wp.ID, Message: err.Error()})
 		} else {
 			tips[wp.ID] = tip
 		}
@@ -274,7 +264,7 @@ func (e *Env) readiness(wps []plans.WP, st *State) (map[string]string, []Finding
 	return tips, fs
 }
 
-func hasErrors(fs []Finding) bool {
+func hasErrors(fs []judge.Finding) bool {
 	for _, f := range fs {
 		if f.Code != "report-missing" {
 			return true
@@ -286,20 +276,20 @@ func hasErrors(fs []Finding) bool {
 // collectWiring gathers the wiring of every WP's report and finds the
 // collisions: one line wired by two WPs, one name claimed twice, wiring
 // into a file that is not shared.
-func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring, []Finding) {
+func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring, []judge.Finding) {
 	var out []AppliedWiring
-	var fs []Finding
+	var fs []judge.Finding
 	lineBy := map[string]string{}
 	claimBy := map[string]string{}
 	for _, wp := range wps {
 		v := st.Verifications[wp.ID]
 		for _, f := range v.Findings {
 			if strings.HasPrefix(f, "report-malformed") {
-				fs = append(fs, Finding{Code: "report-malformed", WP: wp.ID, Message: f})
+				fs = append(fs, judge.Finding{Code: "report-malformed", WP: wp.ID, Message: f})
 			}
 		}
 		if v.Report == nil {
-			fs = append(fs, Finding{Code: "report-missing", WP: wp.ID, Message: wp.ID + " gave no report; no wiring applied for it"})
+			fs = append(fs, judge.Finding{Code: "report-missing", WP: wp.ID, Message: wp.ID + " gave no report; no wiring applied for it"})
 			continue
 		}
 		for _, w := range v.Report.Wiring {
@@ -308,18 +298,18 @@ func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring
 			}
 			file, err := repopath.Clean(w.File)
 			if err != nil {
-				fs = append(fs, Finding{Code: "wiring-path-refused", WP: wp.ID, File: w.File, Message: err.Error() + "; wiring names a shared file inside the repository"})
+				fs = append(fs, judge.Finding{Code: "wiring-path-refused", WP: wp.ID, File: w.File, Message: err.Error() + "; wiring names a shared file inside the repository"})
 				continue
 			}
 			w.File = file
 			owners := plans.Owner(p, w.File)
 			if len(owners) != 1 || owners[0] != "shared" {
-				fs = append(fs, Finding{Code: "wiring-not-shared", WP: wp.ID, File: w.File, Message: w.File + " is not a shared file; its owner changes it, not the wiring"})
+				fs = append(fs, judge.Finding{Code: "wiring-not-shared", WP: wp.ID, File: w.File, Message: w.File + " is not a shared file; its owner changes it, not the wiring"})
 				continue
 			}
 			key := w.File + "\x00" + strings.TrimSpace(w.Line)
 			if other, ok := lineBy[key]; ok && other != wp.ID {
-				fs = append(fs, Finding{Code: "wiring-collision", WP: wp.ID, File: w.File, Message: fmt.Sprintf("%s and %s both wire %q", other, wp.ID, w.Line)})
+				fs = append(fs, judge.Finding{Code: "wiring-collision", WP: wp.ID, File: w.File, Message: fmt.Sprintf("%s and %s both wire %q", other, wp.ID, w.Line)})
 				continue
 			}
 			lineBy[key] = wp.ID
@@ -327,7 +317,7 @@ func collectWiring(p *plans.Project, wps []plans.WP, st *State) ([]AppliedWiring
 		}
 		for _, cl := range v.Report.Claims {
 			if other, ok := claimBy[cl]; ok && other != wp.ID {
-				fs = append(fs, Finding{Code: "claim-collision", WP: wp.ID, Message: fmt.Sprintf("%s and %s both claim %s", other, wp.ID, cl)})
+				fs = append(fs, judge.Finding{Code: "claim-collision", WP: wp.ID, Message: fmt.Sprintf("%s and %s both claim %s", other, wp.ID, cl)})
 			}
 			claimBy[cl] = wp.ID
 		}

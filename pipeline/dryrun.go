@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/worktree"
 )
 
@@ -25,7 +26,7 @@ func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Config: []ConfigMerge{}, Findings: []Finding{}, DryRun: true}
+	c := &Consolidation{Project: e.Project.Name, Merged: []string{}, Wiring: []AppliedWiring{}, Config: []ConfigMerge{}, Findings: []judge.Finding{}, DryRun: true}
 	wps := order(e.Project)
 	_, ready := e.readiness(wps, st)
 	c.Findings = append(c.Findings, ready...)
@@ -50,7 +51,7 @@ func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 		refused := false
 		for _, commit := range commits {
 			if err := checkWiringInTree(e.Repo, commit, w.File); err != nil {
-				c.Findings = append(c.Findings, Finding{Code: "wiring-through-symlink", WP: w.WP, File: w.File, Message: err.Error()})
+				c.Findings = append(c.Findings, judge.Finding{Code: "wiring-through-symlink", WP: w.WP, File: w.File, Message: err.Error()})
 				refused = true
 				break
 			}
@@ -100,14 +101,14 @@ func (e *Env) commitOf(ref string) string {
 func (e *Env) dryRunConfig(cf *configFile, commits []string, c *Consolidation) {
 	for _, commit := range commits {
 		if err := checkWiringInTree(e.Repo, commit, cf.file); err != nil {
-			c.Findings = append(c.Findings, Finding{Code: "wiring-through-symlink", File: cf.file, Message: err.Error()})
+			c.Findings = append(c.Findings, judge.Finding{Code: "wiring-through-symlink", File: cf.file, Message: err.Error()})
 			return
 		}
 	}
 	text, _ := e.Repo.Git("cat-file", "blob", commits[0]+":"+cf.file) // absent: a new file
 	_, m, err := cf.merged(text)
 	if err != nil {
-		c.Findings = append(c.Findings, Finding{Code: "config-malformed", File: cf.file, Message: err.Error()})
+		c.Findings = append(c.Findings, judge.Finding{Code: "config-malformed", File: cf.file, Message: err.Error()})
 		return
 	}
 	if m.Diff != "" {

@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/agentproto/agentproto/gitstore"
+import (
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/judge"
+)
 
 // Ledger event kinds owned by the pipeline.
 const (
@@ -50,17 +53,6 @@ type Dispatch struct {
 	Outside string `json:"outside_sha256,omitempty"`
 }
 
-// Gate is one run of a gate command.
-type Gate struct {
-	Command  string `json:"command"`
-	ExitCode int    `json:"exit_code"`
-	Duration string `json:"duration"`
-	Log      string `json:"log"` // attachment name
-	Piped    bool   `json:"piped,omitempty"`
-	// TimedOut: its bound ended it (ExitCode 124); never a pass.
-	TimedOut bool `json:"timed_out,omitempty"`
-}
-
 // Verification is the data of a wp_verified event and verify's JSON.
 type Verification struct {
 	Project  string `json:"project"`
@@ -70,12 +62,12 @@ type Verification struct {
 	Base     string `json:"base,omitempty"`
 	// Tree is the id of the tree of the whole verified state, untracked
 	// files included: checkpoint, pre-push and consolidate accept only it.
-	Tree       string   `json:"tree,omitempty"`
-	Changed    []string `json:"changed"`
-	OutOfScope []string `json:"out_of_scope"`
-	Gate       Gate     `json:"gate"`
-	Report     *Report  `json:"report,omitempty"`
-	Findings   []string `json:"findings,omitempty"`
+	Tree       string     `json:"tree,omitempty"`
+	Changed    []string   `json:"changed"`
+	OutOfScope []string   `json:"out_of_scope"`
+	Gate       judge.Gate `json:"gate"`
+	Report     *Report    `json:"report,omitempty"`
+	Findings   []string   `json:"findings,omitempty"`
 	// Unattributed are changes outside the worktree that this WP is not
 	// shown to have made (unattributed): they fail the wave, not the WP.
 	Unattributed []string `json:"unattributed,omitempty"`

@@ -41,3 +41,24 @@ func FuzzParseReport(f *testing.F) {
 		}
 	})
 }
+
+func TestParseReport(t *testing.T) {
+	out := []byte("work...\n```agentproto-report\n{\"wp\":\"WP1\",\"files\":[\"a\"],\"design_choices\":[],\"wiring\":[{\"file\":\"go.mod\",\"line\":\"require x v1\"}],\"exit_codes\":[{\"command\":\"make\",\"exit_code\":0}]}\n```\n")
+	r, err := ParseReport(out)
+	if err != nil || r == nil || r.Wiring[0].Line != "require x v1" {
+		t.Fatalf("r=%+v err=%v", r, err)
+	}
+	if r, err := ParseReport([]byte("no report here")); r != nil || err != nil {
+		t.Fatalf("no block: %v %v", r, err)
+	}
+	for _, bad := range []string{
+		"```agentproto-report\n{\"wp\":\"WP1\"\n```",
+		"```agentproto-report\n{\"wp\":\"WP1\",\"bogus\":1}\n```",
+		"```agentproto-report\n{\"wiring\":[{\"file\":\"\",\"line\":\"x\"}]}\n```",
+		"```agentproto-report\n{}",
+	} {
+		if _, err := ParseReport([]byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}

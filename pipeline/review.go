@@ -8,26 +8,24 @@ import (
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/judge"
+	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/worktree"
 )
 
-// GateRun is a gate re-run by review.
-type GateRun struct {
-	Where string `json:"where"` // WP id or "integration"
-	Gate  Gate   `json:"gate"`
-}
-
 // ReviewResult is the data of a plan_reviewed event.
 type ReviewResult struct {
-	Project  string    `json:"project"`
-	Gates    []GateRun `json:"gates"`
-	Findings []Finding `json:"findings"`
-	Reviewer string    `json:"reviewer_session,omitempty"`
+	Project  string          `json:"project"`
+	Gates    []judge.GateRun `json:"gates"`
+	Findings []judge.Finding `json:"findings"`
+	Reviewer string          `json:"reviewer_session,omitempty"`
 	// ReviewerVerdicts is what the reviewer session said; attached,
 	// never counted in OK.
-	ReviewerVerdicts *ReviewerVerdicts `json:"reviewer,omitempty"`
-	OK               bool              `json:"ok"`
+	ReviewerVerdicts *judge.ReviewerVerdicts `json:"reviewer,omitempty"`
+	OK               bool                    `json:"ok"`
 }
 
 // Review is adversarial and never fixes: it re-runs every gate, diffs each
@@ -39,7 +37,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	if err != nil {
 		return nil, err
 	}
-	r := &ReviewResult{Project: e.Project.Name, Gates: []GateRun{}, Findings: []Finding{}}
+	r := &ReviewResult{Project: e.Project.Name, Gates: []judge.GateRun{}, Findings: []judge.Finding{}}
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
 	defer cancel()
 	base := frozen.BaseCommit
@@ -52,13 +50,13 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	for _, wp := range order(e.Project) {
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 		if err != nil {
-			r.Findings = append(r.Findings, Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
+			r.Findings = append(r.Findings, judge.Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
 			continue
 		}
-		g, _ := RunGate(ctx, m.Path, frozen.Gate)
-		r.Gates = append(r.Gates, GateRun{Where: wp.ID, Gate: g})
+		g, _ := judge.RunGate(ctx, m.Path, frozen.Gate)
+		r.Gates = append(r.Gates, judge.GateRun{Where: wp.ID, Gate: g})
 		if g.ExitCode != 0 {
-			r.Findings = append(r.Findings, Finding{Code: "gate-failed", WP: wp.ID, Message: fmt.Sprintf("the gate exits %d in %s's worktree", g.ExitCode, wp.ID)})
+			r.Findings = append(r.Findings, judge.Finding{Code: "gate-failed", WP: wp.ID, Message: fmt.Sprintf("the gate exits %d in %s's worktree", g.ExitCode, wp.ID)})
 		}
 		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
 		wpBase := base // a WP is measured from where it started
@@ -76,7 +74,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			}
 			owners := plans.Owner(e.Project, p)
 			if len(owners) != 1 || owners[0] != wp.ID {
-				r.Findings = append(r.Findings, Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
+				r.Findings = append(r.Findings, judge.Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
 			}
 		}
 		heads, bases = append(heads, branch), append(bases, wpBase)
@@ -86,32 +84,32 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	// The code to read: the integration branch when there is one, else each
 	// WP branch.
 	if m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name)); err == nil {
-		var all []claim
+		var all []judge.Claim
 		for _, wp := range order(e.Project) {
 			all = append(all, claimsBy[wp.ID]...)
 		}
-		r.Findings = append(r.Findings, registryFindings(m.Path, all, registries)...)
-		g, _ := RunGate(ctx, m.Path, frozen.Gate)
-		r.Gates = append(r.Gates, GateRun{Where: "integration", Gate: g})
+		r.Findings = append(r.Findings, judge.RegistryFindings(m.Path, all, registries)...)
+		g, _ := judge.RunGate(ctx, m.Path, frozen.Gate)
+		r.Gates = append(r.Gates, judge.GateRun{Where: "integration", Gate: g})
 		if g.ExitCode != 0 {
-			r.Findings = append(r.Findings, Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
+			r.Findings = append(r.Findings, judge.Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
 		}
 		heads, bases = []string{m.Branch}, []string{base}
 	} else {
 		for _, w := range wpDirs {
-			r.Findings = append(r.Findings, registryFindings(w[1], claimsBy[w[0]], registries)...)
+			r.Findings = append(r.Findings, judge.RegistryFindings(w[1], claimsBy[w[0]], registries)...)
 		}
 	}
 	// The same engine as one change's review judges each head: executed
 	// tests at base and head, parsed code, text patterns as warnings.
 	seen := map[string]bool{}
 	for i, head := range heads {
-		cr, err := ReviewChange(ctx, e.Repo, bases[i], head, ChangeOptions{Gate: frozen.Gate, MutationBudget: mutationBudget})
+		cr, err := judge.ReviewChange(ctx, e.Repo, bases[i], head, judge.ChangeOptions{Gate: frozen.Gate, MutationBudget: mutationBudget})
 		if err != nil {
 			return nil, err
 		}
 		for _, g := range cr.Gates {
-			r.Gates = append(r.Gates, GateRun{Where: strings.TrimPrefix(head, worktree.BranchPrefix) + " " + g.Where, Gate: g.Gate})
+			r.Gates = append(r.Gates, judge.GateRun{Where: strings.TrimPrefix(head, worktree.BranchPrefix) + " " + g.Where, Gate: g.Gate})
 		}
 		for _, f := range cr.Findings {
 			key := f.Code + f.File + fmt.Sprint(f.Line) + f.Message
@@ -127,21 +125,73 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 		}
 		return r.Findings[i].Line < r.Findings[j].Line
 	})
-	r.OK = !anyError(r.Findings)
+	r.OK = !judge.AnyError(r.Findings)
 	return r, nil
 }
 
-// ScanRange scans what base..head adds and deletes for fake-work patterns.
-func ScanRange(git func(args ...string) ([]byte, error), base, head string) ([]Finding, error) {
-	diff, err := git("diff", "-U0", "--no-renames", "--no-color", "--no-ext-diff", base, head)
-	if err != nil {
-		return nil, err
+// ChangeOptions says what a change must pass and may touch.
+type ChangeOptions struct {
+	Gate string   // the command that must pass; none when empty
+	Own  []string // perimeter globs; any path when empty
+	// MutationBudget bounds the mutation smoke; zero turns it off.
+	MutationBudget time.Duration
+}
+
+// ReviewChange reviews base..head with no plan (judge.ReviewChange), the
+// perimeter's globs matched as a plan's own.
+func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, opt ChangeOptions) (*judge.ChangeReview, error) {
+	jo := judge.ChangeOptions{Gate: opt.Gate, Own: opt.Own, MutationBudget: opt.MutationBudget}
+	if len(opt.Own) > 0 {
+		var own []perimeter.Glob
+		for _, o := range opt.Own {
+			g, err := perimeter.ParseGlob(o)
+			if err != nil {
+				return nil, fmt.Errorf("--own %s: %v", o, err)
+			}
+			own = append(own, g)
+		}
+		jo.Inside = func(p string) bool { return matchesAny(own, p) }
 	}
-	del, err := git("diff", "--name-only", "--no-renames", "--diff-filter=D", base, head)
-	if err != nil {
-		return nil, err
+	return judge.ReviewChange(ctx, repo, base, head, jo)
+}
+
+func matchesAny(gs []perimeter.Glob, p string) bool {
+	for _, g := range gs {
+		if g.Match(p) {
+			return true
+		}
 	}
-	return scan(parseDiff(string(diff)), strings.Fields(string(del))), nil
+	return false
+}
+
+// reportClaims gathers the claims review can look up, by WP, and the
+// shared files the reports wire into: the plan's plain-text registries.
+func reportClaims(p *plans.Project, st *State) (map[string][]judge.Claim, []string) {
+	by := map[string][]judge.Claim{}
+	seen := map[string]bool{}
+	var registries []string
+	for _, wp := range order(p) {
+		v, ok := st.Verifications[wp.ID]
+		if !ok || v.Report == nil {
+			continue
+		}
+		for _, s := range v.Report.Claims {
+			if c, ok := judge.ParseClaim(wp.ID, s); ok {
+				by[wp.ID] = append(by[wp.ID], c)
+			}
+		}
+		for _, w := range v.Report.Wiring {
+			f, err := repopath.Clean(w.File)
+			if err != nil || seen[f] || isConfigWiring(w) {
+				continue
+			}
+			if o := plans.Owner(p, f); len(o) == 1 && o[0] == "shared" {
+				seen[f] = true
+				registries = append(registries, f)
+			}
+		}
+	}
+	return by, registries
 }
 
 // RecordReview stores a review and its reviewer report, if any.
@@ -156,10 +206,10 @@ func (e *Env) RecordReview(r *ReviewResult, reviewerReport []byte) error {
 
 // E2EResult is the data of a plan_e2e event.
 type E2EResult struct {
-	Project  string    `json:"project"`
-	Worktree string    `json:"worktree"`
-	Commands []GateRun `json:"commands"`
-	OK       bool      `json:"ok"`
+	Project  string          `json:"project"`
+	Worktree string          `json:"worktree"`
+	Commands []judge.GateRun `json:"commands"`
+	OK       bool            `json:"ok"`
 }
 
 // E2E runs the configured end-to-end commands in the integration worktree
@@ -169,15 +219,15 @@ func (e *Env) E2E(commands []string, timeout time.Duration) (*E2EResult, error) 
 	if err != nil {
 		return nil, fmt.Errorf("no integration worktree: run git agentproto consolidate %s first", e.Project.Name)
 	}
-	r := &E2EResult{Project: e.Project.Name, Worktree: m.Path, Commands: []GateRun{}, OK: true}
+	r := &E2EResult{Project: e.Project.Name, Worktree: m.Path, Commands: []judge.GateRun{}, OK: true}
 	var atts []gitstore.AttachmentInput
 	for i, c := range commands {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		g, log := RunGate(ctx, m.Path, c)
+		g, log := judge.RunGate(ctx, m.Path, c)
 		cancel()
 		g.Log = fmt.Sprintf("e2e-%d.log", i+1)
 		atts = append(atts, gitstore.AttachmentInput{Name: g.Log, Content: log})
-		r.Commands = append(r.Commands, GateRun{Where: fmt.Sprintf("e2e %d", i+1), Gate: g})
+		r.Commands = append(r.Commands, judge.GateRun{Where: fmt.Sprintf("e2e %d", i+1), Gate: g})
 		if g.ExitCode != 0 {
 			r.OK = false
 		}

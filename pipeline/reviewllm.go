@@ -1,14 +1,13 @@
 package pipeline
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -17,26 +16,6 @@ import (
 // the diff and the plan's review brief, confirms or refutes each finding
 // and adds its own. What it says is attached to the review record and
 // never makes a review pass: OK is the static review's alone.
-
-// ReviewerVerdicts is what a reviewer session answered.
-type ReviewerVerdicts struct {
-	Verdicts []FindingVerdict `json:"verdicts"`
-	Findings []Finding        `json:"findings"`
-	// Problem says why the answer could not be read, when it could not.
-	Problem string `json:"problem,omitempty"`
-	// Void says why the verdicts do not count: the reviewer changed
-	// Changed in its worktree. Verdicts and findings are then empty; the
-	// session's whole output stays attached.
-	Void    string   `json:"void,omitempty"`
-	Changed []string `json:"changed,omitempty"`
-}
-
-// FindingVerdict is the reviewer's word on one static finding.
-type FindingVerdict struct {
-	Finding string `json:"finding"` // F1, F2, … in the brief's order
-	Verdict string `json:"verdict"` // confirmed or refuted
-	Why     string `json:"why"`
-}
 
 // ReviewerLaunch is a reviewer session resolved by the caller: adapter,
 // its path and checksum, options, environment, and the reviewer's own
@@ -48,8 +27,6 @@ type ReviewerLaunch struct {
 	Worktree *worktree.Meta
 	Manager  *worktree.Manager
 }
-
-const reviewFence = "```agentproto-review"
 
 // maxBriefDiff bounds the diff the brief carries; the reviewer reads the
 // rest from the branch.
@@ -98,7 +75,7 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) (_ []byte, err error)
 	if err != nil {
 		return nil, err
 	}
-	v := ParseReviewerVerdicts(out, len(r.Findings))
+	v := judge.ParseReviewerVerdicts(out, len(r.Findings))
 	if err := e.voidIfChanged(l, id, before, &v); err != nil {
 		return nil, err
 	}
@@ -127,7 +104,7 @@ func (e *Env) writeReviewerBrief(r *ReviewResult) (string, error) {
 		b.Write(own)
 	}
 	b.WriteString("\n## Your answer\n\nConfirm or refute every static finding, and add your own. End your output with one block:\n\n" +
-		reviewFence + "\n{\"verdicts\": [{\"finding\": \"F1\", \"verdict\": \"confirmed\", \"why\": \"...\"}],\n \"findings\": [{\"file\": \"a.go\", \"line\": 3, \"severity\": \"error\", \"code\": \"reviewer\", \"message\": \"...\"}]}\n```\n")
+		judge.ReviewFence + "\n{\"verdicts\": [{\"finding\": \"F1\", \"verdict\": \"confirmed\", \"why\": \"...\"}],\n \"findings\": [{\"file\": \"a.go\", \"line\": 3, \"severity\": \"error\", \"code\": \"reviewer\", \"message\": \"...\"}]}\n```\n")
 	if d := e.reviewDiff(); d != "" {
 		b.WriteString("\n## The change\n\n````diff\n" + d + "````\n")
 	}
@@ -160,70 +137,4 @@ func (e *Env) reviewDiff() string {
 		}
 	}
 	return b.String()
-}
-
-// ParseReviewerVerdicts reads the last agentproto-review block of a
-// reviewer's output. n is the number of static findings the brief
-// numbered. A missing or malformed block, a verdict for no finding, or a
-// verdict other than confirmed/refuted is named in Problem; what could
-// be read is kept.
-func ParseReviewerVerdicts(out []byte, n int) ReviewerVerdicts {
-	v := ReviewerVerdicts{Verdicts: []FindingVerdict{}, Findings: []Finding{}}
-	i := bytes.LastIndex(out, []byte(reviewFence))
-	if i < 0 {
-		v.Problem = "the reviewer gave no " + reviewFence[3:] + " block"
-		return v
-	}
-	body := out[i+len(reviewFence):]
-	j := bytes.Index(body, []byte("```"))
-	if j < 0 {
-		v.Problem = "the " + reviewFence[3:] + " block is not closed"
-		return v
-	}
-	var got ReviewerVerdicts
-	dec := json.NewDecoder(bytes.NewReader(body[:j]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
-		v.Problem = "the " + reviewFence[3:] + " block is not valid: " + err.Error()
-		return v
-	}
-	seen := map[string]bool{}
-	var problems []string
-	for _, fv := range got.Verdicts {
-		var k int
-		if _, err := fmt.Sscanf(fv.Finding, "F%d", &k); err != nil || k < 1 || k > n || fmt.Sprintf("F%d", k) != fv.Finding {
-			problems = append(problems, fmt.Sprintf("a verdict names %q, which is no static finding (F1..F%d)", fv.Finding, n))
-			continue
-		}
-		if fv.Verdict != "confirmed" && fv.Verdict != "refuted" {
-			problems = append(problems, fmt.Sprintf("%s: verdict %q is neither confirmed nor refuted", fv.Finding, fv.Verdict))
-			continue
-		}
-		if seen[fv.Finding] {
-			problems = append(problems, fv.Finding+" is judged twice")
-			continue
-		}
-		seen[fv.Finding] = true
-		v.Verdicts = append(v.Verdicts, fv)
-	}
-	for k := 1; k <= n; k++ {
-		if !seen[fmt.Sprintf("F%d", k)] {
-			problems = append(problems, fmt.Sprintf("F%d has no verdict", k))
-		}
-	}
-	for _, f := range got.Findings {
-		if strings.TrimSpace(f.Message) == "" {
-			problems = append(problems, "a reviewer finding has no message")
-			continue
-		}
-		if f.Severity != "warning" {
-			f.Severity = "error"
-		}
-		if f.Code == "" {
-			f.Code = "reviewer"
-		}
-		v.Findings = append(v.Findings, f)
-	}
-	v.Problem = strings.Join(problems, "; ")
-	return v
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/worktree"
 )
 
@@ -69,7 +70,7 @@ func (e *Env) dropReviewerWorktree(mg *worktree.Manager, m *worktree.Meta) error
 // anything outside it since before (the snapshot taken as it started): a
 // reviewer reports, never fixes, and nothing it wrote is adopted. A clean
 // worktree is removed; a changed one is kept to be looked at.
-func (e *Env) voidIfChanged(l ReviewerLaunch, session string, before Outside, v *ReviewerVerdicts) error {
+func (e *Env) voidIfChanged(l ReviewerLaunch, session string, before Outside, v *judge.ReviewerVerdicts) error {
 	changes, err := worktree.Changes(e.Repo, l.Worktree)
 	if err != nil {
 		return err
@@ -94,7 +95,7 @@ func (e *Env) voidIfChanged(l ReviewerLaunch, session string, before Outside, v 
 	}
 	v.Void = fmt.Sprintf("reviewer session %s changed %s: a reviewer reports, never fixes; its verdicts are void and nothing it wrote is adopted",
 		session, strings.Join(where, ", and "))
-	v.Verdicts, v.Findings = []FindingVerdict{}, []Finding{}
+	v.Verdicts, v.Findings = []judge.FindingVerdict{}, []judge.Finding{}
 	if len(changes) == 0 {
 		return e.dropReviewerWorktree(l.Manager, l.Worktree)
 	}

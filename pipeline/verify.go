@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/secrets"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
@@ -19,27 +19,6 @@ import (
 // WaitingDecision is the verdict of a WP whose executor stopped on a
 // question (its report's "stopped"): git agentproto plan answer resumes it.
 const WaitingDecision = "waiting_decision"
-
-// maxGateLog bounds the gate output kept in the ledger.
-const maxGateLog = 1 << 20
-
-// RunGate runs a gate command with sh -c in dir and returns its real exit
-// code and output, scrubbed of secrets. It runs with the environment a
-// build needs, never our tokens (secrets.ChildEnv). A pipe in the command
-// is flagged: the shell would report the last command's exit code, not the
-// gate's.
-func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
-	g, out := runGate(ctx, dir, command, nil, nil)
-	log, cut := secrets.ScrubTail(out, maxGateLog)
-	if cut {
-		log = append([]byte("[... cut ...]\n"), log...)
-	}
-	return g, log
-}
-
-func plansPipe(cmd string) bool {
-	return strings.Contains(strings.ReplaceAll(cmd, "||", ""), "|")
-}
 
 // Verify checks a WP against the disk, never against its report: every
 // path changed since the WP's base — committed, staged, unstaged,
@@ -115,14 +94,14 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
 	defer cancel()
-	gate, log := RunGate(ctx, m.Path, frozen.Gate)
+	gate, log := judge.RunGate(ctx, m.Path, frozen.Gate)
 	gate.Log = "gate.log"
 	v.Gate = gate
 	if gate.TimedOut {
 		fail(fmt.Sprintf("gate-timeout: the gate did not end within gate_timeout (%s); every process it started was ended", gateTimeout))
 	}
 	atts := []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}
-	masked, inherited := maskedGate(m.Path, frozen.Gate, func(name string) []byte {
+	masked, inherited := judge.MaskedGate(m.Path, frozen.Gate, func(name string) []byte {
 		b, _ := e.Repo.Git("cat-file", "blob", at.BaseCommit+":"+name)
 		return b
 	})

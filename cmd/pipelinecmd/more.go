@@ -13,6 +13,7 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 )
 
@@ -141,7 +142,7 @@ func (o *ReviewOptions) mutationBudget(cfg config.Config) time.Duration {
 	return cfg.Review.MutationBudget.Duration
 }
 
-func printReview(io *cmdutil.IOStreams, gates []pipeline.GateRun, fs []pipeline.Finding) {
+func printReview(io *cmdutil.IOStreams, gates []judge.GateRun, fs []judge.Finding) {
 	for _, g := range gates {
 		fmt.Fprintf(io.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
@@ -63,7 +64,7 @@ func env(f *cmdutil.Factory, project string) (*pipeline.Env, config.Config, erro
 	return &pipeline.Env{Repo: repo, Ledger: l, Project: p, History: h}, cfg, nil
 }
 
-func printFindings(w io.Writer, fs []pipeline.Finding) {
+func printFindings(w io.Writer, fs []judge.Finding) {
 	for _, fd := range fs {
 		where := fd.File
 		if fd.Line > 0 {
@@ -81,7 +82,7 @@ func printFindings(w io.Writer, fs []pipeline.Finding) {
 }
 
 // errorCount counts the findings that fail a review; warnings do not.
-func errorCount(fs []pipeline.Finding) int {
+func errorCount(fs []judge.Finding) int {
 	n := 0
 	for _, f := range fs {
 		if f.Severity != "warning" {
@@ -91,7 +92,7 @@ func errorCount(fs []pipeline.Finding) int {
 	return n
 }
 
-func warnings(fs []pipeline.Finding) string {
+func warnings(fs []judge.Finding) string {
 	if n := len(fs) - errorCount(fs); n > 0 {
 		return fmt.Sprintf(" (and %d warnings)", n)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
@@ -71,11 +72,11 @@ func TestProgressPrintsRunResults(t *testing.T) {
 	p := newProgress(&b, false)
 	p.Step("consolidate")
 	p.Result(&pipeline.Checkpoint{WP: "WP0", Commit: "0123456789abcdef", Paths: []string{"a", "b"}})
-	p.Result(&pipeline.Consolidation{Merged: []string{"WP0", "WP1"}, Branch: "wt/demo-integration", OK: true, Gate: &pipeline.Gate{ExitCode: 0},
+	p.Result(&pipeline.Consolidation{Merged: []string{"WP0", "WP1"}, Branch: "wt/demo-integration", OK: true, Gate: &judge.Gate{ExitCode: 0},
 		Wiring: []pipeline.AppliedWiring{{WP: "WP1", File: "registry.txt", Line: "upper", Status: "applied"}}})
-	p.Result(&pipeline.Consolidation{Merged: []string{"WP0"}, Findings: []pipeline.Finding{{Code: "conflict", WP: "WP1", File: "a.go", Message: "both changed"}}})
-	p.Result(&pipeline.ReviewResult{Findings: []pipeline.Finding{{Code: "no-assert", File: "x_test.go", Line: 3, Message: "asserts nothing", Severity: "warning"}}})
-	p.Result(&pipeline.E2EResult{Commands: []pipeline.GateRun{{Gate: pipeline.Gate{Command: "sh e2e.sh", ExitCode: 3}}}})
+	p.Result(&pipeline.Consolidation{Merged: []string{"WP0"}, Findings: []judge.Finding{{Code: "conflict", WP: "WP1", File: "a.go", Message: "both changed"}}})
+	p.Result(&pipeline.ReviewResult{Findings: []judge.Finding{{Code: "no-assert", File: "x_test.go", Line: 3, Message: "asserts nothing", Severity: "warning"}}})
+	p.Result(&pipeline.E2EResult{Commands: []judge.GateRun{{Gate: judge.Gate{Command: "sh e2e.sh", ExitCode: 3}}}})
 	p.Result(&pipeline.PROutcome{Result: &pipeline.PRResult{Number: 7, URL: "https://example.com/pull/7"}})
 	p.Result(&pipeline.PROutcome{Request: "POST /repos/a/b/pulls\n"})
 	p.Preflight([]profiles.Result{{Name: "paid", Adapter: "scripted", Problems: []string{"no key", "no model"}}})

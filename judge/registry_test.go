@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"strings"
@@ -33,11 +33,11 @@ func TestRegistryFindings(t *testing.T) {
 		{"tool:anything", ""},               // not a kind review can look up
 	}
 	for _, c := range cases {
-		var cl []claim
-		if x, ok := parseClaim("WP1", c.claim); ok {
+		var cl []Claim
+		if x, ok := ParseClaim("WP1", c.claim); ok {
 			cl = append(cl, x)
 		}
-		fs := registryFindings(dir, cl, []string{"registry.txt"})
+		fs := RegistryFindings(dir, cl, []string{"registry.txt"})
 		if got := codes(fs); got != c.want {
 			t.Errorf("%s: findings %q, want %q", c.claim, got, c.want)
 		}

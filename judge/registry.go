@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"bytes"
@@ -10,9 +10,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/agentproto/agentproto/internal/repopath"
-	"github.com/agentproto/agentproto/plans"
 )
 
 // A name a WP claims (its report's "claims", KIND:NAME) must exist once:
@@ -23,19 +20,21 @@ import (
 // route, config, menu, script; other kinds name things review cannot
 // look up and are left alone.
 
-// claim is one name a WP's report claims.
-type claim struct{ wp, kind, name string }
+// Claim is one name a WP's report claims.
+type Claim struct{ wp, kind, name string }
 
-func parseClaim(wp, s string) (claim, bool) {
+// ParseClaim reads KIND:NAME, claimed by wp; false for a kind review
+// cannot look up.
+func ParseClaim(wp, s string) (Claim, bool) {
 	k, n, ok := strings.Cut(s, ":")
 	if !ok || n == "" {
-		return claim{}, false
+		return Claim{}, false
 	}
 	switch k {
 	case "command", "route", "config", "menu", "script":
-		return claim{wp: wp, kind: k, name: n}, true
+		return Claim{wp: wp, kind: k, name: n}, true
 	}
-	return claim{}, false
+	return Claim{}, false
 }
 
 // manifests is what a tree declares, by kind then name.
@@ -48,9 +47,9 @@ type manifests struct {
 	registries   []string
 }
 
-// registryFindings judges the claims against the tree in dir; registries
+// RegistryFindings judges the claims against the tree in dir; registries
 // are the plain-text files the plan's wiring writes to.
-func registryFindings(dir string, claims []claim, registries []string) []Finding {
+func RegistryFindings(dir string, claims []Claim, registries []string) []Finding {
 	if len(claims) == 0 {
 		return nil
 	}
@@ -243,7 +242,7 @@ var registerVerbs = map[string]string{
 // kind's verbs whose first argument is the name, quoted (a route may
 // carry its method first, "GET /x"). Settings, menus and scripts live in
 // their manifest alone: reading a setting is no registration.
-func registrations(dir string, files []string, c claim) []string {
+func registrations(dir string, files []string, c Claim) []string {
 	verbs, ok := registerVerbs[c.kind]
 	if !ok {
 		return nil
@@ -267,34 +266,4 @@ func registrations(dir string, files []string, c claim) []string {
 		}
 	}
 	return at
-}
-
-// reportClaims gathers the claims review can look up, by WP, and the
-// shared files the reports wire into: the plan's plain-text registries.
-func reportClaims(p *plans.Project, st *State) (map[string][]claim, []string) {
-	by := map[string][]claim{}
-	seen := map[string]bool{}
-	var registries []string
-	for _, wp := range order(p) {
-		v, ok := st.Verifications[wp.ID]
-		if !ok || v.Report == nil {
-			continue
-		}
-		for _, s := range v.Report.Claims {
-			if c, ok := parseClaim(wp.ID, s); ok {
-				by[wp.ID] = append(by[wp.ID], c)
-			}
-		}
-		for _, w := range v.Report.Wiring {
-			f, err := repopath.Clean(w.File)
-			if err != nil || seen[f] || isConfigWiring(w) {
-				continue
-			}
-			if o := plans.Owner(p, f); len(o) == 1 && o[0] == "shared" {
-				seen[f] = true
-				registries = append(registries, f)
-			}
-		}
-	}
-	return by, registries
 }

@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/secrets"
@@ -69,4 +70,25 @@ func runGate(ctx context.Context, dir, command string, extra, writable []string)
 	g := Gate{Command: command, Piped: plansPipe(command), ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		Duration: r.Duration.Round(time.Millisecond).String()}
 	return g, out.Bytes()
+}
+
+// maxGateLog bounds the gate output RunGate returns: the log a caller keeps.
+const maxGateLog = 1 << 20
+
+// RunGate runs a gate command with sh -c in dir and returns its real exit
+// code and output, scrubbed of secrets. It runs with the environment a
+// build needs, never our tokens (secrets.ChildEnv). A pipe in the command
+// is flagged: the shell would report the last command's exit code, not the
+// gate's.
+func RunGate(ctx context.Context, dir, command string) (Gate, []byte) {
+	g, out := runGate(ctx, dir, command, nil, nil)
+	log, cut := secrets.ScrubTail(out, maxGateLog)
+	if cut {
+		log = append([]byte("[... cut ...]\n"), log...)
+	}
+	return g, log
+}
+
+func plansPipe(cmd string) bool {
+	return strings.Contains(strings.ReplaceAll(cmd, "||", ""), "|")
 }

@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"os"
@@ -37,7 +37,7 @@ func TestMaskedGateFollowsScripts(t *testing.T) {
 	files["tests/e_test.sh"] += "grep -q y f || :\n"
 	os.WriteFile(filepath.Join(dir, "tests/e_test.sh"), []byte(files["tests/e_test.sh"]), 0o644)
 	base := map[string]string{"Makefile": "test:\n\t-go vet ./...\n", "tests/e_test.sh": "grep -q x f || :\n"}
-	got, inherited := maskedGate(dir, "make test && sh scripts/link.sh && ./"+filepath.Base(outside)+" || true", func(name string) []byte {
+	got, inherited := MaskedGate(dir, "make test && sh scripts/link.sh && ./"+filepath.Base(outside)+" || true", func(name string) []byte {
 		if b, ok := base[name]; ok {
 			return []byte(b)
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"bufio"
@@ -222,4 +222,17 @@ func scanTestBodies(f *fileChange) []Finding {
 		closeTest()
 	}
 	return fs
+}
+
+// ScanRange scans what base..head adds and deletes for fake-work patterns.
+func ScanRange(git func(args ...string) ([]byte, error), base, head string) ([]Finding, error) {
+	diff, err := git("diff", "-U0", "--no-renames", "--no-color", "--no-ext-diff", base, head)
+	if err != nil {
+		return nil, err
+	}
+	del, err := git("diff", "--name-only", "--no-renames", "--diff-filter=D", base, head)
+	if err != nil {
+		return nil, err
+	}
+	return scan(parseDiff(string(diff)), strings.Fields(string(del))), nil
 }

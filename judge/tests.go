@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"bufio"
@@ -24,12 +24,12 @@ import (
 //
 // The hooks: Python's unittest records each result through a
 // sitecustomize module put first on PYTHONPATH, and pytest through a
-// plugin beside it (reviewrunners.go); node's test runner writes TAP to a
+// plugin beside it (runners.go); node's test runner writes TAP to a
 // file through NODE_OPTIONS; jest and vitest write their JSON results
 // when the gate runs them directly. Any other runner can append JSON
 // lines {"id": ..., "outcome": "pass"|"fail"|"skip"} to the file named by
 // AGENTPROTO_TESTLOG. The Go test binaries and shell tests the gate runs
-// itself are heard as well (reviewgate.go), so a gate that stops running
+// itself are heard as well (gatehooks.go), so a gate that stops running
 // tests is seen even where review runs them on its own.
 
 // testResults maps a test's id to its outcome: pass, fail or skip.

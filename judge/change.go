@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"archive/tar"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/plans"
 )
 
 // ChangeReview is the review of one change, base..head, with no plan: what
@@ -30,8 +29,12 @@ type ChangeReview struct {
 
 // ChangeOptions says what a change must pass and may touch.
 type ChangeOptions struct {
-	Gate string   // the command that must pass; none when empty
-	Own  []string // perimeter globs; any path when empty
+	Gate string // the command that must pass; none when empty
+	// Inside says whether a path lies in the perimeter, which Own names
+	// in findings; any path when nil. The caller matches the globs: judge
+	// does not read perimeters.
+	Inside func(path string) bool
+	Own    []string
 	// MutationBudget bounds the mutation smoke; zero turns it off.
 	MutationBudget time.Duration
 }
@@ -40,14 +43,6 @@ type ChangeOptions struct {
 // copy of the head, every changed path is held to the perimeter, and the
 // change is read for fake work.
 func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, opt ChangeOptions) (*ChangeReview, error) {
-	var own []plans.Glob
-	for _, o := range opt.Own {
-		g, err := plans.ParseGlob(o)
-		if err != nil {
-			return nil, fmt.Errorf("--own %s: %v", o, err)
-		}
-		own = append(own, g)
-	}
 	gate := opt.Gate
 	b, err := resolveCommit(repo, base)
 	if err != nil {
@@ -107,13 +102,13 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	if used > 0 {
 		r.MutationTime = used.Round(time.Millisecond).String()
 	}
-	if len(own) > 0 {
+	if opt.Inside != nil {
 		out, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" && !matchesAny(own, p) {
+			if p != "" && !opt.Inside(p) {
 				r.Findings = append(r.Findings, Finding{Code: "commit-out-of-perimeter", Severity: "error", File: p, Message: p + " changed, outside the perimeter (" + strings.Join(opt.Own, " ") + ")"})
 			}
 		}
@@ -128,28 +123,8 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		f.Severity = "warning"
 		r.Findings = append(r.Findings, f)
 	}
-	r.OK = !anyError(r.Findings)
+	r.OK = !AnyError(r.Findings)
 	return r, nil
-}
-
-// anyError says whether any finding is an error; a finding with no
-// severity is one.
-func anyError(fs []Finding) bool {
-	for _, f := range fs {
-		if f.Severity != "warning" {
-			return true
-		}
-	}
-	return false
-}
-
-func matchesAny(gs []plans.Glob, p string) bool {
-	for _, g := range gs {
-		if g.Match(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // resolveCommit turns a revision into a commit id, with one clear error.

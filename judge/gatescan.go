@@ -1,4 +1,4 @@
-package pipeline
+package judge
 
 import (
 	"bufio"
@@ -9,8 +9,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/shellscript"
 )
 
 // Limits of following scripts from the gate: deep enough for a Makefile
@@ -32,14 +32,14 @@ var (
 	shellSeparators = "\t\n ;&|()<>`\"'"
 )
 
-// maskedGate looks for masked exit codes in the gate command and in every
+// MaskedGate looks for masked exit codes in the gate command and in every
 // script it names, followed maxGateDepth deep: a script the gate calls is
 // part of the gate. Named files are read from the worktree through
 // os.Root, so a symlink cannot lead the reading out of it. A mask in a
 // script that the same script already had at the WP's base (atBase gives
 // a file's content there, nil when absent) is the project's own, not the
 // WP's: it comes back in inherited, the rest in found.
-func maskedGate(dir, command string, atBase func(name string) []byte) (found, inherited []string) {
+func MaskedGate(dir, command string, atBase func(name string) []byte) (found, inherited []string) {
 	if loc := maskedExit.FindStringIndex(command); loc != nil {
 		found = append(found, fmt.Sprintf("gate-masked: the gate %q has %q, which hides a failing exit code", command, strings.TrimSpace(command[loc[0]:loc[1]])))
 	}
@@ -125,7 +125,7 @@ func isScript(name string, b []byte) bool {
 		return true
 	}
 	first, _, _ := bytes.Cut(b, []byte("\n"))
-	return bytes.HasPrefix(first, []byte("#!")) && hooks.IsShellShebang(string(first))
+	return bytes.HasPrefix(first, []byte("#!")) && shellscript.IsShebang(string(first))
 }
 
 // scriptMask is one mask in a script: the line's code, which tells an
