@@ -156,7 +156,7 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, chainErr(ref, err)
 		}
 		chains[ref] = recs
 	}
@@ -168,7 +168,7 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 			if stored[ref] == "" {
 				recs, err := readChain(l.repo, tip, "")
 				if err != nil && err != errNotLinear {
-					return warn, err
+					return warn, chainErr(ref, err)
 				}
 				chains[ref] = recs
 			}
@@ -182,7 +182,7 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 		for ref, tip := range tips {
 			recs, err := readChain(l.repo, tip, "")
 			if err != nil && err != errNotLinear {
-				return warn, err
+				return warn, chainErr(ref, err)
 			}
 			chains[ref] = recs
 		}

@@ -288,6 +288,11 @@ func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
 				res.Tip = tips[ref]
 				return err
 			}
+			if tip := tips[ref]; tip != "" {
+				if err := l.checkCommit(tip); err != nil {
+					return damagedTip(ref, err)
+				}
+			}
 			return l.write(tx, writer, tips[ref], fresh, res, &loose)
 		})
 		if !errors.Is(err, gitref.ErrStale) || attempt >= 5 || res.moved {

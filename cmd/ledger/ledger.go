@@ -22,5 +22,6 @@ and git push (see git agentproto sync).`,
 	cmd.AddCommand(NewCmdShow(f, nil))
 	cmd.AddCommand(NewCmdVerify(f, nil))
 	cmd.AddCommand(NewCmdReindex(f, nil))
+	cmd.AddCommand(NewCmdRepair(f, nil))
 	return cmd
 }

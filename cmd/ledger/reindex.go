@@ -21,10 +21,12 @@ func NewCmdReindex(f *cmdutil.Factory, runF func(*ReindexOptions) error) *cobra.
 	opts := &ReindexOptions{IO: f.IO, Ledger: f.ReadLedger}
 	cmd := &cobra.Command{
 		Use:   "reindex",
-		Short: "Delete the ledger index and rebuild it from git",
+		Short: "Rebuild the ledger index from git",
 		Long: `The index under the common git dir is a cache of the ledger refs. It is kept
-current automatically, keyed by each ref's tip; reindex throws it away and
-reads every event again from git.`,
+current automatically, keyed by each ref's tip; reindex reads every event again
+from git into a new index, which replaces the old one only once it is whole:
+commands running meanwhile go on, and a reindex that fails (a damaged object)
+leaves the old index as it was.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
