@@ -191,7 +191,7 @@ func ownEvents(tx *bolt.Tx, writer string) ([]indexed, error) {
 func chainErr(ref string, err error) error {
 	s := err.Error()
 	if strings.Contains(s, "corrupt") || strings.Contains(s, "unable to read") || strings.Contains(s, "bad object") || strings.Contains(s, "inflate") {
-		return fault.Invalidf("reading %s: %v; the index was left as it was. Run %s for this clone's ref, git agentproto sync for another writer's", ref, err, RepairCommand)
+		return fault.Invalidf("reading %s: %v; the index was left as it was. Run %s if it is this clone's ref; another writer's needs the object from a clone that holds it whole", ref, err, RepairCommand)
 	}
 	return fmt.Errorf("reading %s: %w", ref, err)
 }
