@@ -41,7 +41,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		base = m.BaseCommit // dispatched before the ledger recorded bases
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
-		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
+		if rec, err := sessions.OpenView(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
 			if !fresh {
 				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
 				return rec.ID, nil

@@ -94,7 +94,7 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) (_ []byte, err error)
 	if err != nil {
 		return nil, err
 	}
-	out, err := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
+	out, err := os.ReadFile(sessions.OpenView(e.Repo.CommonDir).OutputPath(id))
 	if err != nil {
 		return nil, err
 	}

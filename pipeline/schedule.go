@@ -173,7 +173,7 @@ func (d *Dispatcher) continued() (map[string]string, error) {
 // session lives keeps it (start reuses it; nothing re-prompts it), and
 // its policy verifies it once plan answer sent the choice.
 func (d *Dispatcher) unattended(st *State, ready []plans.WP) ([]plans.WP, int) {
-	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	store := sessions.OpenView(d.Env.Repo.CommonDir)
 	var keep []plans.WP
 	waiting := 0
 	for _, wp := range ready {
@@ -256,7 +256,7 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 // wait blocks until every session of the wave ends its turn, reporting
 // their state as it changes.
 func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
-	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	store := sessions.OpenView(d.Env.Repo.CommonDir)
 	done := make(chan error, 1)
 	go func() {
 		_, err := d.Sessions.Wait(ids, sessions.UntilTurnEnd, d.Timeout)

@@ -69,7 +69,7 @@ func TestDaemonRecordsTheSessionsCapabilities(t *testing.T) {
 		if pending, err := c.Wait([]string{rec.ID}, sessions.UntilTurnEnd, 30*time.Second); err != nil || len(pending) != 0 {
 			t.Fatalf("Wait = %v, %v", pending, err)
 		}
-		got, err := sessions.NewStore(c.Repo.CommonDir).Load(rec.ID)
+		got, err := sessions.OpenView(c.Repo.CommonDir).Load(rec.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -134,7 +135,7 @@ func connect(sock string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cred, ok, err := samePeerUser(conn)
+	cred, ok, err := SamePeerUser(conn)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", sock, err)
@@ -195,7 +196,7 @@ func DaemonEnv(env []string, keep []string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" || k == "GIT_COMMON_DIR":
-		case strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "AGENTPROTO_") || contains(daemonEnv, k) || contains(keep, k):
+		case strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "AGENTPROTO_") || slices.Contains(daemonEnv, k) || slices.Contains(keep, k):
 			out = append(out, kv)
 		}
 	}

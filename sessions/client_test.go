@@ -91,7 +91,7 @@ func TestTypedClientAgainstTheDaemon(t *testing.T) {
 	if pending, err := c.Wait([]string{rec.ID}, "", 30*time.Second); err != nil || len(pending) != 0 {
 		t.Fatalf("Wait = %v, %v", pending, err)
 	}
-	store := sessions.NewStore(c.Repo.CommonDir)
+	store := sessions.OpenView(c.Repo.CommonDir)
 	out, _ := os.ReadFile(store.OutputPath(rec.ID))
 	if !strings.Contains(string(out), "first words") || !strings.Contains(string(out), "second words") {
 		t.Fatalf("output %q", out)

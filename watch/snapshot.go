@@ -85,7 +85,7 @@ type Sources struct {
 	Ledger  *gitstore.Ledger
 	Project *plans.Project
 	Goal    string
-	Store   *sessions.Store
+	Store   *sessions.View
 	Client  *sessions.Client
 	// Mu, when set, is held while the ledger is read: actions that write it
 	// run on other goroutines.
@@ -232,7 +232,7 @@ func peerRows(st *peers.State, goal string, now time.Time) []PeerRow {
 }
 
 // Tail returns the last n clean lines of a session's output.
-func Tail(st *sessions.Store, id string, n int) ([]string, error) {
+func Tail(st *sessions.View, id string, n int) ([]string, error) {
 	f, err := os.Open(st.OutputPath(id))
 	if err != nil {
 		return nil, err

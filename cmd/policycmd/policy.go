@@ -52,7 +52,7 @@ ledger event with its results.`,
 				return err
 			}
 			wp := map[string]string{}
-			store := sessions.NewStore(repo.CommonDir)
+			store := sessions.OpenView(repo.CommonDir)
 			for _, id := range args {
 				rec, err := store.Load(id)
 				if err != nil {

@@ -13,7 +13,7 @@ import (
 // LsOptions are the inputs of `sessions ls`.
 type LsOptions struct {
 	IO       *cmdutil.IOStreams
-	Store    func() (sessions.Store, error)
+	Store    func() (sessions.View, error)
 	Sessions func() (*sessions.Client, error)
 
 	All    bool

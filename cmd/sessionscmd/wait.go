@@ -13,7 +13,7 @@ import (
 // WaitOptions are the inputs of `sessions wait`.
 type WaitOptions struct {
 	IO       *cmdutil.IOStreams
-	Store    func() (sessions.Store, error)
+	Store    func() (sessions.View, error)
 	Sessions func() (*sessions.Client, error)
 
 	IDs     []string

@@ -75,7 +75,7 @@ func sources(f *cmdutil.Factory, args []string, goal string) (watch.Sources, wat
 	if err != nil {
 		return watch.Sources{}, watch.Watched{}, err
 	}
-	st := sessions.NewStore(repo.CommonDir)
+	st := sessions.OpenView(repo.CommonDir)
 	src := watch.Sources{Ledger: l, Goal: goal, Store: &st, Mu: &sync.Mutex{}}
 	if len(args) == 1 {
 		if src.Project, err = plans.Load(repo.WorkTree, args[0]); err != nil {
