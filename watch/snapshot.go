@@ -10,6 +10,7 @@ package watch
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"sort"
@@ -115,8 +116,8 @@ func Take(src Sources) *Snapshot {
 			s.Sessions = sessionRows(recs)
 		}
 	}
-	if src.Client != nil && src.Client.Running() {
-		if policies, err := src.Client.Policies(); err != nil {
+	if src.Client != nil && src.Client.Running(context.Background()) {
+		if policies, err := src.Client.Policies(context.Background()); err != nil {
 			problem("policies", err)
 		} else {
 			s.Policies = policyRows(policies)

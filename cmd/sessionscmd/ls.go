@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -77,7 +78,7 @@ func (o *LsOptions) rows() ([]*sessions.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	daemon, err := c.Probe()
+	daemon, err := c.Probe(context.Background())
 	if err != nil {
 		// The records are on disk and can be listed; whether they are live
 		// cannot be asked.

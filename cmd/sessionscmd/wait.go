@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,7 @@ func waitRun(o *WaitOptions) error {
 	if err != nil {
 		return err
 	}
-	pending, err := c.Wait(o.IDs, o.Until, timeout)
+	pending, err := c.Wait(context.Background(), o.IDs, o.Until, timeout)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@
 package watchcmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
@@ -101,7 +102,7 @@ func (a *actions) Prompt(id, text string) error {
 	if err != nil {
 		return err
 	}
-	return c.Prompt(id, text, false)
+	return c.Prompt(context.Background(), id, text, false)
 }
 
 func (a *actions) Interrupt(id string) error {
@@ -109,7 +110,7 @@ func (a *actions) Interrupt(id string) error {
 	if err != nil {
 		return err
 	}
-	return c.Prompt(id, "", true)
+	return c.Prompt(context.Background(), id, "", true)
 }
 
 func (a *actions) Kill(id string) error {
@@ -117,7 +118,7 @@ func (a *actions) Kill(id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Kill(id)
+	_, err = c.Kill(context.Background(), id)
 	return err
 }
 
