@@ -19,7 +19,8 @@ import (
 // Daemon owns the adapter plugins of one repository's sessions. Its parts:
 // server.go answers the socket, state.go is the session state machine,
 // lifecycle.go starts and ends the daemon and its sessions, follow.go turns
-// adapter events into transitions, wait.go blocks until something changes.
+// adapter events into transitions, wait.go blocks until something changes,
+// registry.go keeps the live sessions and policyengine.go the policies.
 type Daemon struct {
 	repo     *gitrepo.Repo
 	store    store
@@ -27,16 +28,11 @@ type Daemon struct {
 	idleExit time.Duration
 	log      *os.File
 
-	mu sync.Mutex
-	// changed is broadcast on every change a waiter may want: a
-	// transition, a policy firing, a deadline passing.
-	changed  *sync.Cond
-	sessions map[string]*live
-	clients  int
-	lastBusy time.Time
+	// registry is the live sessions, under its own lock (d.mu);
+	// policies are the attached policies, under theirs.
+	registry
+	policies *policyEngine
 	ln       net.Listener
-	policies map[string]*policy
-	pinging  map[string]bool // sessions in their liveness check: no policy fires
 	guard    *guardLink
 	actions  actionRuns // policy firings and the commands they run
 	// support is what the sandbox can use on this machine (probeOnce).
@@ -63,8 +59,8 @@ type live struct {
 // NewDaemon prepares a daemon; Run serves it.
 func NewDaemon(repo *gitrepo.Repo, idleExit time.Duration, log *os.File) *Daemon {
 	d := &Daemon{repo: repo, store: newStore(repo.CommonDir), ledger: gitstore.Open(repo, gitstore.Options{}),
-		idleExit: idleExit, log: log, sessions: map[string]*live{}, lastBusy: time.Now(), policies: map[string]*policy{}, pinging: map[string]bool{}}
-	d.changed = sync.NewCond(&d.mu)
+		idleExit: idleExit, log: log, policies: newPolicyEngine()}
+	d.registry.init()
 	return d
 }
 

@@ -121,8 +121,11 @@ func isAdapter(pid int) bool {
 func (d *Daemon) idleWatch() {
 	for {
 		time.Sleep(time.Second)
+		// Read before the registry's lock: the two locks are never held
+		// together. A policy attached meanwhile counts at the next check.
+		watched := d.policies.watched()
 		d.mu.Lock()
-		if d.busyLocked() {
+		if d.busyLocked(watched) {
 			d.lastBusy = time.Now()
 		}
 		idle := time.Since(d.lastBusy)
@@ -132,28 +135,6 @@ func (d *Daemon) idleWatch() {
 			return
 		}
 	}
-}
-
-func (d *Daemon) busyLocked() bool {
-	if d.clients > 0 {
-		return true
-	}
-	for _, l := range d.sessions {
-		if l.rec.State == sessions.StateLaunched || l.rec.State == sessions.StateRunning {
-			return true
-		}
-	}
-	for _, p := range d.policies {
-		if p.Canceled || p.idle == 0 {
-			continue
-		}
-		for _, id := range p.Sessions {
-			if l := d.sessions[id]; l != nil && !sessions.Terminal(l.rec.State) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // shutdown ends every session still alive (their agents would be orphans

@@ -37,7 +37,8 @@ func (d *Daemon) policyDir() string { return filepath.Join(d.repo.CommonDir, "ag
 
 func (d *Daemon) savePolicy(p *policy) {
 	os.MkdirAll(d.policyDir(), 0o755)
-	b, _ := json.MarshalIndent(p, "", "  ")
+	snap := d.policies.snapshot(p)
+	b, _ := json.MarshalIndent(&snap, "", "  ")
 	tmp := filepath.Join(d.policyDir(), p.ID+".json.tmp")
 	if os.WriteFile(tmp, b, 0o644) == nil {
 		os.Rename(tmp, filepath.Join(d.policyDir(), p.ID+".json"))
@@ -75,19 +76,14 @@ func (d *Daemon) attachPolicy(a *sessions.PolicyArgs) (*sessions.Policy, error) 
 		Dir: a.Dir, Notify: a.Notify, Dispatch: a.Dispatch, Created: time.Now().UTC(), Repeat: a.Repeat}, idle: idle,
 		idleDone: map[string]time.Time{}, firedFor: map[string]bool{}}
 	attached := p.Policy // the answer, before any firing changes p
-	d.mu.Lock()
-	d.policies[p.ID] = p
+	d.policies.add(p)
 	// A turn that ended before the policy arrived counts: attaching races
-	// with fast agents.
+	// with fast agents. Read after the policy is in: a session settling
+	// meanwhile is seen here or fires it on its transition.
 	var settled []string
 	if p.On == "turn-end" {
-		for _, id := range p.Sessions {
-			if l := d.sessions[id]; l != nil && l.rec.State == sessions.StateSettled && !d.pinging[id] {
-				settled = append(settled, id)
-			}
-		}
+		settled = d.settledOf(p.Sessions)
 	}
-	d.mu.Unlock()
 	d.savePolicy(p)
 	for _, id := range settled {
 		d.actions.goFire(func() { d.fire(p, id, "turn-end") })
@@ -100,22 +96,10 @@ func (d *Daemon) onTransition(id, state string) {
 	if state != sessions.StateSettled {
 		return
 	}
-	d.mu.Lock()
-	if d.pinging[id] {
-		d.mu.Unlock()
+	if d.isPinging(id) {
 		return
 	}
-	var fire []*policy
-	for _, p := range d.policies {
-		if !p.Canceled && p.On == "turn-end" && contains(p.Sessions, id) && !p.once(id) {
-			if p.firedFor == nil {
-				p.firedFor = map[string]bool{}
-			}
-			p.firedFor[id] = true
-			fire = append(fire, p)
-		}
-	}
-	d.mu.Unlock()
+	fire := d.policies.turnEnd(id)
 	for _, p := range fire {
 		d.actions.goFire(func() { d.fire(p, id, "turn-end") })
 	}
@@ -125,29 +109,7 @@ func (d *Daemon) onTransition(id, state string) {
 func (d *Daemon) idleLoop() {
 	for {
 		time.Sleep(500 * time.Millisecond)
-		d.mu.Lock()
-		type job struct {
-			p  *policy
-			id string
-		}
-		var jobs []job
-		for _, p := range d.policies {
-			if p.Canceled || p.idle == 0 {
-				continue
-			}
-			for _, id := range p.Sessions {
-				l := d.sessions[id]
-				if l == nil || sessions.Terminal(l.rec.State) {
-					continue
-				}
-				last := l.rec.LastActivity
-				if time.Since(last) >= p.idle && !p.idleDone[id].Equal(last) {
-					p.idleDone[id] = last
-					jobs = append(jobs, job{p, id})
-				}
-			}
-		}
-		d.mu.Unlock()
+		jobs := d.policies.idleDue(d.activity())
 		for _, j := range jobs {
 			d.actions.goFire(func() { d.fire(j.p, j.id, j.p.On) })
 		}
@@ -164,12 +126,7 @@ func (d *Daemon) fire(p *policy, session, trigger string) {
 			break
 		}
 	}
-	d.mu.Lock()
-	p.Fired++
-	p.Last = results
-	n := p.Fired
-	d.changed.Broadcast()
-	d.mu.Unlock()
+	n := d.policies.fired(p, results)
 	d.savePolicy(p)
 	record(d, policyKind, fmt.Sprintf("policy/%s/%s/%d", p.ID, session, n),
 		PolicyFired{Policy: p.ID, Session: session, Trigger: trigger, Actions: results})
@@ -262,47 +219,15 @@ func (d *Daemon) waitPolicies(ids []string, timeout string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, id := range ids {
-		if d.policies[id] == nil {
-			return nil, fault.Invalidf("no policy %s in this daemon", id)
-		}
-	}
-	var pending []string
-	d.awaitLocked(dur, func() bool {
-		pending = nil
-		for _, id := range ids {
-			if p := d.policies[id]; p.Fired == 0 && !p.Canceled {
-				pending = append(pending, id)
-			}
-		}
-		return len(pending) == 0
-	})
-	return pending, nil
+	return d.policies.wait(ids, dur)
 }
 
 // listPolicies copies every policy of this daemon.
-func (d *Daemon) listPolicies() []*sessions.Policy {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var ps []*sessions.Policy
-	for _, p := range d.policies {
-		c := p.Policy
-		ps = append(ps, &c)
-	}
-	return ps
-}
+func (d *Daemon) listPolicies() []*sessions.Policy { return d.policies.list() }
 
 // cancelPolicy stops a policy from firing again.
 func (d *Daemon) cancelPolicy(id string) error {
-	d.mu.Lock()
-	p := d.policies[id]
-	if p != nil {
-		p.Canceled = true
-		d.changed.Broadcast()
-	}
-	d.mu.Unlock()
+	p := d.policies.cancel(id)
 	if p == nil {
 		return fault.Invalidf("no policy %s", id)
 	}

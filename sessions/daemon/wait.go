@@ -3,38 +3,46 @@ package daemon
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/sessions"
 )
 
-// awaitLocked blocks until done reports true or dur has passed, and says
-// whether done was reached. The caller holds d.mu; done is checked under
-// it after every change (d.changed), and once more when the time is up.
-func (d *Daemon) awaitLocked(dur time.Duration, done func() bool) bool {
+// awaitOn blocks until done reports true or dur has passed, and says
+// whether done was reached. The caller holds mu, the lock of changed;
+// done is checked under it after every broadcast of changed, and once
+// more when the time is up.
+func awaitOn(mu *sync.Mutex, changed *sync.Cond, dur time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(dur)
 	// The timer's broadcast wakes the wait below when nothing else does.
 	timer := time.AfterFunc(dur, func() {
-		d.mu.Lock()
-		d.changed.Broadcast()
-		d.mu.Unlock()
+		mu.Lock()
+		changed.Broadcast()
+		mu.Unlock()
 	})
 	defer timer.Stop()
 	for !done() {
 		if !time.Now().Before(deadline) {
 			return false
 		}
-		d.changed.Wait()
+		changed.Wait()
 	}
 	return true
 }
 
-// await is awaitLocked for a caller that does not hold d.mu.
-func (d *Daemon) await(dur time.Duration, done func() bool) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.awaitLocked(dur, done)
+// awaitLocked waits on the sessions: the caller holds r.mu, and done is
+// checked after every change of a session (r.changed).
+func (r *registry) awaitLocked(dur time.Duration, done func() bool) bool {
+	return awaitOn(&r.mu, r.changed, dur, done)
+}
+
+// await is awaitLocked for a caller that does not hold r.mu.
+func (r *registry) await(dur time.Duration, done func() bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.awaitLocked(dur, done)
 }
 
 // timeoutArg parses the duration a waiting operation was given; flag names

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -10,8 +9,8 @@ import (
 )
 
 func bareDaemon() *Daemon {
-	d := &Daemon{sessions: map[string]*live{}, policies: map[string]*policy{}}
-	d.changed = sync.NewCond(&d.mu)
+	d := &Daemon{policies: newPolicyEngine()}
+	d.registry.init()
 	return d
 }
 
