@@ -150,7 +150,7 @@ func (s *Service) Admit(r Request) (b *Branch, already bool, err error) {
 	}
 	var rec *sessions.Record
 	if r.SourceSession != "" {
-		rec, err = sessions.NewStore(s.Repo.CommonDir).Load(r.SourceSession)
+		rec, err = sessions.OpenView(s.Repo.CommonDir).Load(r.SourceSession)
 		if err != nil {
 			return nil, false, err
 		}

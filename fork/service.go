@@ -144,7 +144,7 @@ func (s *Service) HostCheck() error {
 
 // liveSession returns a peer's newest session that has not ended.
 func liveSession(repo *gitrepo.Repo, p *peers.Peer) (*sessions.Record, error) {
-	store := sessions.NewStore(repo.CommonDir)
+	store := sessions.OpenView(repo.CommonDir)
 	for i := len(p.Sessions) - 1; i >= 0; i-- {
 		rec, err := store.Load(p.Sessions[i])
 		if err == nil && !sessions.Terminal(rec.State) {

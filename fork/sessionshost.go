@@ -1,6 +1,7 @@
 package fork
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -42,7 +43,7 @@ func (h SessionsHost) Start(spec StartSpec) (string, error) {
 	a := l.StartArgs()
 	a.Dir, a.Worktree, a.Prompt, a.Label, a.Env, a.Ping = spec.Dir, spec.Worktree, spec.Prompt, spec.Label, os.Environ(), true
 	a.Deadline = spec.Deadline
-	rec, err := c.Start(*a)
+	rec, err := c.Start(context.Background(), *a)
 	if rec != nil {
 		return rec.ID, err
 	}
@@ -54,10 +55,10 @@ func (h SessionsHost) Kill(id string) error {
 	if err != nil {
 		return err
 	}
-	if !c.Running() {
+	if !c.Running(context.Background()) {
 		return nil // no daemon: nothing of it runs
 	}
-	_, err = c.Kill(id)
+	_, err = c.Kill(context.Background(), id)
 	return err
 }
 
@@ -66,7 +67,7 @@ func (h SessionsHost) Wait(id string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Wait([]string{id}, sessions.UntilTurnEnd, timeout)
+	_, err = c.Wait(context.Background(), []string{id}, sessions.UntilTurnEnd, timeout)
 	return err
 }
 
@@ -75,6 +76,6 @@ func (h SessionsHost) Ping() error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Ping()
+	_, err = c.Ping(context.Background())
 	return err
 }

@@ -119,7 +119,7 @@ func (s *Service) reconcile(b *Branch) error {
 	if b.State != StateRunning || b.Session == "" {
 		return nil
 	}
-	rec, err := sessions.NewStore(s.Repo.CommonDir).Load(b.Session)
+	rec, err := sessions.OpenView(s.Repo.CommonDir).Load(b.Session)
 	if err != nil {
 		return err
 	}

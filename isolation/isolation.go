@@ -26,7 +26,7 @@ func Parent(repo *gitrepo.Repo, getenv func(string) string) (*sessions.Record, e
 	if err := sessions.ValidateID(id); err != nil {
 		return nil, fault.Invalidf("$%s: %v", sessions.SessionEnv, err)
 	}
-	rec, err := sessions.NewStore(repo.CommonDir).Load(id)
+	rec, err := sessions.OpenView(repo.CommonDir).Load(id)
 	if err != nil {
 		return nil, fault.Invalidf("$%s names session %s, which this repository does not know", sessions.SessionEnv, id)
 	}

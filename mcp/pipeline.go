@@ -155,7 +155,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "policy_cancel", "Cancel a policy: it fires no more (what it started goes on).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result, error) {
-			if err := e.sessions().CancelPolicy(in.ID); err != nil {
+			if err := e.sessions().CancelPolicy(ctx, in.ID); err != nil {
 				return nil, err
 			}
 			return &Result{Command: "policy cancel", Doc: map[string]any{"id": in.ID, "canceled": true}, Summary: "canceled policy " + in.ID}, nil
@@ -222,6 +222,6 @@ func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
 			wp[rec.ID] = w
 		}
 	}
-	return e.sessions().AttachPolicy(sessions.PolicyArgs{Sessions: in.Sessions, On: on, Do: acts,
+	return e.sessions().AttachPolicy(context.Background(), sessions.PolicyArgs{Sessions: in.Sessions, On: on, Do: acts,
 		Project: plan, WP: wp, Dir: e.repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: in.Repeat})
 }

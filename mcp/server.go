@@ -83,7 +83,7 @@ func (e *env) sessions() *sessions.Client {
 	return &sessions.Client{Repo: e.repo, Serve: e.serve}
 }
 
-func (e *env) store() sessions.Store { return sessions.NewStore(e.repo.CommonDir) }
+func (e *env) store() sessions.View { return sessions.OpenView(e.repo.CommonDir) }
 
 // New returns the server for opts, with the tools and resources of its role.
 func New(opts Options) (*sdk.Server, error) {

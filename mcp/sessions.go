@@ -151,7 +151,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if in.Text == "" && !in.Interrupt {
 				return nil, fault.Invalidf("give text (or interrupt alone)")
 			}
-			if err := e.sessions().Prompt(in.ID, in.Text, in.Interrupt); err != nil {
+			if err := e.sessions().Prompt(ctx, in.ID, in.Text, in.Interrupt); err != nil {
 				return nil, err
 			}
 			return &Result{Command: "sessions prompt", Doc: map[string]any{"id": in.ID, "sent": true, "interrupt": in.Interrupt},
@@ -162,7 +162,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if err := sessions.ValidateID(in.ID); err != nil {
 				return nil, err
 			}
-			rec, err := e.sessions().Kill(in.ID)
+			rec, err := e.sessions().Kill(ctx, in.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -278,7 +278,7 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	}
 	args := l.StartArgs()
 	args.Dir, args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = dir, slug, in.Prompt, in.Label, os.Environ(), !in.NoPing
-	return e.sessions().Start(*args)
+	return e.sessions().Start(context.Background(), *args)
 }
 
 // listSessions is `sessions ls`: without a daemon nothing is live, so a
@@ -288,7 +288,7 @@ func (e *env) listSessions(all bool) ([]*sessions.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	daemon, perr := e.sessions().Probe()
+	daemon, perr := e.sessions().Probe(context.Background())
 	rows := []*sessions.Record{}
 	for _, r := range recs {
 		if !daemon && perr == nil && !sessions.Terminal(r.State) {
@@ -356,7 +356,7 @@ func (e *env) monitor(in monitorIn) (*Result, error) {
 		return nil, err
 	}
 	if !allOver(recs) {
-		changed, err := e.sessions().Monitor(in.IDs, d)
+		changed, err := e.sessions().Monitor(context.Background(), in.IDs, d)
 		if err != nil {
 			return nil, err
 		}
@@ -388,7 +388,7 @@ func (e *env) wait(in waitIn) (*Result, error) {
 	}
 	pending := []string{}
 	if !allOver(recs) {
-		still, err := e.sessions().Wait(in.IDs, until, d)
+		still, err := e.sessions().Wait(context.Background(), in.IDs, until, d)
 		if err != nil {
 			return nil, err
 		}

@@ -78,7 +78,7 @@ func (s *Service) PlanInject(r InjectRequest) (*InjectPlan, error) {
 	if err := target.Contract.admits(target.Agent, KindInject, r.Agent); err != nil {
 		return nil, err
 	}
-	store := sessions.NewStore(s.Repo.CommonDir)
+	store := sessions.OpenView(s.Repo.CommonDir)
 	for i := len(target.Sessions) - 1; i >= 0; i-- {
 		rec, err := store.Load(target.Sessions[i])
 		if err != nil || sessions.Terminal(rec.State) {

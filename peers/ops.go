@@ -104,7 +104,7 @@ func (s *Service) AttachSession(agent, session string) (bool, error) {
 	if st.Peers[agent] == nil {
 		return false, fault.Invalidf("no peer %q (git agentproto peer register)", agent)
 	}
-	if _, err := sessions.NewStore(s.Repo.CommonDir).Load(session); err != nil {
+	if _, err := sessions.OpenView(s.Repo.CommonDir).Load(session); err != nil {
 		return false, err
 	}
 	return record(s, peerSessionKind, "peer/"+agent+"/session/"+session, SessionAttached{Agent: agent, Session: session})
@@ -343,7 +343,7 @@ func (s *Service) QuotaGuard(agent, actor string) (*Quota, error) {
 		return nil, fault.Invalidf("no peer %q", agent)
 	}
 	q := &Quota{Agent: agent, Limit: p.QuotaTurns, Unlimited: p.QuotaTurns == 0}
-	store := sessions.NewStore(s.Repo.CommonDir)
+	store := sessions.OpenView(s.Repo.CommonDir)
 	for _, id := range p.Sessions {
 		if r, err := store.Load(id); err == nil {
 			q.Turns += r.Turns

@@ -250,7 +250,7 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 		ExecutionMode: cfg.ExecutionMode, DecisionInputComplete: true, Warnings: []string{}, Peers: []PeerView{},
 		Health: map[string]int{}, OpenProposals: []string{}, UnclaimedTodos: []string{}, RequiredCapabilityKeys: RequiredCapabilities}
 	now := s.now()
-	store := sessions.NewStore(s.Repo.CommonDir)
+	store := sessions.OpenView(s.Repo.CommonDir)
 	for _, a := range st.Supervised(cfg) {
 		p := st.Peers[a]
 		o.Health["peers"]++

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -62,7 +63,7 @@ func AnswerDecision(l gitstore.Store, p *plans.Project, c *sessions.Client, wp, 
 	if a.Recorded = recorded; !recorded {
 		return a, nil
 	}
-	if err := c.Prompt(w.Session, prompt, false); err != nil {
+	if err := c.Prompt(context.Background(), w.Session, prompt, false); err != nil {
 		return a, fmt.Errorf("the answer is recorded in %s, but sending it to session %s failed: %w (send it with git agentproto sessions prompt %s --text ...)",
 			filepath.Join(plans.Dir, p.Name, "SPEC.md"), w.Session, err, w.Session)
 	}

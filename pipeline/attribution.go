@@ -14,7 +14,7 @@ import (
 // unconfined session live at the same time: then no one WP is shown to
 // have written it, and the wave fails instead of a WP (dispatch).
 func (e *Env) unattributed(d Dispatch, now time.Time) string {
-	store := sessions.NewStore(e.Repo.CommonDir)
+	store := sessions.OpenView(e.Repo.CommonDir)
 	own, err := store.Load(d.Session)
 	if err != nil {
 		return ""

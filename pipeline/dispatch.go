@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -89,7 +90,7 @@ func (d *Dispatcher) Run(only []string) error {
 }
 
 func (d *Dispatcher) kill(id string) {
-	d.Sessions.Kill(id)
+	d.Sessions.Kill(context.Background(), id)
 }
 
 // preflight checks every profile the plan may use and stops, reporting

@@ -64,7 +64,7 @@ func (d *Dispatcher) nextProfile(from string) string {
 // ledger; a rate limit is waited out and retried first. It reports whether
 // the wave must run again.
 func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool, error) {
-	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	store := sessions.OpenView(d.Env.Repo.CommonDir)
 	retry := false
 	for i, wp := range wps {
 		rec, err := store.Load(ids[i])

@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/agentproto/agentproto/gitstore"
 	"os"
 	"strings"
+
+	"github.com/agentproto/agentproto/gitstore"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/launch"
@@ -41,14 +43,14 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		base = m.BaseCommit // dispatched before the ledger recorded bases
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
-		if rec, err := sessions.NewStore(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
+		if rec, err := sessions.OpenView(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
 			if !fresh {
 				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
 				return rec.ID, nil
 			}
 			// Its worktree was removed: the session works in a directory
 			// that is gone, and the new worktree gets a new one.
-			if _, err := d.Sessions.Kill(rec.ID); err != nil {
+			if _, err := d.Sessions.Kill(context.Background(), rec.ID); err != nil {
 				return "", fmt.Errorf("ending session %s, whose worktree was removed: %w", rec.ID, err)
 			}
 			d.say(wp.ID, "session", "%s ended: its worktree was removed", rec.ID)
@@ -98,7 +100,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	// contract in the plan's directory of the main checkout: readable,
 	// as nothing else of that checkout is.
 	start.Sandbox.Readable = append(start.Sandbox.Readable, p.Dir)
-	rec, err := d.Sessions.Start(*start)
+	rec, err := d.Sessions.Start(context.Background(), *start)
 	if err != nil && rec == nil {
 		return "", err
 	}

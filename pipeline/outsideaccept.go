@@ -33,7 +33,7 @@ type OutsideAccepted struct {
 func (e *Env) AcceptOutside(wpID string) (*OutsideAccepted, error) {
 	id := os.Getenv(sessions.SessionEnv)
 	if id == "" {
-		id, _ = sessions.NewStore(e.Repo.CommonDir).Enclosing()
+		id, _ = sessions.OpenView(e.Repo.CommonDir).Enclosing()
 	}
 	if id != "" {
 		return nil, fault.Refusedf("changes outside a worktree are accepted by the user, not from a session (this runs in %s)", id)

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,19 +60,19 @@ func (e *Env) LLMReview(l ReviewerLaunch, r *ReviewResult) (_ []byte, err error)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := l.Sessions.Start(st)
+	rec, err := l.Sessions.Start(context.Background(), st)
 	if err != nil {
 		return nil, err
 	}
 	id := rec.ID
 	r.Reviewer = id
-	_, err = l.Sessions.Wait([]string{id}, sessions.UntilTurnEnd, l.Timeout)
+	_, err = l.Sessions.Wait(context.Background(), []string{id}, sessions.UntilTurnEnd, l.Timeout)
 	// Killed before its worktree is looked at: nothing writes after.
-	l.Sessions.Kill(id)
+	l.Sessions.Kill(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}
-	out, err := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(id))
+	out, err := os.ReadFile(sessions.OpenView(e.Repo.CommonDir).OutputPath(id))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -138,7 +139,7 @@ func (d *Dispatcher) detach(wps []plans.WP, ids []string) error {
 		d.say("", "started", "nothing new to start; the daemon's policies verify the sessions running and continue the run")
 		return nil
 	}
-	pol, err := d.Sessions.AttachPolicy(sessions.PolicyArgs{Sessions: fresh, On: "turn-end",
+	pol, err := d.Sessions.AttachPolicy(context.Background(), sessions.PolicyArgs{Sessions: fresh, On: "turn-end",
 		Do: []string{sessions.ActVerify, sessions.ActKill, sessions.ActDispatch}, Project: d.Env.Project.Name, WP: wpOf, Dir: d.Env.Repo.WorkTree,
 		Dispatch: &sessions.DispatchArgs{WPs: d.only, MaxParallel: d.MaxParallel, NoPing: d.NoPing}})
 	if err != nil {
@@ -151,7 +152,7 @@ func (d *Dispatcher) detach(wps []plans.WP, ids []string) error {
 // continued maps each session that a live policy of the daemon already
 // verifies and continues the run from to that policy's id.
 func (d *Dispatcher) continued() (map[string]string, error) {
-	ps, err := d.Sessions.Policies()
+	ps, err := d.Sessions.Policies(context.Background())
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +174,7 @@ func (d *Dispatcher) continued() (map[string]string, error) {
 // session lives keeps it (start reuses it; nothing re-prompts it), and
 // its policy verifies it once plan answer sent the choice.
 func (d *Dispatcher) unattended(st *State, ready []plans.WP) ([]plans.WP, int) {
-	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	store := sessions.OpenView(d.Env.Repo.CommonDir)
 	var keep []plans.WP
 	waiting := 0
 	for _, wp := range ready {
@@ -256,10 +257,10 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 // wait blocks until every session of the wave ends its turn, reporting
 // their state as it changes.
 func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
-	store := sessions.NewStore(d.Env.Repo.CommonDir)
+	store := sessions.OpenView(d.Env.Repo.CommonDir)
 	done := make(chan error, 1)
 	go func() {
-		_, err := d.Sessions.Wait(ids, sessions.UntilTurnEnd, d.Timeout)
+		_, err := d.Sessions.Wait(context.Background(), ids, sessions.UntilTurnEnd, d.Timeout)
 		done <- err
 	}()
 	report := func() {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,13 +121,13 @@ func Scout(o ScoutOptions) (*Scouted, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := o.Sessions.Start(*start)
+	rec, err := o.Sessions.Start(context.Background(), *start)
 	if err != nil {
 		return nil, err
 	}
 	id := rec.ID
-	_, err = o.Sessions.Wait([]string{id}, sessions.UntilTurnEnd, o.Config.Dispatch.Timeout.Duration)
-	o.Sessions.Kill(id)
+	_, err = o.Sessions.Wait(context.Background(), []string{id}, sessions.UntilTurnEnd, o.Config.Dispatch.Timeout.Duration)
+	o.Sessions.Kill(context.Background(), id)
 	if err != nil {
 		return nil, err
 	}

@@ -139,7 +139,7 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	// The report is read for consolidation and held against the disk; it
 	// proves nothing by itself.
 	if d, ok := st.LastDispatch(wp.ID); ok && d.Session != "" {
-		out, _ := os.ReadFile(sessions.NewStore(e.Repo.CommonDir).OutputPath(d.Session))
+		out, _ := os.ReadFile(sessions.OpenView(e.Repo.CommonDir).OutputPath(d.Session))
 		r, err := ParseReport(out)
 		switch {
 		case err != nil:

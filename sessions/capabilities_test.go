@@ -61,15 +61,15 @@ func TestDaemonRecordsTheSessionsCapabilities(t *testing.T) {
 		{`{"loadSession":true,"sessionCapabilities":{"fork":{}}}`, bound},
 		{`{"sessionCapabilities":{"list":{}}}`, []string{sdk.CapMessageInjection, sdk.CapInterrupt, sdk.CapTermination}},
 	} {
-		rec, err := c.Start(sessions.StartArgs{Adapter: "acp", Path: filepath.Join(binDir, "agentproto-adapter-acp"), Dir: dir,
+		rec, err := c.Start(t.Context(), sessions.StartArgs{Adapter: "acp", Path: filepath.Join(binDir, "agentproto-adapter-acp"), Dir: dir,
 			Prompt: "hello", Env: os.Environ(), Options: map[string]string{"command": filepath.Join(binDir, "acpagent") + " '" + agent.offers + "'"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pending, err := c.Wait([]string{rec.ID}, sessions.UntilTurnEnd, 30*time.Second); err != nil || len(pending) != 0 {
+		if pending, err := c.Wait(t.Context(), []string{rec.ID}, sessions.UntilTurnEnd, 30*time.Second); err != nil || len(pending) != 0 {
 			t.Fatalf("Wait = %v, %v", pending, err)
 		}
-		got, err := sessions.NewStore(c.Repo.CommonDir).Load(rec.ID)
+		got, err := sessions.OpenView(c.Repo.CommonDir).Load(rec.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,16 +93,16 @@ func TestDaemonRecordsTheSessionsCapabilities(t *testing.T) {
 func TestInterruptNeedsTheCapability(t *testing.T) {
 	c, dir := newClient(t)
 	builtACP(t)
-	rec, err := c.Start(sessions.StartArgs{Adapter: "hello", Path: filepath.Join(binDir, "hello-adapter"), Dir: dir,
+	rec, err := c.Start(t.Context(), sessions.StartArgs{Adapter: "hello", Path: filepath.Join(binDir, "hello-adapter"), Dir: dir,
 		Prompt: "sleep 30", Env: os.Environ()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.Prompt(rec.ID, "", true)
+	err = c.Prompt(t.Context(), rec.ID, "", true)
 	if fault.KindOf(err) != fault.Refused || !strings.Contains(err.Error(), "does not have session_interrupt (it has session_message_injection, session_termination)") {
 		t.Fatalf("interrupt of a session that cannot: %v", err)
 	}
-	c.Kill(rec.ID)
+	c.Kill(t.Context(), rec.ID)
 }
 
 type sessionEvent struct {

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,8 +35,10 @@ type Client struct {
 
 // Call sends one request, starting the daemon first when none runs. The
 // typed methods (Start, Prompt, Wait, ...) are the way to call it; a
-// request the daemon refuses returns its answer with the error.
-func (c *Client) Call(req *Request) (*Response, error) {
+// request the daemon refuses returns its answer with the error. A ctx
+// that ends first ends the call: the connection is closed, and the
+// daemon's answer, if one comes, is lost.
+func (c *Client) Call(ctx context.Context, req *Request) (*Response, error) {
 	if req.Start != nil {
 		// The daemon passes an adapter only these; the rest of our
 		// environment (tokens) has no business on the socket.
@@ -48,11 +52,14 @@ func (c *Client) Call(req *Request) (*Response, error) {
 	if err := checkRequestSize(b); err != nil {
 		return nil, err
 	}
-	conn, err := c.dial(true)
+	conn, err := c.dial(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
+	// Closing the connection unblocks the write and the read below.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
 	// Read after connecting: the daemon writes its token before it
 	// listens.
 	if tok := readToken(c.Repo.CommonDir); tok != "" {
@@ -61,10 +68,16 @@ func (c *Client) Call(req *Request) (*Response, error) {
 		b, _ = json.Marshal(&r)
 	}
 	if _, err := conn.Write(append(b, '\n')); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	line, err := readFrame(bufio.NewReaderSize(conn, 64<<10), MaxResponse)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("the sessions daemon closed the connection: %w (see %s)", err, c.logPath())
 	}
 	var resp Response
@@ -82,15 +95,15 @@ func (c *Client) Call(req *Request) (*Response, error) {
 }
 
 // Running reports whether a daemon answers, without starting one.
-func (c *Client) Running() bool {
-	ok, _ := c.Probe()
+func (c *Client) Running(ctx context.Context) bool {
+	ok, _ := c.Probe(ctx)
 	return ok
 }
 
 // Probe is Running that also gives a refusal (an untrusted runtime
 // directory or socket): "no daemon" would hide it.
-func (c *Client) Probe() (bool, error) {
-	conn, err := c.dial(false)
+func (c *Client) Probe(ctx context.Context) (bool, error) {
+	conn, err := c.dial(ctx, false)
 	if err != nil {
 		if fault.KindOf(err) == fault.Refused {
 			return false, err
@@ -105,12 +118,12 @@ func (c *Client) logPath() string {
 	return filepath.Join(c.Repo.CommonDir, "agentproto", "daemon.log")
 }
 
-func (c *Client) dial(start bool) (net.Conn, error) {
+func (c *Client) dial(ctx context.Context, start bool) (net.Conn, error) {
 	if _, err := EnsureRuntimeDir(); err != nil {
 		return nil, err
 	}
 	sock := SocketPath(c.Repo.CommonDir)
-	conn, err := connect(sock)
+	conn, err := connect(ctx, sock)
 	if err == nil || !start || fault.KindOf(err) == fault.Refused {
 		return conn, err
 	}
@@ -119,22 +132,27 @@ func (c *Client) dial(start bool) (net.Conn, error) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if conn, err = connect(sock); err == nil || fault.KindOf(err) == fault.Refused {
+		if conn, err = connect(ctx, sock); err == nil || fault.KindOf(err) == fault.Refused {
 			return conn, err
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	return nil, fmt.Errorf("the sessions daemon did not start: %v (see %s)", err, c.logPath())
 }
 
 // connect dials the daemon socket and checks who listens there before
 // anything is sent: our own user, or nobody we talk to.
-func connect(sock string) (net.Conn, error) {
-	conn, err := net.Dial("unix", sock)
+func connect(ctx context.Context, sock string) (net.Conn, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
 		return nil, err
 	}
-	cred, ok, err := samePeerUser(conn)
+	cred, ok, err := SamePeerUser(conn)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("%s: %w", sock, err)
@@ -195,7 +213,7 @@ func DaemonEnv(env []string, keep []string) []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_INDEX_FILE" || k == "GIT_COMMON_DIR":
-		case strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "AGENTPROTO_") || contains(daemonEnv, k) || contains(keep, k):
+		case strings.HasPrefix(k, "GIT_") || strings.HasPrefix(k, "AGENTPROTO_") || slices.Contains(daemonEnv, k) || slices.Contains(keep, k):
 			out = append(out, kv)
 		}
 	}

@@ -3,6 +3,8 @@ package sessions
 import (
 	"encoding/json"
 	"os"
+
+	"github.com/agentproto/agentproto/internal/procfs"
 )
 
 // Enclosing names the live session whose processes this process belongs
@@ -11,12 +13,12 @@ import (
 // dropped AGENTPROTO_SESSION from its environment; one that detached
 // itself from the tree (setsid, then re-parented to init) is not, which
 // only a sandbox around the agent prevents.
-func (s Store) Enclosing() (string, bool) {
+func (s View) Enclosing() (string, bool) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return "", false
 	}
-	boot := bootID()
+	boot := BootID()
 	groups := map[int]struct {
 		id    string
 		start uint64
@@ -25,8 +27,8 @@ func (s Store) Enclosing() (string, bool) {
 		if !idPattern.MatchString(e.Name()) {
 			continue
 		}
-		b, err := os.ReadFile(s.groupPath(e.Name()))
-		var g group
+		b, err := os.ReadFile(s.GroupPath(e.Name()))
+		var g Group
 		if err != nil || json.Unmarshal(b, &g) != nil || g.Pgid <= 1 || g.Boot != boot {
 			continue
 		}
@@ -40,14 +42,14 @@ func (s Store) Enclosing() (string, bool) {
 	}
 	// Up the tree from this process; a loop or a very deep tree ends it.
 	for pid, steps := os.Getpid(), 0; pid > 1 && steps < 256; steps++ {
-		st, err := procStat(pid)
+		st, err := procfs.ReadStat(pid)
 		if err != nil {
 			return "", false
 		}
-		if g, ok := groups[st.pgrp]; ok && st.start >= g.start {
+		if g, ok := groups[st.Pgrp]; ok && st.Start >= g.start {
 			return g.id, true
 		}
-		pid = st.ppid
+		pid = st.PPid
 	}
 	return "", false
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 )
 
 // A frame is one JSON line on the daemon socket. Both sides bound what
@@ -25,9 +24,6 @@ var ErrFrameTooLarge = errors.New("line too long")
 
 // ErrBadRequest is a line that is not one request.
 var ErrBadRequest = errors.New("bad request")
-
-// requestTimeout bounds the wait for a request once a client connects.
-const requestTimeout = 30 * time.Second
 
 // readFrame reads one line of at most max bytes, newline excluded. A last
 // line without a newline is a frame too. It never holds more than max plus
@@ -57,9 +53,9 @@ func readFrame(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// decodeRequest reads and parses one request. Fields it does not know and
+// DecodeRequest reads and parses one request (the daemon's side). Fields it does not know and
 // anything after the object are errors: a request is never half understood.
-func decodeRequest(r *bufio.Reader, max int) (*Request, error) {
+func DecodeRequest(r *bufio.Reader, max int) (*Request, error) {
 	line, err := readFrame(r, max)
 	if err != nil {
 		return nil, err

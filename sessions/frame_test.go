@@ -46,11 +46,11 @@ func TestReadFrame(t *testing.T) {
 
 func TestDecodeRequestRefusesWhatItDoesNotKnow(t *testing.T) {
 	for _, in := range []string{`{"op":"ping","extra":1}`, `{"op":"ping"} {"op":"kill"}`, `[1]`, `{"op":`} {
-		if _, err := decodeRequest(bufio.NewReader(strings.NewReader(in+"\n")), MaxRequest); !errors.Is(err, ErrBadRequest) {
+		if _, err := DecodeRequest(bufio.NewReader(strings.NewReader(in+"\n")), MaxRequest); !errors.Is(err, ErrBadRequest) {
 			t.Errorf("%s: err = %v", in, err)
 		}
 	}
-	req, err := decodeRequest(bufio.NewReader(strings.NewReader(`{"op":"wait","ids":["s-0123456789ab"],"timeout":"1m"}`+"\n")), MaxRequest)
+	req, err := DecodeRequest(bufio.NewReader(strings.NewReader(`{"op":"wait","ids":["s-0123456789ab"],"timeout":"1m"}`+"\n")), MaxRequest)
 	if err != nil || req.Op != "wait" || len(req.IDs) != 1 || req.Timeout != "1m" {
 		t.Fatalf("%+v %v", req, err)
 	}
@@ -86,7 +86,7 @@ func FuzzFrame(f *testing.F) {
 		} else if i := bytes.IndexByte(in, '\n'); (i >= 0 && i <= int(max)) || (i < 0 && len(in) > 0 && len(in) <= int(max)) {
 			t.Fatalf("a frame within the bound was refused: %v", err)
 		}
-		req, err := decodeRequest(bufio.NewReaderSize(bytes.NewReader(in), buf), int(max))
+		req, err := DecodeRequest(bufio.NewReaderSize(bytes.NewReader(in), buf), int(max))
 		if err == nil && req == nil {
 			t.Fatal("no request and no error")
 		}

@@ -1,17 +1,19 @@
 package sessions
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
 )
 
 // The typed calls of the daemon protocol, one per operation. Each starts
-// the daemon first when none runs (see Call).
+// the daemon first when none runs (see Call); ctx ends the call when the
+// caller goes away.
 
 // Ping returns the daemon's process id.
-func (c *Client) Ping() (int, error) {
-	resp, err := c.Call(&Request{Op: OpPing})
+func (c *Client) Ping(ctx context.Context) (int, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpPing})
 	if err != nil {
 		return 0, err
 	}
@@ -21,8 +23,8 @@ func (c *Client) Ping() (int, error) {
 // Start starts a session and returns its record once its first prompt
 // is on its way. A session that failed while starting still exists: its
 // record comes back with the error that says why.
-func (c *Client) Start(a StartArgs) (*Record, error) {
-	resp, err := c.Call(&Request{Op: OpStart, Start: &a})
+func (c *Client) Start(ctx context.Context, a StartArgs) (*Record, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpStart, Start: &a})
 	if resp == nil {
 		return nil, err
 	}
@@ -34,15 +36,15 @@ func (c *Client) Start(a StartArgs) (*Record, error) {
 
 // Prompt sends a live session another turn; with interrupt, it first
 // interrupts the turn in progress (text may then be empty).
-func (c *Client) Prompt(id, text string, interrupt bool) error {
-	_, err := c.Call(&Request{Op: OpPrompt, ID: id, Text: text, Interrupt: interrupt})
+func (c *Client) Prompt(ctx context.Context, id, text string, interrupt bool) error {
+	_, err := c.Call(ctx, &Request{Op: OpPrompt, ID: id, Text: text, Interrupt: interrupt})
 	return err
 }
 
 // Kill ends a session and every process it started, and returns its
 // record.
-func (c *Client) Kill(id string) (*Record, error) {
-	resp, err := c.Call(&Request{Op: OpKill, ID: id})
+func (c *Client) Kill(ctx context.Context, id string) (*Record, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpKill, ID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -52,8 +54,8 @@ func (c *Client) Kill(id string) (*Record, error) {
 // Wait blocks until every named session reached until (UntilTurnEnd, the
 // default, or UntilExit) or timeout passed, and returns those still
 // pending: none when all arrived.
-func (c *Client) Wait(ids []string, until string, timeout time.Duration) ([]string, error) {
-	resp, err := c.Call(&Request{Op: OpWait, IDs: ids, Until: until, Timeout: timeout.String()})
+func (c *Client) Wait(ctx context.Context, ids []string, until string, timeout time.Duration) ([]string, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpWait, IDs: ids, Until: until, Timeout: timeout.String()})
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +64,8 @@ func (c *Client) Wait(ids []string, until string, timeout time.Duration) ([]stri
 
 // Monitor returns the named sessions' records as soon as any of them
 // changes state or turn, or when timeout passed.
-func (c *Client) Monitor(ids []string, timeout time.Duration) ([]*Record, error) {
-	resp, err := c.Call(&Request{Op: OpMonitor, IDs: ids, Timeout: timeout.String()})
+func (c *Client) Monitor(ctx context.Context, ids []string, timeout time.Duration) ([]*Record, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpMonitor, IDs: ids, Timeout: timeout.String()})
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +74,8 @@ func (c *Client) Monitor(ids []string, timeout time.Duration) ([]*Record, error)
 
 // GC lists the live sessions and, with apply, cleans the settled and dead
 // ones; it returns their records as they are afterwards.
-func (c *Client) GC(apply bool) ([]*Record, error) {
-	resp, err := c.Call(&Request{Op: OpGC, Apply: apply})
+func (c *Client) GC(ctx context.Context, apply bool) ([]*Record, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpGC, Apply: apply})
 	if err != nil {
 		return nil, err
 	}
@@ -81,8 +83,8 @@ func (c *Client) GC(apply bool) ([]*Record, error) {
 }
 
 // AttachPolicy attaches a policy to live sessions and returns it.
-func (c *Client) AttachPolicy(a PolicyArgs) (*Policy, error) {
-	resp, err := c.Call(&Request{Op: OpPolicyAttach, Policy: &a})
+func (c *Client) AttachPolicy(ctx context.Context, a PolicyArgs) (*Policy, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpPolicyAttach, Policy: &a})
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +95,8 @@ func (c *Client) AttachPolicy(a PolicyArgs) (*Policy, error) {
 }
 
 // Policies returns the daemon's policies.
-func (c *Client) Policies() ([]*Policy, error) {
-	resp, err := c.Call(&Request{Op: OpPolicyList})
+func (c *Client) Policies(ctx context.Context) ([]*Policy, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpPolicyList})
 	if err != nil {
 		return nil, err
 	}
@@ -102,15 +104,15 @@ func (c *Client) Policies() ([]*Policy, error) {
 }
 
 // CancelPolicy stops a policy from firing again.
-func (c *Client) CancelPolicy(id string) error {
-	_, err := c.Call(&Request{Op: OpPolicyCancel, ID: id})
+func (c *Client) CancelPolicy(ctx context.Context, id string) error {
+	_, err := c.Call(ctx, &Request{Op: OpPolicyCancel, ID: id})
 	return err
 }
 
 // WaitPolicies blocks until each named policy fired once (or was
 // canceled) or timeout passed, and returns those still pending.
-func (c *Client) WaitPolicies(ids []string, timeout time.Duration) ([]string, error) {
-	resp, err := c.Call(&Request{Op: OpPolicyWait, IDs: ids, Timeout: timeout.String()})
+func (c *Client) WaitPolicies(ctx context.Context, ids []string, timeout time.Duration) ([]string, error) {
+	resp, err := c.Call(ctx, &Request{Op: OpPolicyWait, IDs: ids, Timeout: timeout.String()})
 	if err != nil {
 		return nil, err
 	}

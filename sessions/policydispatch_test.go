@@ -13,21 +13,21 @@ import (
 // passed in the --flag=value form.
 func TestDispatchArgsRefuseFlagsAndKeepOptions(t *testing.T) {
 	for _, bad := range []*DispatchArgs{{WPs: []string{"--help"}}, {WPs: []string{""}}, {WPs: []string{"WP1 --json"}}, {WPs: []string{"WP1=x"}}, {MaxParallel: -1}} {
-		if err := bad.validate(); fault.KindOf(err) != fault.Invalid {
+		if err := bad.Validate(); fault.KindOf(err) != fault.Invalid {
 			t.Errorf("%+v: %v, want invalid", bad, err)
 		}
 	}
 	a := &DispatchArgs{WPs: []string{"WP1", "WP2"}, MaxParallel: 2, NoPing: true}
-	if err := a.validate(); err != nil {
+	if err := a.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"dispatch", "demo", "--no-wait", "--wp=WP1", "--wp=WP2", "--max-parallel=2", "--no-ping"}
-	if got := a.argv("demo"); !reflect.DeepEqual(got, want) {
+	if got := a.Argv("demo"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("argv = %q, want %q", got, want)
 	}
 	var none *DispatchArgs
-	if err := none.validate(); err != nil || !reflect.DeepEqual(none.argv("demo"), want[:3]) {
-		t.Fatalf("no options: %v %q", err, none.argv("demo"))
+	if err := none.Validate(); err != nil || !reflect.DeepEqual(none.Argv("demo"), want[:3]) {
+		t.Fatalf("no options: %v %q", err, none.Argv("demo"))
 	}
 	if _, err := ParseActions("verify,kill,dispatch"); err != nil {
 		t.Fatalf("dispatch is an action: %v", err)

@@ -92,6 +92,12 @@ type SandboxArgs struct {
 	Readable []string `json:"readable,omitempty"`
 }
 
+// SandboxWarning is the one line a command prints when its sessions run
+// unconfined.
+func SandboxWarning(missing string) string {
+	return "sandbox: none: " + missing + `; agents run unconfined (set [sandbox] mode = "required" to refuse instead)`
+}
+
 // Response answers a Request.
 type Response struct {
 	OK       bool      `json:"ok"`

@@ -28,32 +28,11 @@ func RuntimeDir() string {
 // SocketPath is where the daemon of a repository listens, named by a hash
 // of the common dir: a Unix socket path must stay under 108 bytes.
 func SocketPath(common string) string {
-	return filepath.Join(RuntimeDir(), repoKey(common)+".sock")
+	return filepath.Join(RuntimeDir(), RepoKey(common)+".sock")
 }
 
-// pluginSocketPrefix names the socket directories of a repository's
-// adapters in the runtime dir (one per plugin: <prefix><random>), so that
-// a killed adapter leaves its socket where the daemon cleans. Names stay
-// short: the socket inside must fit the 108 bytes too.
-func pluginSocketPrefix(common string) string { return repoKey(common)[:8] + "-" }
-
-// pluginSocketsFit reports whether a plugin socket in the runtime dir
-// stays under the limit: go-plugin adds /plugin<10 digits> to our
-// /<prefix><10 digits>.
-func pluginSocketsFit(common string) bool {
-	return len(RuntimeDir())+1+len(pluginSocketPrefix(common))+10+len("/plugin")+10 < 108
-}
-
-// removePluginSockets removes the socket directories of a repository's
-// adapters; the daemon does it at start, when none of them runs.
-func removePluginSockets(common string) {
-	dirs, _ := filepath.Glob(filepath.Join(RuntimeDir(), pluginSocketPrefix(common)+"*"))
-	for _, d := range dirs {
-		os.RemoveAll(d)
-	}
-}
-
-func repoKey(common string) string {
+// RepoKey names the files of a repository in the runtime directory.
+func RepoKey(common string) string {
 	sum := sha256.Sum256([]byte(common))
 	return hex.EncodeToString(sum[:8])
 }

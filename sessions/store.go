@@ -1,11 +1,11 @@
-// Package sessions runs executor sessions in a small daemon that outlives
-// the command that started them, and records their lifecycle in the ledger.
-// Raw output stays local under the common git dir.
+// Package sessions is what the rest of agentproto knows of executor
+// sessions: the Client of the sessions daemon and its protocol, and the
+// session records with a read-only View of them. The daemon that runs the
+// sessions, and alone writes their records, is sessions/daemon. Raw output
+// stays local under the common git dir.
 package sessions
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,50 +73,29 @@ func ValidateID(id string) error {
 	return nil
 }
 
-func newID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return "s-" + hex.EncodeToString(b[:])
-}
-
-// Store keeps session records and raw output under the common git dir.
-type Store struct {
+// View reads the session records and raw output kept under the common
+// git dir. It never writes: the daemon alone does (sessions/daemon).
+type View struct {
 	Dir string // <common>/agentproto/sessions
 }
 
-// NewStore returns the store of a repository.
-func NewStore(common string) Store {
-	return Store{Dir: filepath.Join(common, "agentproto", "sessions")}
+// OpenView returns the view of a repository's sessions.
+func OpenView(common string) View {
+	return View{Dir: filepath.Join(common, "agentproto", "sessions")}
 }
 
-func (s Store) sessionDir(id string) string { return filepath.Join(s.Dir, id) }
+// SessionDir is the directory of a session's record and output.
+func (s View) SessionDir(id string) string { return filepath.Join(s.Dir, id) }
 
 // OutputPath is the raw output of a session (private to this machine).
-func (s Store) OutputPath(id string) string { return filepath.Join(s.sessionDir(id), "output.log") }
-
-// Save writes a record atomically.
-func (s Store) Save(r *Record) error {
-	dir := s.sessionDir(r.ID)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, "meta.json.tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "meta.json"))
-}
+func (s View) OutputPath(id string) string { return filepath.Join(s.SessionDir(id), "output.log") }
 
 // Load reads one record.
-func (s Store) Load(id string) (*Record, error) {
+func (s View) Load(id string) (*Record, error) {
 	if err := ValidateID(id); err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(s.sessionDir(id), "meta.json"))
+	b, err := os.ReadFile(filepath.Join(s.SessionDir(id), "meta.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fault.Invalidf("no session %s", id)
 	}
@@ -131,7 +110,7 @@ func (s Store) Load(id string) (*Record, error) {
 }
 
 // All returns every record, oldest first.
-func (s Store) All() ([]*Record, error) {
+func (s View) All() ([]*Record, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

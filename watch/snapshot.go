@@ -10,6 +10,7 @@ package watch
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"sort"
@@ -85,7 +86,7 @@ type Sources struct {
 	Ledger  *gitstore.Ledger
 	Project *plans.Project
 	Goal    string
-	Store   *sessions.Store
+	Store   *sessions.View
 	Client  *sessions.Client
 	// Mu, when set, is held while the ledger is read: actions that write it
 	// run on other goroutines.
@@ -115,8 +116,8 @@ func Take(src Sources) *Snapshot {
 			s.Sessions = sessionRows(recs)
 		}
 	}
-	if src.Client != nil && src.Client.Running() {
-		if policies, err := src.Client.Policies(); err != nil {
+	if src.Client != nil && src.Client.Running(context.Background()) {
+		if policies, err := src.Client.Policies(context.Background()); err != nil {
 			problem("policies", err)
 		} else {
 			s.Policies = policyRows(policies)
@@ -232,7 +233,7 @@ func peerRows(st *peers.State, goal string, now time.Time) []PeerRow {
 }
 
 // Tail returns the last n clean lines of a session's output.
-func Tail(st *sessions.Store, id string, n int) ([]string, error) {
+func Tail(st *sessions.View, id string, n int) ([]string, error) {
 	f, err := os.Open(st.OutputPath(id))
 	if err != nil {
 		return nil, err

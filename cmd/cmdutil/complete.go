@@ -44,7 +44,7 @@ func (f *Factory) SessionIDs() []string {
 	if err != nil {
 		return nil
 	}
-	recs, err := sessions.NewStore(repo.CommonDir).All()
+	recs, err := sessions.OpenView(repo.CommonDir).All()
 	if err != nil {
 		return nil
 	}

@@ -202,7 +202,7 @@ enabled it: git config --local agentproto.supervisor.inject enabled.`,
 				return err
 			}
 			send := func(ctx context.Context, session, message string) error {
-				return client.Prompt(session, message, false)
+				return client.Prompt(context.Background(), session, message, false)
 			}
 			rec, err := s.ExecuteInject(r, plan, send)
 			if rec != nil {

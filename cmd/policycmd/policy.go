@@ -3,6 +3,7 @@
 package policycmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ ledger event with its results.`,
 				return err
 			}
 			wp := map[string]string{}
-			store := sessions.NewStore(repo.CommonDir)
+			store := sessions.OpenView(repo.CommonDir)
 			for _, id := range args {
 				rec, err := store.Load(id)
 				if err != nil {
@@ -76,7 +77,7 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			pol, err := c.AttachPolicy(sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
+			pol, err := c.AttachPolicy(context.Background(), sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
 				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: repeat})
 			if err != nil {
 				return err
@@ -98,13 +99,13 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			if !c.Running() {
+			if !c.Running(context.Background()) {
 				if asJSON {
 					fmt.Fprintln(f.IO.Out, "[]")
 				}
 				return nil
 			}
-			policies, err := c.Policies()
+			policies, err := c.Policies(context.Background())
 			if err != nil {
 				return err
 			}
@@ -136,7 +137,7 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			if err := c.CancelPolicy(args[0]); err != nil {
+			if err := c.CancelPolicy(context.Background(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "canceled %s\n", args[0])
@@ -157,7 +158,7 @@ ledger event with its results.`,
 			if err != nil || d <= 0 {
 				return fault.Invalidf("--timeout %q is not a duration with a unit (such as 40m)", timeout)
 			}
-			pending, err := c.WaitPolicies(args, d)
+			pending, err := c.WaitPolicies(context.Background(), args, d)
 			if err != nil {
 				return err
 			}

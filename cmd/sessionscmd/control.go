@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -57,7 +58,7 @@ func promptRun(o *PromptOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := c.Prompt(o.ID, text, o.Interrupt); err != nil {
+	if err := c.Prompt(context.Background(), o.ID, text, o.Interrupt); err != nil {
 		return err
 	}
 	if o.JSON {
@@ -100,7 +101,7 @@ func killRun(o *KillOptions) error {
 	if err != nil {
 		return err
 	}
-	rec, err := c.Kill(o.ID)
+	rec, err := c.Kill(context.Background(), o.ID)
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func gcRun(o *GCOptions) error {
 	if err != nil {
 		return err
 	}
-	running, err := c.Probe()
+	running, err := c.Probe(context.Background())
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func gcRun(o *GCOptions) error {
 		fmt.Fprintln(o.IO.Out, "no sessions daemon runs; nothing is live")
 		return nil
 	}
-	recs, err := c.GC(o.Apply)
+	recs, err := c.GC(context.Background(), o.Apply)
 	if err != nil {
 		return err
 	}

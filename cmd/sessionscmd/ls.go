@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -13,7 +14,7 @@ import (
 // LsOptions are the inputs of `sessions ls`.
 type LsOptions struct {
 	IO       *cmdutil.IOStreams
-	Store    func() (sessions.Store, error)
+	Store    func() (sessions.View, error)
 	Sessions func() (*sessions.Client, error)
 
 	All    bool
@@ -77,7 +78,7 @@ func (o *LsOptions) rows() ([]*sessions.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	daemon, err := c.Probe()
+	daemon, err := c.Probe(context.Background())
 	if err != nil {
 		// The records are on disk and can be listed; whether they are live
 		// cannot be asked.

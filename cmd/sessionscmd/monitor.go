@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -51,7 +52,7 @@ func monitorRun(o *MonitorOptions) error {
 	if err != nil {
 		return err
 	}
-	recs, err := c.Monitor(o.IDs, dur)
+	recs, err := c.Monitor(context.Background(), o.IDs, dur)
 	if err != nil {
 		return err
 	}

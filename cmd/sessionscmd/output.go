@@ -18,7 +18,7 @@ import (
 // OutputOptions are the inputs of `sessions output`.
 type OutputOptions struct {
 	IO    *cmdutil.IOStreams
-	Store func() (sessions.Store, error)
+	Store func() (sessions.View, error)
 
 	ID     string
 	Last   int

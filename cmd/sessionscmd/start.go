@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -128,7 +129,7 @@ func startRun(o *StartOptions) error {
 	if err != nil {
 		return err
 	}
-	rec, err := c.Start(*args)
+	rec, err := c.Start(context.Background(), *args)
 	if err != nil {
 		// A session that failed while starting still exists: --json gives
 		// its record (state, failure, stderr tail), and the error names it

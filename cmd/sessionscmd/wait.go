@@ -1,6 +1,7 @@
 package sessionscmd
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 // WaitOptions are the inputs of `sessions wait`.
 type WaitOptions struct {
 	IO       *cmdutil.IOStreams
-	Store    func() (sessions.Store, error)
+	Store    func() (sessions.View, error)
 	Sessions func() (*sessions.Client, error)
 
 	IDs     []string
@@ -52,7 +53,7 @@ func waitRun(o *WaitOptions) error {
 	if err != nil {
 		return err
 	}
-	pending, err := c.Wait(o.IDs, o.Until, timeout)
+	pending, err := c.Wait(context.Background(), o.IDs, o.Until, timeout)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@
 package watchcmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
@@ -75,7 +76,7 @@ func sources(f *cmdutil.Factory, args []string, goal string) (watch.Sources, wat
 	if err != nil {
 		return watch.Sources{}, watch.Watched{}, err
 	}
-	st := sessions.NewStore(repo.CommonDir)
+	st := sessions.OpenView(repo.CommonDir)
 	src := watch.Sources{Ledger: l, Goal: goal, Store: &st, Mu: &sync.Mutex{}}
 	if len(args) == 1 {
 		if src.Project, err = plans.Load(repo.WorkTree, args[0]); err != nil {
@@ -101,7 +102,7 @@ func (a *actions) Prompt(id, text string) error {
 	if err != nil {
 		return err
 	}
-	return c.Prompt(id, text, false)
+	return c.Prompt(context.Background(), id, text, false)
 }
 
 func (a *actions) Interrupt(id string) error {
@@ -109,7 +110,7 @@ func (a *actions) Interrupt(id string) error {
 	if err != nil {
 		return err
 	}
-	return c.Prompt(id, "", true)
+	return c.Prompt(context.Background(), id, "", true)
 }
 
 func (a *actions) Kill(id string) error {
@@ -117,7 +118,7 @@ func (a *actions) Kill(id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Kill(id)
+	_, err = c.Kill(context.Background(), id)
 	return err
 }
 

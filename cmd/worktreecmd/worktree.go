@@ -60,7 +60,7 @@ func load(f *cmdutil.Factory, slug string) (*gitrepo.Repo, *worktree.Meta, error
 // slug and by path.
 func liveWorktrees(repo *gitrepo.Repo) map[string]bool {
 	live := map[string]bool{}
-	recs, _ := sessions.NewStore(repo.CommonDir).All()
+	recs, _ := sessions.OpenView(repo.CommonDir).All()
 	for _, r := range recs {
 		if sessions.Terminal(r.State) {
 			continue

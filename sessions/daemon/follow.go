@@ -1,0 +1,105 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// follow consumes a session's events until it ends.
+func (d *Daemon) follow(l *live) {
+	err := l.client.Events(context.Background(), 0, func(e *host.Event) error {
+		d.onEvent(l, e)
+		return nil
+	})
+	d.mu.Lock()
+	state, ending := l.rec.State, l.ending
+	d.mu.Unlock()
+	if !sessions.Terminal(state) && !ending {
+		reason := "the adapter's event stream ended"
+		if err != nil {
+			reason = fmt.Sprintf("the adapter stopped answering: %v", err)
+		}
+		d.fail(l, reason)
+	}
+	l.out.Close()
+}
+
+// onEvent applies one adapter event (state.go says what it means) and
+// carries out what follows: output to the log, a transition, the end of
+// the plugin.
+func (d *Daemon) onEvent(l *live, e *host.Event) {
+	if e.Kind == host.Output {
+		l.out.Write(e.Data)
+	}
+	d.mu.Lock()
+	eff := apply(l.rec, &l.turn, e, time.Now().UTC(), l.client.StderrTail)
+	d.mu.Unlock()
+	if eff.note != "" {
+		fmt.Fprint(l.out, eff.note)
+	}
+	if eff.extra != nil && eff.extra.Warning == "empty_turn" {
+		// Same symptom, many causes: the agent's own log may say which.
+		if f, ref := d.diagnose(l); f != "" {
+			eff.extra.Fault, eff.extra.ErrorLogRef = f, ref
+		}
+	}
+	if eff.save {
+		d.save(l.rec)
+	}
+	if eff.to != "" {
+		d.transition(l.rec, eff.to, "", eff.extra)
+	}
+	if eff.end {
+		d.endPlugin(l)
+	}
+}
+
+// fail ends a session's plugin and records why the session failed.
+func (d *Daemon) fail(l *live, reason string) {
+	// Kill first: it returns once the plugin's stderr is read to the end,
+	// and a crash's last words are the ones worth keeping.
+	d.endPlugin(l)
+	d.mu.Lock()
+	l.rec.StderrTail = l.client.StderrTail()
+	d.mu.Unlock()
+	d.transition(l.rec, sessions.StateFailed, reason, nil)
+}
+
+// save writes a record that changed without a transition and wakes
+// waiters.
+func (d *Daemon) save(r *sessions.Record) {
+	d.mu.Lock()
+	snap := *r
+	d.store.Save(&snap)
+	d.changed.Broadcast()
+	d.mu.Unlock()
+}
+
+// transition moves a session to state when the state machine allows it,
+// saves it, wakes waiters and records the change in the ledger.
+func (d *Daemon) transition(r *sessions.Record, state, reason string, extra *outcome) {
+	d.mu.Lock()
+	if !move(r, state, reason) {
+		d.mu.Unlock()
+		return
+	}
+	n := r.Transitions
+	snap := *r
+	d.store.Save(&snap)
+	d.changed.Broadcast()
+	d.mu.Unlock()
+	data := Transition{Session: r.ID, Adapter: r.Adapter, Model: r.Model, Dir: r.Dir, Worktree: r.Worktree, Label: r.Label,
+		Turn: snap.Turns, OutputRef: "sessions/" + r.ID + "/output.log", Reason: reason, StderrTail: snap.StderrTail}
+	if extra != nil {
+		data.outcome = *extra
+	}
+	if snap.CapabilitiesFrom != "" {
+		data.Capabilities, data.CapabilitiesFrom = snap.Capabilities, snap.CapabilitiesFrom
+	}
+	record(d, transitionKinds[state], fmt.Sprintf("session/%s/%d-%s", r.ID, n, state), data)
+	d.onTransition(r.ID, state)
+}

@@ -1,0 +1,157 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// Run takes the daemon lock, reaps what a previous daemon left, listens on
+// the socket and serves until idle or stopped; then it ends every session
+// still alive.
+func (d *Daemon) Run() error {
+	lockPath := filepath.Join(d.repo.CommonDir, "agentproto", "daemon.lock")
+	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return ErrRunning
+	}
+	if _, err := sessions.EnsureRuntimeDir(); err != nil {
+		return err
+	}
+	d.reapGroups()
+	d.recoverOrphans()
+	d.startGuard()
+	tok, err := writeToken(d.repo.CommonDir)
+	if err != nil {
+		return fmt.Errorf("the sessions daemon's control token: %w", err)
+	}
+	d.token = tok
+	sock := sessions.SocketPath(d.repo.CommonDir)
+	os.Remove(sock) // a stale socket of a dead daemon; we hold the lock
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	d.ln = ln
+	defer os.Remove(sock)
+	d.logf("serving %s on %s (pid %d)", d.repo.CommonDir, sock, os.Getpid())
+	go d.idleWatch()
+	go d.idleLoop()
+	stopped := d.stopOnSignal(ln)
+	for {
+		conn, err := ln.Accept()
+		if err == nil {
+			go d.serveConn(conn)
+			continue
+		}
+		if !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+		why := stopped()
+		if why == "" {
+			why = fmt.Sprintf("the sessions daemon stopped after %v with nothing running", d.idleExit)
+		}
+		d.logf("idle for %v; stopping", d.idleExit)
+		d.shutdown(why)
+		return nil
+	}
+}
+
+// stopOnSignal closes the listener on SIGTERM or SIGINT; the function it
+// returns says why the daemon was stopped, "" when no signal came.
+func (d *Daemon) stopOnSignal(ln net.Listener) func() string {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	stopping := ""
+	go func() {
+		sig := <-signals
+		d.mu.Lock()
+		stopping = "the sessions daemon was stopped (" + sig.String() + ")"
+		d.mu.Unlock()
+		ln.Close()
+	}()
+	return func() string {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return stopping
+	}
+}
+
+// recoverOrphans marks sessions a previous daemon left unfinished as failed
+// and kills their plugin process groups when they still run.
+func (d *Daemon) recoverOrphans() {
+	recs, _ := d.store.All()
+	for _, r := range recs {
+		if sessions.Terminal(r.State) {
+			continue
+		}
+		if r.Pid > 0 && isAdapter(r.Pid) {
+			syscall.Kill(-r.Pid, syscall.SIGKILL)
+		}
+		d.transition(r, sessions.StateFailed, "the sessions daemon stopped while the session was live", nil)
+	}
+}
+
+// isAdapter checks that pid still is an adapter plugin before signalling it:
+// pids are reused.
+func isAdapter(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && strings.Contains(string(b), host.BinaryPrefix)
+}
+
+// idleWatch closes the listener once nothing has happened for idleExit:
+// no client, no turn in progress, no idle policy waiting on a live session.
+// Settled sessions do not keep the daemon alive; shutdown ends them.
+func (d *Daemon) idleWatch() {
+	for {
+		time.Sleep(time.Second)
+		// Read before the registry's lock: the two locks are never held
+		// together. A policy attached meanwhile counts at the next check.
+		watched := d.policies.watched()
+		d.mu.Lock()
+		if d.busyLocked(watched) {
+			d.lastBusy = time.Now()
+		}
+		idle := time.Since(d.lastBusy)
+		d.mu.Unlock()
+		if idle >= d.idleExit {
+			d.ln.Close()
+			return
+		}
+	}
+}
+
+// shutdown ends every session still alive (their agents would be orphans
+// without the daemon) and records why.
+func (d *Daemon) shutdown(why string) {
+	d.mu.Lock()
+	var ids []string
+	for id, l := range d.sessions {
+		if !sessions.Terminal(l.rec.State) {
+			ids = append(ids, id)
+		}
+	}
+	d.mu.Unlock()
+	for _, id := range ids {
+		d.kill(id, why)
+	}
+	// Firings of the kills above and those in flight end before the
+	// daemon lets go of its lock.
+	d.actions.stop(10 * time.Second)
+}
