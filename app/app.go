@@ -1,0 +1,66 @@
+// Package app is the use-case layer under both front ends: one function
+// per thing a user asks for (start a session, attach a policy, dispatch a
+// plan, review, freeze, render a prompt, list worktrees or plugins), taking
+// a context first and a small options struct, and returning a typed
+// result. The CLI verbs and the MCP tools parse their input, call one of
+// these and print what it returns; neither composes the services itself,
+// so the two cannot drift apart.
+package app
+
+import (
+	"io"
+
+	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// Env is what every use case works on. A front end builds it once; each
+// dependency is made only when a use case asks for it, in the order
+// Repo, Config (needs the work tree), Ledger (needs both), so a use case
+// that needs no configuration works in spite of a broken agentproto.toml.
+type Env struct {
+	Repo   func() (*gitrepo.Repo, error)
+	Config func() (config.Config, error)
+	// Ledger is for use cases that write: the configured maintenance
+	// applies.
+	Ledger func() (*gitstore.Ledger, error)
+	// ReadLedger is for use cases that only read; it needs no valid
+	// configuration, so a broken agentproto.toml never hides the history.
+	ReadLedger func() (*gitstore.Ledger, error)
+	// Sessions is the client of the repository's sessions daemon.
+	Sessions func() (*sessions.Client, error)
+	// Log takes what a use case says on the side (setup hook output, a
+	// note that a worktree is reused): stderr for the CLI, nothing for the
+	// MCP server, whose stdout is the protocol.
+	Log io.Writer
+}
+
+// log is e.Log, or a sink when the front end gave none.
+func (e *Env) log() io.Writer {
+	if e.Log == nil {
+		return io.Discard
+	}
+	return e.Log
+}
+
+// repoConfig is the repository and its configuration, the pair most use
+// cases start with.
+func (e *Env) repoConfig() (*gitrepo.Repo, config.Config, error) {
+	repo, err := e.Repo()
+	if err != nil {
+		return nil, config.Config{}, err
+	}
+	cfg, err := e.Config()
+	return repo, cfg, err
+}
+
+// store is the sessions' records on disk, read without the daemon.
+func (e *Env) store() (sessions.Store, error) {
+	repo, err := e.Repo()
+	if err != nil {
+		return sessions.Store{}, err
+	}
+	return sessions.NewStore(repo.CommonDir), nil
+}
