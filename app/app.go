@@ -64,3 +64,29 @@ func (e *Env) store() (sessions.Store, error) {
 	}
 	return sessions.NewStore(repo.CommonDir), nil
 }
+
+// LoadConfig reads the repository's agentproto.toml with this clone's
+// own settings over it.
+func LoadConfig(repo *gitrepo.Repo) (config.Config, config.Source, error) {
+	cfg, src, err := config.Load(repo.WorkTree)
+	if err == nil {
+		cfg, err = config.WithLocal(cfg, repo.CommonDir)
+	}
+	return cfg, src, err
+}
+
+// OpenLedger opens the ledger for writing, with the configured
+// maintenance (none unless configured).
+func OpenLedger(repo *gitrepo.Repo, cfg config.Config) *gitstore.Ledger {
+	maint := cfg.Ledger.AutoMaintenance
+	if maint == 0 {
+		maint = -1
+	}
+	return gitstore.Open(repo, gitstore.Options{PackThreshold: cfg.Ledger.PackThreshold, AutoMaintenance: maint})
+}
+
+// OpenReadLedger opens the ledger for reading only: it needs no valid
+// configuration.
+func OpenReadLedger(repo *gitrepo.Repo) *gitstore.Ledger {
+	return gitstore.Open(repo, gitstore.Options{})
+}

@@ -99,11 +99,13 @@ func (e *Env) FreezePlan(ctx context.Context, name string) (*Freeze, error) {
 	return out, err
 }
 
-// Prompt is an executor's session prompt for one work package.
+// Prompt is an executor's session prompt for one work package. The
+// fields are in the order of their JSON names, as the map it replaced
+// printed them.
 type Prompt struct {
 	Project string `json:"project"`
-	WP      string `json:"wp"`
 	Prompt  string `json:"prompt"`
+	WP      string `json:"wp"`
 }
 
 // RenderPrompt is the session prompt of work package wp: a pointer to its
@@ -259,4 +261,15 @@ func (e *Env) frozenFile(record, name string) ([]byte, error) {
 		}
 	}
 	return nil, fault.Invalidf("the frozen plan %s has no %s", record, name)
+}
+
+// AddLesson records a lesson: the next supervisor, and every executor
+// prompt of a plan sharing a tag, learn it. False when it is recorded
+// already.
+func (e *Env) AddLesson(ctx context.Context, text string, tags []string) (bool, error) {
+	l, err := e.Ledger()
+	if err != nil {
+		return false, err
+	}
+	return lessons.Add(l, text, tags)
 }

@@ -233,3 +233,21 @@ func (e *Env) Records(ctx context.Context, ids []string) ([]*sessions.Record, er
 	}
 	return out, nil
 }
+
+// SessionOutput is the record of session id and all it has written so
+// far.
+func (e *Env) SessionOutput(ctx context.Context, id string) (*sessions.Record, []byte, error) {
+	if err := sessions.ValidateID(id); err != nil {
+		return nil, nil, err
+	}
+	st, err := e.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := st.Load(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := os.ReadFile(st.OutputPath(rec.ID))
+	return rec, b, err
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/lazyre"
-	"github.com/agentproto/agentproto/plans"
 )
 
 // outputTail is how many lines a session's output resource holds: enough
@@ -34,23 +33,12 @@ func addBriefResources(s *sdk.Server, e *env) {
 		if err != nil {
 			return nil, err
 		}
-		project, file := parts[0], parts[1]
-		if err := plans.ValidateProject(project); err != nil {
-			return nil, err
-		}
-		h, err := plans.ReadHistory(e.readLedger(), project)
+		b, found, err := e.app.FrozenFile(ctx, parts[0], parts[1])
 		if err != nil {
 			return nil, err
 		}
-		if h.Frozen == nil {
+		if !found {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
-		}
-		if _, ok := h.Frozen.Files[file]; !ok {
-			return nil, sdk.ResourceNotFoundError(req.Params.URI)
-		}
-		b, err := e.frozenFile(h.Frozen.RecordID, file)
-		if err != nil {
-			return nil, err
 		}
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: string(b)}}}, nil
 	})
@@ -73,7 +61,7 @@ func addSessionResources(s *sdk.Server, e *env) {
 		if parts[1] != "output" {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
 		}
-		lines, err := e.output(parts[0], outputTail, true)
+		lines, err := e.output(ctx, parts[0], outputTail, true)
 		if err != nil {
 			return nil, err
 		}
