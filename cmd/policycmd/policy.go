@@ -3,15 +3,16 @@
 package policycmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -36,48 +37,7 @@ ledger event with its results.`,
 		Short: "Attach a policy to sessions",
 		Args:  cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := sessions.ParseTrigger(on); err != nil {
-				return err
-			}
-			acts, err := sessions.ParseActions(do)
-			if err != nil {
-				return err
-			}
-			repo, err := f.Repo()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			wp := map[string]string{}
-			store := sessions.NewStore(repo.CommonDir)
-			for _, id := range args {
-				rec, err := store.Load(id)
-				if err != nil {
-					return err
-				}
-				if p, w, ok := strings.Cut(rec.Label, "/"); ok && (plan == "" || p == plan) {
-					if plan == "" {
-						plan = p
-					}
-					wp[id] = w
-				}
-			}
-			for _, a := range acts {
-				if a == sessions.ActNotify {
-					if err := host.RequireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
-						return err
-					}
-				}
-			}
-			c, err := client(f)
-			if err != nil {
-				return err
-			}
-			pol, err := c.AttachPolicy(sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
-				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: repeat})
+			pol, err := f.App().AttachPolicy(context.Background(), app.PolicyOptions{Sessions: args, On: on, Do: do, Plan: plan, Repeat: repeat})
 			if err != nil {
 				return err
 			}
