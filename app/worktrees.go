@@ -100,3 +100,38 @@ func (e *Env) OwnWorktree(ctx context.Context) (*worktree.Meta, error) {
 	}
 	return nil, fault.Refusedf("%s is not an agentproto worktree; an executor reads only its own worktree's changes", repo.WorkTree)
 }
+
+// HookTrust is what TrustHooks found and did.
+type HookTrust struct {
+	Base, Commit string
+	Hooks        *worktree.Hooks
+	Trusted      bool
+	// Recorded is true when this call trusted the hooks.
+	Recorded bool
+}
+
+// TrustHooks reads the worktree hooks committed at base (default: [worktree]
+// base, origin/HEAD, HEAD) and, unless show, trusts them on this machine.
+func (e *Env) TrustHooks(ctx context.Context, base string, show bool) (*HookTrust, error) {
+	repo, cfg, err := e.repoConfig()
+	if err != nil {
+		return nil, err
+	}
+	t := &HookTrust{}
+	if t.Base, t.Commit, err = worktree.ResolveBase(repo, base, cfg.Worktree.Base); err != nil {
+		return nil, err
+	}
+	if t.Hooks, err = worktree.HooksAt(repo, t.Commit); err != nil {
+		return nil, err
+	}
+	if t.Trusted, err = worktree.Trusted(repo, t.Hooks); err != nil {
+		return nil, err
+	}
+	if !show && !t.Trusted {
+		if t.Recorded, err = worktree.Trust(repo, t.Hooks); err != nil {
+			return nil, err
+		}
+		t.Trusted = true
+	}
+	return t, nil
+}

@@ -9,12 +9,12 @@ import (
 const module = "github.com/agentproto/agentproto/"
 
 // layer ranks a package as docs/architecture.md draws it: 3 for the front
-// ends, 2 for the services and the adapters beside them, 1 for the floors,
+// ends and the use-case layer under them (app), 2 for the services and the adapters beside them, 1 for the floors,
 // 0 for what is no layer (e2e, bench, examples, these checks).
 func layer(pkg string) int {
 	first, _, _ := strings.Cut(pkg, "/")
 	switch {
-	case first == "cmd" || first == "mcp":
+	case first == "cmd" || first == "mcp" || first == "app":
 		return 3
 	case strings.HasPrefix(pkg, "plugins/adapters"):
 		return 2
