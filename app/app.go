@@ -37,6 +37,31 @@ type Env struct {
 	Log io.Writer
 }
 
+// Open is the use-case layer over repo for a front end that lives long
+// (the MCP server): the configuration is read on every call, so an edit of
+// agentproto.toml between calls is seen; serve is the command that starts
+// the sessions daemon. What the use cases say on the side goes nowhere.
+func Open(repo *gitrepo.Repo, serve []string) *Env {
+	e := &Env{
+		Repo:       func() (*gitrepo.Repo, error) { return repo, nil },
+		ReadLedger: func() (*gitstore.Ledger, error) { return OpenReadLedger(repo), nil },
+		Sessions:   func() (*sessions.Client, error) { return &sessions.Client{Repo: repo, Serve: serve}, nil },
+		Log:        io.Discard,
+	}
+	e.Config = func() (config.Config, error) {
+		cfg, _, err := LoadConfig(repo)
+		return cfg, err
+	}
+	e.Ledger = func() (*gitstore.Ledger, error) {
+		cfg, err := e.Config()
+		if err != nil {
+			return nil, err
+		}
+		return OpenLedger(repo, cfg), nil
+	}
+	return e
+}
+
 // log is e.Log, or a sink when the front end gave none.
 func (e *Env) log() io.Writer {
 	if e.Log == nil {

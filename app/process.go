@@ -7,12 +7,16 @@ import (
 	"github.com/agentproto/agentproto/sandbox"
 )
 
-// ConfigureProcess tells the process-wide guards what the configuration
-// says, read on first use through load: the secrets the process knows
-// include the profiles' keys and the commands it runs get what [gates]
-// pass_env names; the judges run agent-written code in the sandbox
-// [sandbox] sets. Each front end calls it once.
-func ConfigureProcess(load func() config.Config) {
+// ConfigureProcess tells the process-wide guards what e's configuration
+// says, read on first use (a broken one counts as empty): the secrets the
+// process knows include the profiles' keys and the commands it runs get
+// what [gates] pass_env names; the judges run agent-written code in the
+// sandbox [sandbox] sets. Each front end calls it once.
+func (e *Env) ConfigureProcess() {
+	load := func() config.Config {
+		cfg, _ := e.Config()
+		return cfg
+	}
 	secrets.Configure(func() secrets.Policy { return SecretPolicy(load()) })
 	sandbox.ConfigureJudged(func() sandbox.JudgedConfig { return launch.Judged(load()) })
 }

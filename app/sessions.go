@@ -10,6 +10,7 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/isolation"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
@@ -251,3 +252,11 @@ func (e *Env) SessionOutput(ctx context.Context, id string) (*sessions.Record, [
 	b, err := os.ReadFile(st.OutputPath(rec.ID))
 	return rec, b, err
 }
+
+// escapes matches terminal control sequences (CSI, OSC) and stray
+// controls.
+var escapes = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]`)
+
+// StripEscapes removes terminal escapes and control characters from
+// output, keeping newlines and tabs: what `sessions output --clean` shows.
+func StripEscapes(b []byte) []byte { return escapes.ReplaceAll(b, nil) }

@@ -8,16 +8,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // outputTail is how many lines a session's output resource holds: enough
 // to see how a turn ended without filling a model's context.
 const outputTail = 200
-
-// escapes matches terminal control sequences (CSI, OSC) and stray
-// controls, as `sessions output --clean` strips them.
-var escapes = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]`)
 
 // addBriefResources serves the files of frozen plans as recorded:
 // agentproto://plan/PROJECT/FILE (SPEC.md, CONTRACT.md, WPn-brief.md).

@@ -7,18 +7,14 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/app"
-	"github.com/agentproto/agentproto/gitstore"
-	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/secrets"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 // Roles a server can play. A supervisor steers sessions; an executor only
@@ -44,41 +40,12 @@ type Options struct {
 	Serve []string
 }
 
-// env is what every tool works on. The repository is found once; the
-// configuration is read on every call, as each CLI command reads it, so
-// an edit of agentproto.toml between calls is seen.
+// env is what every tool works on: the repository, found once, and the
+// use-case layer over it.
 type env struct {
 	repo *gitrepo.Repo
 	opts Options
 	app  *app.Env
-}
-
-func (e *env) config() (config.Config, error) {
-	cfg, _, err := app.LoadConfig(e.repo)
-	return cfg, err
-}
-
-// ledger opens the ledger for a tool that writes: the configured
-// maintenance applies, as for the CLI.
-func (e *env) ledger() (*gitstore.Ledger, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	return app.OpenLedger(e.repo, cfg), nil
-}
-
-// newApp is the use-case layer over e. Hook output goes nowhere: this
-// process's stdout is the protocol, and the worktree's log keeps it.
-func newApp(e *env) *app.Env {
-	return &app.Env{
-		Repo:       func() (*gitrepo.Repo, error) { return e.repo, nil },
-		Config:     e.config,
-		Ledger:     e.ledger,
-		ReadLedger: func() (*gitstore.Ledger, error) { return app.OpenReadLedger(e.repo), nil },
-		Sessions:   func() (*sessions.Client, error) { return &sessions.Client{Repo: e.repo, Serve: e.opts.Serve}, nil },
-		Log:        io.Discard,
-	}
 }
 
 // New returns the server for opts, with the tools and resources of its role.
@@ -109,12 +76,8 @@ func New(opts Options) (*sdk.Server, error) {
 	if repo.WorkTree == "" {
 		return nil, fault.Invalidf("the MCP server needs a working tree; %s is a bare repository", repo.CommonDir)
 	}
-	e := &env{repo: repo, opts: opts}
-	e.app = newApp(e)
-	app.ConfigureProcess(func() config.Config {
-		cfg, _ := e.config()
-		return cfg
-	})
+	e := &env{repo: repo, opts: opts, app: app.Open(repo, opts.Serve)}
+	e.app.ConfigureProcess()
 	version := opts.Version
 	if version == "" {
 		version = "dev"

@@ -323,7 +323,7 @@ func (e *env) output(ctx context.Context, id string, last int, clean bool) ([]ou
 		return nil, err
 	}
 	if clean {
-		b = escapes.ReplaceAll(b, nil)
+		b = app.StripEscapes(b)
 	}
 	parts := bytes.SplitAfter(b, []byte("\n"))
 	if n := len(parts); n > 0 && len(parts[n-1]) == 0 {

@@ -54,10 +54,7 @@ func New(io *IOStreams, version string) *Factory {
 		l, err := loadConfig()
 		return l.cfg, l.src, err
 	}
-	app.ConfigureProcess(func() config.Config {
-		l, _ := loadConfig()
-		return l.cfg
-	})
+	f.App().ConfigureProcess()
 	f.Ledger = sync.OnceValues(func() (*gitstore.Ledger, error) {
 		repo, err := f.Repo()
 		if err != nil {
