@@ -74,7 +74,9 @@ func TestTrustFlags(t *testing.T) {
 
 func TestSlugVerbsTakeOneSlug(t *testing.T) {
 	for _, newCmd := range []func() *cobra.Command{
-		func() *cobra.Command { return NewCmdRm(testFactory(), func(*RmOptions) error { t.Fatal("ran"); return nil }) },
+		func() *cobra.Command {
+			return NewCmdRm(testFactory(), func(*RmOptions) error { t.Fatal("ran"); return nil })
+		},
 		func() *cobra.Command {
 			return NewCmdChanges(testFactory(), func(*ChangesOptions) error { t.Fatal("ran"); return nil })
 		},
