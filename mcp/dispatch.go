@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/profiles"
 )
 
@@ -32,33 +31,28 @@ func addDispatchTools(s *sdk.Server, e *env) {
 		"also after this client has gone. Follow it with dispatch_status (or session_wait); a WP waiting_decision waits for plan_answer. "+
 		"Calling dispatch again is safe: what is verified, running or waiting is not started twice.",
 		func(ctx context.Context, req *sdk.CallToolRequest, in dispatchIn) (*Result, error) {
-			pe, cfg, err := e.pipeline(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			if rep := e.dispatchCheck(pe); !rep.OK {
-				return nil, fmt.Errorf("plan %s has %d errors (run plan_check)", pe.Project.Name, rep.Errors)
-			}
-			max := in.MaxParallel
-			if max == 0 {
-				max = cfg.Dispatch.MaxParallel
-			}
-			if max < 0 {
+			if in.MaxParallel < 0 {
 				return nil, fmt.Errorf("max_parallel must be 1 or more")
 			}
 			progress := newProgress(ctx, req)
-			d := &pipeline.Dispatcher{Env: pe, Sessions: e.sessions(), Config: cfg, MaxParallel: max, Wait: false,
-				Timeout: cfg.Dispatch.Timeout.Duration, GateTimeout: cfg.Dispatch.GateTimeout.Duration, Report: progress,
-				CallerEnv: os.Environ(), NoPing: in.NoPing}
-			runErr := d.Run(in.WPs)
+			d, runErr := e.app.Dispatch(ctx, app.DispatchOptions{Project: in.Project, WPs: in.WPs, MaxParallel: in.MaxParallel,
+				NoPing: in.NoPing, Report: progress})
+			if d == nil {
+				var pe *app.PlanErrors
+				if errors.As(runErr, &pe) {
+					return nil, fmt.Errorf("%v (run plan_check)", pe)
+				}
+				return nil, runErr
+			}
 			progress.flush()
-			doc, err := e.dispatchDoc(pe)
+			st, err := d.State()
 			if err != nil {
 				return nil, err
 			}
+			doc := dispatchDoc(d.Project(), st)
 			doc["ok"] = runErr == nil
 			res := &Result{Command: "dispatch", Doc: doc, Fail: runErr,
-				Summary: fmt.Sprintf("dispatched plan %s: %s", pe.Project.Name, progress.last())}
+				Summary: fmt.Sprintf("dispatched plan %s: %s", d.Project(), progress.last())}
 			if runErr != nil {
 				doc["error"] = runErr.Error()
 			}
@@ -66,33 +60,22 @@ func addDispatchTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "dispatch_status", "Where a plan's dispatch stands: its dispatches, sessions and latest verifications, from the ledger.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
-			pe, _, err := e.pipeline(in.Project)
+			name, st, err := e.app.DispatchState(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
-			doc, err := e.dispatchDoc(pe)
-			if err != nil {
-				return nil, err
-			}
-			return &Result{Command: "dispatch status", Doc: doc, Summary: fmt.Sprintf("plan %s: %d WPs dispatched; %s",
-				pe.Project.Name, len(doc["dispatches"].(map[string][]pipeline.Dispatch)), verdictCounts(doc["verifications"].(map[string]pipeline.Verification)))}, nil
+			return &Result{Command: "dispatch status", Doc: dispatchDoc(name, st), Summary: fmt.Sprintf("plan %s: %d WPs dispatched; %s",
+				name, len(st.Dispatches), verdictCounts(st.Verifications))}, nil
 		})
 	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns; "+
 		"with adapter or profile a reviewer session also reads the review brief in its own read-only worktree, and its verdicts are in the result (never counted as a pass). "+
 		"Recorded; findings are a tool error carrying the review.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in reviewIn) (*Result, error) {
-			pe, cfg, err := e.pipeline(in.Project)
+			r, err := e.app.Review(ctx, app.ReviewOptions{Project: in.Project, Adapter: in.Adapter, Profile: in.Profile, MutationBudget: -1})
 			if err != nil {
 				return nil, err
 			}
-			r, report, err := e.review(pe, cfg, in)
-			if err != nil {
-				return nil, err
-			}
-			if err := pe.RecordReview(r, report); err != nil {
-				return nil, err
-			}
-			sum := fmt.Sprintf("review of %s: %d findings", pe.Project.Name, len(r.Findings))
+			sum := fmt.Sprintf("review of %s: %d findings", r.Project, len(r.Findings))
 			if r.Reviewer != "" {
 				sum += "; reviewer session " + r.Reviewer + reviewerSummary(r.ReviewerVerdicts)
 			}
@@ -110,22 +93,6 @@ type reviewIn struct {
 	Profile string `json:"profile,omitempty" jsonschema:"also run a reviewer session with this profile ([profiles.NAME])"`
 }
 
-// review is the review verb's work: the static review, then, when an
-// adapter or profile is named, the reviewer session on it.
-func (e *env) review(pe *pipeline.Env, cfg config.Config, in reviewIn) (*pipeline.ReviewResult, []byte, error) {
-	if in.Adapter != "" || in.Profile != "" {
-		if err := pipeline.CheckReviewer(cfg, in.Adapter, in.Profile); err != nil {
-			return nil, nil, err
-		}
-	}
-	r, err := pe.Review(cfg.Dispatch.GateTimeout.Duration, cfg.Review.MutationBudget.Duration)
-	if err != nil || (in.Adapter == "" && in.Profile == "") {
-		return r, nil, err
-	}
-	report, err := pe.RunReviewer(pipeline.ReviewerOptions{Sessions: e.sessions(), Config: cfg, Adapter: in.Adapter, Profile: in.Profile, Env: os.Environ()}, r)
-	return r, report, err
-}
-
 func reviewerSummary(v *judge.ReviewerVerdicts) string {
 	if v == nil {
 		return ""
@@ -137,21 +104,8 @@ func reviewerSummary(v *judge.ReviewerVerdicts) string {
 	return s
 }
 
-// dispatchCheck is plan check against the frozen base, as dispatch runs it.
-func (e *env) dispatchCheck(pe *pipeline.Env) *plans.Report {
-	cfg, err := e.config()
-	if err != nil {
-		return &plans.Report{Errors: 1}
-	}
-	return pe.CheckPlan(cfg.Plans)
-}
-
-func (e *env) dispatchDoc(pe *pipeline.Env) (map[string]any, error) {
-	st, err := pipeline.ReadState(pe.Ledger, pe.Project.Name)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"project": pe.Project.Name, "dispatches": st.Dispatches, "verifications": st.Verifications}, nil
+func dispatchDoc(project string, st *pipeline.State) map[string]any {
+	return map[string]any{"project": project, "dispatches": st.Dispatches, "verifications": st.Verifications}
 }
 
 // progress turns the dispatcher's progress lines into MCP progress

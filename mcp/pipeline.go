@@ -7,13 +7,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentproto/agentproto/forge"
-	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plans"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 type wpIn struct {
@@ -52,14 +47,11 @@ type policyIn struct {
 func addPipelineTools(s *sdk.Server, e *env) {
 	addTool(s, "verify", "Verify a work package on disk: changed paths against its perimeter, the gate re-run. Anything but pass is a tool error carrying the verification.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in wpIn) (*Result, error) {
-			pe, cfg, err := e.pipeline(in.Project)
+			vd, err := e.app.Verify(ctx, in.Project, in.WP, false)
 			if err != nil {
 				return nil, err
 			}
-			v, err := pe.Verify(in.WP, cfg.Dispatch.GateTimeout.Duration)
-			if err != nil {
-				return nil, err
-			}
+			v := vd.Verification
 			res := &Result{Command: "verify", Doc: v, Summary: fmt.Sprintf("%s %s: %s (%d changed, %d outside the perimeter, gate exit %d)",
 				in.Project, v.WP, v.Verdict, len(v.Changed), len(v.OutOfScope), v.Gate.ExitCode)}
 			if v.Verdict != pipeline.Pass {
@@ -69,11 +61,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "checkpoint", "Commit exactly the in-perimeter changed paths of a verified work package (never pushes).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in checkpointIn) (*Result, error) {
-			pe, _, err := e.pipeline(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			cp, err := pe.Checkpoint(in.WP, in.Message)
+			_, cp, err := e.app.Checkpoint(ctx, in.Project, in.WP, in.Message)
 			if err != nil {
 				return nil, err
 			}
@@ -81,20 +69,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "consolidate", "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate (dry_run writes nothing).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in consolidateIn) (*Result, error) {
-			pe, cfg, err := e.pipeline(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			renames, err := pipeline.ParseRenames(in.Rename)
-			if err != nil {
-				return nil, err
-			}
-			var c *pipeline.Consolidation
-			if in.DryRun {
-				c, err = pe.ConsolidateDryRun(renames...)
-			} else {
-				c, err = pe.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration, renames...)
-			}
+			c, err := e.app.Consolidate(ctx, in.Project, in.DryRun, in.Rename)
 			if c == nil {
 				return nil, err
 			}
@@ -107,14 +82,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "e2e", "Run the [e2e] commands against the integration worktree and record their exit codes; a failure is a tool error carrying them.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
-			pe, cfg, err := e.pipeline(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			if len(cfg.E2E.Commands) == 0 {
-				return nil, fault.Invalidf("no [e2e] commands in %s", config.FileName)
-			}
-			r, err := pe.E2E(cfg.E2E.Commands, cfg.Dispatch.GateTimeout.Duration)
+			r, err := e.app.E2E(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
@@ -127,16 +95,12 @@ func addPipelineTools(s *sdk.Server, e *env) {
 	addTool(s, "pr_open", "Push the integration branch and open (or update) the plan's pull request on GitHub (never merged); "+
 		"dry_run returns the push and the request and sends nothing. The token comes from GH_TOKEN, GITHUB_TOKEN or gh's configuration and is never shown.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in prIn) (*Result, error) {
-			pe, cfg, err := e.pipeline(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			out, err := pe.PullRequest(cfg, pipeline.PRRequest{Base: in.Base, Title: in.Title, Draft: in.Draft, DryRun: in.DryRun, Transport: forge.EnvTransport()})
+			out, err := e.app.OpenPR(ctx, app.PROptions{Project: in.Project, Base: in.Base, Title: in.Title, Draft: in.Draft, DryRun: in.DryRun})
 			if err != nil {
 				return nil, err
 			}
 			if in.DryRun {
-				return &Result{Command: "pr open", Doc: map[string]any{"project": pe.Project.Name, "repo": out.Repo.String(), "dry_run": true, "request": out.Request},
+				return &Result{Command: "pr open", Doc: map[string]any{"project": in.Project, "repo": out.Repo.String(), "dry_run": true, "request": out.Request},
 					Summary: "dry run: nothing pushed or sent; the request is in the result"}, nil
 			}
 			verb := "opened"
@@ -147,7 +111,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "policy_attach", "Attach a policy to sessions: actions the sessions daemon runs on turn-end or idleness, without polling.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in policyIn) (*Result, error) {
-			p, err := e.attachPolicy(in)
+			p, err := e.app.AttachPolicy(ctx, app.PolicyOptions{Sessions: in.Sessions, On: in.On, Do: in.Do, Plan: in.Plan, Repeat: in.Repeat})
 			if err != nil {
 				return nil, err
 			}
@@ -155,73 +119,13 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "policy_cancel", "Cancel a policy: it fires no more (what it started goes on).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result, error) {
-			if err := e.sessions().CancelPolicy(ctx, in.ID); err != nil {
+			c, err := e.app.Sessions()
+			if err != nil {
+				return nil, err
+			}
+			if err := c.CancelPolicy(ctx, in.ID); err != nil {
 				return nil, err
 			}
 			return &Result{Command: "policy cancel", Doc: map[string]any{"id": in.ID, "canceled": true}, Summary: "canceled policy " + in.ID}, nil
 		})
-}
-
-// pipeline loads what the pipeline verbs share: the plan, its history and
-// the ledger.
-func (e *env) pipeline(project string) (*pipeline.Env, config.Config, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, cfg, err
-	}
-	p, err := e.loadPlan(project)
-	if err != nil {
-		return nil, cfg, err
-	}
-	l, err := e.ledger()
-	if err != nil {
-		return nil, cfg, err
-	}
-	h, err := plans.ReadHistory(l, p.Name)
-	if err != nil {
-		return nil, cfg, err
-	}
-	return &pipeline.Env{Repo: e.repo, Ledger: l, Project: p, History: h}, cfg, nil
-}
-
-// attachPolicy is `policy attach`: a notify action runs [policies] notify,
-// which from a committed agentproto.toml runs only once trusted.
-func (e *env) attachPolicy(in policyIn) (*sessions.Policy, error) {
-	on := in.On
-	if on == "" {
-		on = "turn-end"
-	}
-	if _, err := sessions.ParseTrigger(on); err != nil {
-		return nil, err
-	}
-	acts, err := sessions.ParseActions(in.Do)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range acts {
-		if a == sessions.ActNotify {
-			if err := host.RequireNotifyTrust(e.repo.WorkTree, cfg.Policies.Notify); err != nil {
-				return nil, err
-			}
-		}
-	}
-	recs, err := e.records(in.Sessions)
-	if err != nil {
-		return nil, err
-	}
-	plan, wp := in.Plan, map[string]string{}
-	for _, rec := range recs {
-		if p, w, ok := strings.Cut(rec.Label, "/"); ok && (plan == "" || p == plan) {
-			if plan == "" {
-				plan = p
-			}
-			wp[rec.ID] = w
-		}
-	}
-	return e.sessions().AttachPolicy(context.Background(), sessions.PolicyArgs{Sessions: in.Sessions, On: on, Do: acts,
-		Project: plan, WP: wp, Dir: e.repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: in.Repeat})
 }

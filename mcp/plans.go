@@ -2,18 +2,14 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/lessons"
-	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plans"
 )
 
 type ledgerLogIn struct {
@@ -31,19 +27,7 @@ func addLedgerTools(s *sdk.Server, e *env) {
 			case in.Limit == 0:
 				in.Limit = defaultLogEvents
 			}
-			q := gitstore.Query{Limit: in.Limit, Reverse: in.Reverse}
-			if in.Kind != "" {
-				if err := gitstore.ValidateKind(in.Kind); err != nil {
-					return nil, err
-				}
-				q.Kinds = []string{in.Kind}
-			}
-			items := []json.RawMessage{}
-			l := e.readLedger()
-			err := l.Envelopes(q, func(env []byte) error {
-				items = append(items, append(json.RawMessage(nil), env...))
-				return nil
-			})
+			items, err := e.app.LedgerLog(ctx, app.LogOptions{Kind: in.Kind, Limit: in.Limit, Reverse: in.Reverse})
 			if err != nil {
 				return nil, err
 			}
@@ -83,11 +67,7 @@ type lessonIn struct {
 func addPlanTools(s *sdk.Server, e *env) {
 	addTool(s, "plan_check", "Check a plan: perimeters, contract blocks, briefs, dependencies. Findings are data; a plan with errors is a tool error carrying them.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
-			p, err := e.loadPlan(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			rep, err := e.checkPlan(p)
+			p, rep, err := e.app.CheckPlan(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
@@ -100,25 +80,15 @@ func addPlanTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "plan_freeze", "Record the checked plan in the ledger (plan_frozen, every file attached). Refused (exit 5) while the check has errors.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
-			p, err := e.loadPlan(in.Project)
+			f, err := e.app.FreezePlan(ctx, in.Project)
+			var pe *app.PlanErrors
+			if errors.As(err, &pe) {
+				return nil, fault.Refusedf("%v; nothing was recorded (run plan_check)", pe)
+			}
 			if err != nil {
 				return nil, err
 			}
-			rep, err := e.checkPlan(p)
-			if err != nil {
-				return nil, err
-			}
-			if !rep.OK {
-				return nil, fault.Refusedf("plan %s has %d errors; nothing was recorded (run plan_check)", p.Name, rep.Errors)
-			}
-			l, err := e.ledger()
-			if err != nil {
-				return nil, err
-			}
-			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base), rep)
-			if err != nil {
-				return nil, err
-			}
+			p, fr, written := f.Project, f.Frozen, f.Written
 			sum := fmt.Sprintf("froze plan %s as %s (%d files)", p.Name, fr.RecordID, len(fr.Files))
 			if !written {
 				sum = fmt.Sprintf("plan %s is already frozen as %s; nothing written", p.Name, fr.RecordID)
@@ -128,11 +98,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version, and the work packages waiting_decision "+
 		"(stopped on a question: its options and default; answer with plan_answer).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
-			p, h, err := e.planHistory(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			st, err := pipeline.Status(e.readLedger(), p, h)
+			p, st, err := e.app.PlanStatus(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
@@ -154,15 +120,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 	addTool(s, "plan_answer", "Answer the question a waiting_decision work package stopped on: the choice is recorded in the SPEC as a dated DECISION "+
 		"and sent to the WP's live session; its policy (or verify) checks it at the turn's end. Refused (exit 5) for a WP that is not waiting.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in answerIn) (*Result, error) {
-			p, err := e.loadPlan(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			l, err := e.ledger()
-			if err != nil {
-				return nil, err
-			}
-			a, err := pipeline.AnswerDecision(l, p, e.sessions(), in.WP, in.Choice, time.Now())
+			_, a, err := e.app.AnswerDecision(ctx, in.Project, in.WP, in.Choice)
 			if a == nil {
 				return nil, err
 			}
@@ -181,35 +139,19 @@ func addPlanTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "plan_render", "The executor's session prompt for one work package: a pointer to its frozen brief and the overrides.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in renderIn) (*Result, error) {
-			p, h, err := e.planHistory(in.Project)
+			pr, err := e.app.RenderPrompt(ctx, in.Project, in.WP)
 			if err != nil {
 				return nil, err
 			}
-			ls, err := lessons.List(e.readLedger(), p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
-			if err != nil {
-				return nil, err
-			}
-			text, err := plans.Render(p, h, in.WP, lessons.Texts(ls))
-			if err != nil {
-				return nil, err
-			}
-			return &Result{Command: "plan render", Doc: map[string]any{"project": p.Name, "wp": in.WP, "prompt": text},
-				Summary: fmt.Sprintf("prompt for %s of plan %s (%d bytes)", in.WP, p.Name, len(text))}, nil
+			return &Result{Command: "plan render", Doc: pr,
+				Summary: fmt.Sprintf("prompt for %s of plan %s (%d bytes)", in.WP, pr.Project, len(pr.Prompt))}, nil
 		})
 	addTool(s, "plan_amend", "Append a dated CORRECTION to the plan's SPEC and record it in the ledger.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in amendIn) (*Result, error) {
 			if strings.TrimSpace(in.Correction) == "" {
 				return nil, fault.Invalidf("correction is empty")
 			}
-			p, err := e.loadPlan(in.Project)
-			if err != nil {
-				return nil, err
-			}
-			l, err := e.ledger()
-			if err != nil {
-				return nil, err
-			}
-			recorded, err := plans.Amend(p, l, in.Correction, time.Now())
+			p, recorded, err := e.app.AmendPlan(ctx, in.Project, "SPEC.md", in.Correction)
 			if err != nil {
 				return nil, err
 			}
@@ -221,11 +163,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "lesson_add", "Record a lesson: the next supervisor and every executor prompt of a plan sharing a tag learn it.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in lessonIn) (*Result, error) {
-			l, err := e.ledger()
-			if err != nil {
-				return nil, err
-			}
-			written, err := lessons.Add(l, in.Text, in.Tags)
+			written, err := e.app.AddLesson(ctx, in.Text, in.Tags)
 			if err != nil {
 				return nil, err
 			}
@@ -235,44 +173,6 @@ func addPlanTools(s *sdk.Server, e *env) {
 			}
 			return &Result{Command: "lesson add", Doc: map[string]any{"written": written}, Summary: sum}, nil
 		})
-}
-
-func (e *env) loadPlan(name string) (*plans.Project, error) {
-	if err := plans.ValidateProject(name); err != nil {
-		return nil, err
-	}
-	return plans.Load(e.repo.WorkTree, name)
-}
-
-func (e *env) planHistory(name string) (*plans.Project, *plans.History, error) {
-	p, err := e.loadPlan(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := plans.ReadHistory(e.readLedger(), p.Name)
-	return p, h, err
-}
-
-// checkPlan runs plan check as the CLI does: with the configured contract
-// block and the base tree when the base resolves.
-func (e *env) checkPlan(p *plans.Project) (*plans.Report, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	return plans.CheckAt(e.repo, p, cfg.Plans, e.resolve(p.Plan.Base))
-}
-
-// resolve returns the commit a revision names, or "" when it names none.
-func (e *env) resolve(rev string) string {
-	if rev == "" || strings.HasPrefix(rev, "-") {
-		return ""
-	}
-	out, err := e.repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // Bounds of ledger_log: a whole ledger is hundreds of KiB in a client's

@@ -8,17 +8,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
-	"github.com/agentproto/agentproto/plans"
 )
 
 // outputTail is how many lines a session's output resource holds: enough
 // to see how a turn ended without filling a model's context.
 const outputTail = 200
-
-// escapes matches terminal control sequences (CSI, OSC) and stray
-// controls, as `sessions output --clean` strips them.
-var escapes = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]`)
 
 // addBriefResources serves the files of frozen plans as recorded:
 // agentproto://plan/PROJECT/FILE (SPEC.md, CONTRACT.md, WPn-brief.md).
@@ -34,23 +28,12 @@ func addBriefResources(s *sdk.Server, e *env) {
 		if err != nil {
 			return nil, err
 		}
-		project, file := parts[0], parts[1]
-		if err := plans.ValidateProject(project); err != nil {
-			return nil, err
-		}
-		h, err := plans.ReadHistory(e.readLedger(), project)
+		b, found, err := e.app.FrozenFile(ctx, parts[0], parts[1])
 		if err != nil {
 			return nil, err
 		}
-		if h.Frozen == nil {
+		if !found {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
-		}
-		if _, ok := h.Frozen.Files[file]; !ok {
-			return nil, sdk.ResourceNotFoundError(req.Params.URI)
-		}
-		b, err := e.frozenFile(h.Frozen.RecordID, file)
-		if err != nil {
-			return nil, err
 		}
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: string(b)}}}, nil
 	})
@@ -73,7 +56,7 @@ func addSessionResources(s *sdk.Server, e *env) {
 		if parts[1] != "output" {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
 		}
-		lines, err := e.output(parts[0], outputTail, true)
+		lines, err := e.output(ctx, parts[0], outputTail, true)
 		if err != nil {
 			return nil, err
 		}

@@ -11,14 +11,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentproto/agentproto/gitstore"
-	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/secrets"
-	"github.com/agentproto/agentproto/launch"
-	"github.com/agentproto/agentproto/sandbox"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 // Roles a server can play. A supervisor steers sessions; an executor only
@@ -44,46 +40,13 @@ type Options struct {
 	Serve []string
 }
 
-// env is what every tool works on. The repository is found once; the
-// configuration is read on every call, as each CLI command reads it, so
-// an edit of agentproto.toml between calls is seen.
+// env is what every tool works on: the repository, found once, and the
+// use-case layer over it.
 type env struct {
-	repo  *gitrepo.Repo
-	opts  Options
-	serve []string
+	repo *gitrepo.Repo
+	opts Options
+	app  *app.Env
 }
-
-func (e *env) config() (config.Config, error) {
-	cfg, _, err := config.Load(e.repo.WorkTree)
-	if err == nil {
-		cfg, err = config.WithLocal(cfg, e.repo.CommonDir)
-	}
-	return cfg, err
-}
-
-// ledger opens the ledger for a tool that writes: the configured
-// maintenance applies, as for the CLI.
-func (e *env) ledger() (*gitstore.Ledger, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	maint := cfg.Ledger.AutoMaintenance
-	if maint == 0 {
-		maint = -1
-	}
-	return gitstore.Open(e.repo, gitstore.Options{PackThreshold: cfg.Ledger.PackThreshold, AutoMaintenance: maint}), nil
-}
-
-// readLedger opens the ledger for a tool that only reads; a broken
-// agentproto.toml never hides the history.
-func (e *env) readLedger() *gitstore.Ledger { return gitstore.Open(e.repo, gitstore.Options{}) }
-
-func (e *env) sessions() *sessions.Client {
-	return &sessions.Client{Repo: e.repo, Serve: e.serve}
-}
-
-func (e *env) store() sessions.View { return sessions.OpenView(e.repo.CommonDir) }
 
 // New returns the server for opts, with the tools and resources of its role.
 func New(opts Options) (*sdk.Server, error) {
@@ -113,15 +76,8 @@ func New(opts Options) (*sdk.Server, error) {
 	if repo.WorkTree == "" {
 		return nil, fault.Invalidf("the MCP server needs a working tree; %s is a bare repository", repo.CommonDir)
 	}
-	e := &env{repo: repo, opts: opts, serve: opts.Serve}
-	secrets.Configure(func() secrets.Policy {
-		cfg, _ := e.config()
-		return secretPolicy(cfg)
-	})
-	sandbox.ConfigureJudged(func() sandbox.JudgedConfig {
-		cfg, _ := e.config()
-		return launch.Judged(cfg)
-	})
+	e := &env{repo: repo, opts: opts, app: app.Open(repo, opts.Serve)}
+	e.app.ConfigureProcess()
 	version := opts.Version
 	if version == "" {
 		version = "dev"
@@ -167,18 +123,6 @@ func Run(ctx context.Context, opts Options) error {
 	os.Stdin, os.Stdout = null, os.Stderr
 	defer func() { os.Stdin, os.Stdout = in, out }()
 	return s.Run(ctx, &lineTransport{in: in, out: out})
-}
-
-// secretPolicy is what the configuration tells the secrets package: the
-// profiles' key variables and what gates may get.
-func secretPolicy(cfg config.Config) secrets.Policy {
-	p := secrets.Policy{PassEnv: cfg.Gates.PassEnv}
-	for _, prof := range cfg.Profiles {
-		if prof.KeyEnv != "" {
-			p.SecretEnv = append(p.SecretEnv, prof.KeyEnv)
-		}
-	}
-	return p
 }
 
 func instructions(role string) string {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
@@ -14,11 +12,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/isolation"
-	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/sessions"
-	"github.com/agentproto/agentproto/worktree"
 )
 
 // maxWait bounds one blocking call: many MCP clients give up on a call
@@ -109,7 +105,7 @@ type idIn struct {
 func addSessionTools(s *sdk.Server, e *env) {
 	addTool(s, "session_start", "Start an executor session (owned by the sessions daemon: it outlives this connection) and return its record.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in startIn) (*Result, error) {
-			rec, err := e.startSession(in)
+			rec, err := e.startSession(ctx, in)
 			if err != nil {
 				if rec != nil {
 					doc, _ := stamped(rec, SchemaOf("sessions start"))
@@ -121,7 +117,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_list", "List sessions: id, label, adapter, model, dir, state, turns, last activity.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*Result, error) {
-			rows, err := e.listSessions(in.All)
+			rows, err := e.app.ListSessions(ctx, in.All)
 			if err != nil {
 				return nil, err
 			}
@@ -129,15 +125,15 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_monitor", "Return as soon as a named session changes state or turn, or after `for` (at most 45s); at once when all are over.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in monitorIn) (*Result, error) {
-			return e.monitor(in)
+			return e.monitor(ctx, in)
 		})
 	addTool(s, "session_wait", "Wait until every named session reaches `until`. One call waits at most 50s; while `pending` is not empty, call again.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in waitIn) (*Result, error) {
-			return e.wait(in)
+			return e.wait(ctx, in)
 		})
 	addTool(s, "session_output", "A session's output, one item per line (last N; clean strips terminal escapes).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result, error) {
-			lines, err := e.output(in.ID, in.Last, in.Clean)
+			lines, err := e.output(ctx, in.ID, in.Last, in.Clean)
 			if err != nil {
 				return nil, err
 			}
@@ -151,7 +147,11 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if in.Text == "" && !in.Interrupt {
 				return nil, fault.Invalidf("give text (or interrupt alone)")
 			}
-			if err := e.sessions().Prompt(ctx, in.ID, in.Text, in.Interrupt); err != nil {
+			c, err := e.app.Sessions()
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Prompt(ctx, in.ID, in.Text, in.Interrupt); err != nil {
 				return nil, err
 			}
 			return &Result{Command: "sessions prompt", Doc: map[string]any{"id": in.ID, "sent": true, "interrupt": in.Interrupt},
@@ -162,7 +162,11 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if err := sessions.ValidateID(in.ID); err != nil {
 				return nil, err
 			}
-			rec, err := e.sessions().Kill(ctx, in.ID)
+			c, err := e.app.Sessions()
+			if err != nil {
+				return nil, err
+			}
+			rec, err := c.Kill(ctx, in.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -180,14 +184,9 @@ type withDoc struct {
 func (w *withDoc) Error() string { return w.err.Error() }
 func (w *withDoc) Unwrap() error { return w.err }
 
-// startSession starts a session as `sessions start` does. Everything that
-// can refuse (profile, adapter, trust) is checked before a worktree is
-// provisioned, so a refused start leaves nothing behind.
-func (e *env) startSession(in startIn) (*sessions.Record, error) {
-	cfg, err := e.config()
-	if err != nil {
-		return nil, err
-	}
+// startSession checks the arguments as `sessions start` checks its flags
+// and starts the session, confined to the repository and its worktrees.
+func (e *env) startSession(ctx context.Context, in startIn) (*sessions.Record, error) {
 	if in.Profile != "" && in.Adapter != "" {
 		return nil, fault.Invalidf("profile names the adapter; do not give adapter too")
 	}
@@ -200,126 +199,9 @@ func (e *env) startSession(in startIn) (*sessions.Record, error) {
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, fault.Invalidf("a session starts with a prompt")
 	}
-	// The same resolver as sessions start and dispatch: the profile's
-	// model switch, error log and wedge bound come with it, and a bad
-	// adapter name is refused before a worktree is made.
-	l, err := launch.Resolve(cfg, e.repo.WorkTree, launch.Request{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model, Env: os.Environ()})
-	if err != nil {
-		return nil, err
-	}
-	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	parent, err := isolation.Parent(e.repo, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if s, inherited := isolation.Slug(parent, in.Worktree.Slug); inherited {
-		in.Worktree = worktreeArg{Slug: s}
-	}
-	var dir, slug string
-	var missing bool
-	if in.Worktree.Slug != "" {
-		slug = in.Worktree.Slug
-		if err := worktree.ValidateSlug(slug); err != nil {
-			return nil, err
-		}
-		m, err := worktree.Load(e.repo, slug)
-		switch {
-		case err == nil:
-			dir = m.Path
-		case fault.KindOf(err) == fault.Invalid:
-			missing = true
-			if dir, err = worktree.Location(e.repo, cfg.Worktree.Root, slug); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, err
-		}
-	} else {
-		// A relative dir is the repository's, wherever the server runs.
-		abs := in.Dir
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(e.repo.WorkTree, abs)
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, fault.Invalidf("dir %s is not a directory", in.Dir)
-		}
-		dir = abs
-		if err := e.checkDir(dir); err != nil {
-			return nil, err
-		}
-		if err := isolation.CheckDir(e.repo, mode, dir); err != nil {
-			return nil, err
-		}
-	}
-	if err := isolation.CheckCreate(mode, slug, !missing); err != nil {
-		return nil, err
-	}
-	trustDir := "" // a worktree holds the repository's files
-	if slug == "" && dir != e.repo.WorkTree {
-		trustDir = dir
-	}
-	if missing {
-		// Checked against the repository's files, which trust was given
-		// over, before the worktree is made from them; then again in it.
-		if err := l.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, e.repo.WorkTree, ""); err != nil {
-			return nil, err
-		}
-		m, err := e.provision(slug, in.Worktree.Base, false)
-		if err != nil {
-			return nil, err
-		}
-		dir = m.Path
-	}
-	if err := l.RequireTrust(cfg, e.repo.WorkTree, e.repo.CommonDir, dir, trustDir); err != nil {
-		return nil, err
-	}
-	args := l.StartArgs()
-	args.Dir, args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = dir, slug, in.Prompt, in.Label, os.Environ(), !in.NoPing
-	return e.sessions().Start(context.Background(), *args)
-}
-
-// listSessions is `sessions ls`: without a daemon nothing is live, so a
-// record it left running is an orphan until the next daemon recovers it.
-func (e *env) listSessions(all bool) ([]*sessions.Record, error) {
-	recs, err := e.store().All()
-	if err != nil {
-		return nil, err
-	}
-	daemon, perr := e.sessions().Probe(context.Background())
-	rows := []*sessions.Record{}
-	for _, r := range recs {
-		if !daemon && perr == nil && !sessions.Terminal(r.State) {
-			r.Failure = "the sessions daemon is not running (it was " + r.State + "); the next sessions command recovers it"
-			r.State = "orphaned"
-		}
-		if all || r.State != sessions.StateCleaned {
-			rows = append(rows, r)
-		}
-	}
-	return rows, nil
-}
-
-// records loads the named sessions; an unknown id is exit 2.
-func (e *env) records(ids []string) ([]*sessions.Record, error) {
-	if len(ids) == 0 {
-		return nil, fault.Invalidf("ids: name at least one session")
-	}
-	st := e.store()
-	out := []*sessions.Record{}
-	for _, id := range ids {
-		if err := sessions.ValidateID(id); err != nil {
-			return nil, err
-		}
-		r, err := st.Load(id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
+	return e.app.StartSession(ctx, app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
+		Worktree: in.Worktree.Slug, Base: in.Worktree.Base, Dir: in.Dir, Confined: true,
+		Prompt: in.Prompt, Label: in.Label, NoPing: in.NoPing, By: "mcp"})
 }
 
 func allOver(recs []*sessions.Record) bool {
@@ -346,8 +228,8 @@ func boundedWait(s, def string, limit time.Duration, what string) (time.Duration
 	return d, false, nil
 }
 
-func (e *env) monitor(in monitorIn) (*Result, error) {
-	recs, err := e.records(in.IDs)
+func (e *env) monitor(ctx context.Context, in monitorIn) (*Result, error) {
+	recs, err := e.app.Records(ctx, in.IDs)
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +238,11 @@ func (e *env) monitor(in monitorIn) (*Result, error) {
 		return nil, err
 	}
 	if !allOver(recs) {
-		changed, err := e.sessions().Monitor(context.Background(), in.IDs, d)
+		c, err := e.app.Sessions()
+		if err != nil {
+			return nil, err
+		}
+		changed, err := c.Monitor(ctx, in.IDs, d)
 		if err != nil {
 			return nil, err
 		}
@@ -370,8 +256,8 @@ func (e *env) monitor(in monitorIn) (*Result, error) {
 		Summary: strings.Join(parts, "; ") + fmt.Sprintf(" (a call waits at most %s)", d)}, nil
 }
 
-func (e *env) wait(in waitIn) (*Result, error) {
-	recs, err := e.records(in.IDs)
+func (e *env) wait(ctx context.Context, in waitIn) (*Result, error) {
+	recs, err := e.app.Records(ctx, in.IDs)
 	if err != nil {
 		return nil, err
 	}
@@ -388,12 +274,16 @@ func (e *env) wait(in waitIn) (*Result, error) {
 	}
 	pending := []string{}
 	if !allOver(recs) {
-		still, err := e.sessions().Wait(context.Background(), in.IDs, until, d)
+		c, err := e.app.Sessions()
+		if err != nil {
+			return nil, err
+		}
+		still, err := c.Wait(ctx, in.IDs, until, d)
 		if err != nil {
 			return nil, err
 		}
 		pending = append(pending, still...)
-		if recs, err = e.records(in.IDs); err != nil {
+		if recs, err = e.app.Records(ctx, in.IDs); err != nil {
 			return nil, err
 		}
 	}
@@ -418,7 +308,7 @@ type outputLine struct {
 	Line    string `json:"line"`
 }
 
-func (e *env) output(id string, last int, clean bool) ([]outputLine, error) {
+func (e *env) output(ctx context.Context, id string, last int, clean bool) ([]outputLine, error) {
 	if err := sessions.ValidateID(id); err != nil {
 		return nil, err
 	}
@@ -428,17 +318,12 @@ func (e *env) output(id string, last int, clean bool) ([]outputLine, error) {
 	case last == 0:
 		last = defaultOutputLines
 	}
-	st := e.store()
-	rec, err := st.Load(id)
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(st.OutputPath(rec.ID))
+	rec, b, err := e.app.SessionOutput(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if clean {
-		b = escapes.ReplaceAll(b, nil)
+		b = app.StripEscapes(b)
 	}
 	parts := bytes.SplitAfter(b, []byte("\n"))
 	if n := len(parts); n > 0 && len(parts[n-1]) == 0 {

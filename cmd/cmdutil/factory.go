@@ -5,12 +5,10 @@ import (
 	"os"
 	"sync"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/internal/secrets"
-	"github.com/agentproto/agentproto/launch"
-	"github.com/agentproto/agentproto/sandbox"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -49,27 +47,14 @@ func New(io *IOStreams, version string) *Factory {
 		if err != nil {
 			return loaded{}, err
 		}
-		cfg, src, err := config.Load(repo.WorkTree)
-		if err == nil {
-			cfg, err = config.WithLocal(cfg, repo.CommonDir)
-		}
+		cfg, src, err := app.LoadConfig(repo)
 		return loaded{cfg, src}, err
 	})
 	f.Config = func() (config.Config, config.Source, error) {
 		l, err := loadConfig()
 		return l.cfg, l.src, err
 	}
-	// The secrets the process knows include the profiles' keys, and the
-	// commands it runs get what [gates] pass_env names; read on first use.
-	secrets.Configure(func() secrets.Policy {
-		l, _ := loadConfig()
-		return SecretPolicy(l.cfg)
-	})
-	// The judges run agent-written code in the sandbox [sandbox] sets.
-	sandbox.ConfigureJudged(func() sandbox.JudgedConfig {
-		l, _ := loadConfig()
-		return launch.Judged(l.cfg)
-	})
+	f.App().ConfigureProcess()
 	f.Ledger = sync.OnceValues(func() (*gitstore.Ledger, error) {
 		repo, err := f.Repo()
 		if err != nil {
@@ -79,25 +64,9 @@ func New(io *IOStreams, version string) *Factory {
 		if err != nil {
 			return nil, err
 		}
-		maint := cfg.Ledger.AutoMaintenance
-		if maint == 0 {
-			maint = -1
-		}
-		return gitstore.Open(repo, gitstore.Options{PackThreshold: cfg.Ledger.PackThreshold, AutoMaintenance: maint}), nil
+		return app.OpenLedger(repo, cfg), nil
 	})
 	return f
-}
-
-// SecretPolicy is what cfg tells the secrets package: every profile's
-// key_env, and the variables gates may get.
-func SecretPolicy(cfg config.Config) secrets.Policy {
-	p := secrets.Policy{PassEnv: cfg.Gates.PassEnv}
-	for _, prof := range cfg.Profiles {
-		if prof.KeyEnv != "" {
-			p.SecretEnv = append(p.SecretEnv, prof.KeyEnv)
-		}
-	}
-	return p
 }
 
 // ReadLedger returns the ledger for commands that only read: they need no
@@ -107,7 +76,7 @@ func (f *Factory) ReadLedger() (*gitstore.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gitstore.Open(repo, gitstore.Options{}), nil
+	return app.OpenReadLedger(repo), nil
 }
 
 // Sessions returns a client of this repository's sessions daemon, which it
@@ -156,4 +125,23 @@ func ProfileKeys(cfg config.Config) []string {
 		}
 	}
 	return out
+}
+
+// App is the use-case layer over the factory's dependencies; what it
+// says on the side goes to stderr.
+func (f *Factory) App() *app.Env {
+	e := &app.Env{
+		Repo: func() (*gitrepo.Repo, error) { return f.Repo() },
+		Config: func() (config.Config, error) {
+			cfg, _, err := f.Config()
+			return cfg, err
+		},
+		Ledger:     func() (*gitstore.Ledger, error) { return f.Ledger() },
+		ReadLedger: f.ReadLedger,
+		Sessions:   f.Sessions,
+	}
+	if f.IO != nil {
+		e.Log = f.IO.ErrOut
+	}
+	return e
 }

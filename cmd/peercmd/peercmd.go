@@ -3,6 +3,7 @@
 package peercmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -10,13 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/cmd/forkcmd"
-	"github.com/agentproto/agentproto/fork"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/jsondoc"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
-	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -26,16 +24,7 @@ func Commands(f *cmdutil.Factory) []*cobra.Command {
 }
 
 func service(f *cmdutil.Factory) (*peers.Service, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, err
-	}
-	l, err := f.Ledger()
-	if err != nil {
-		return nil, err
-	}
-	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(repo.WorkTree, l) }
-	return fork.Peers(repo, l, func() (*fork.Service, error) { return forkcmd.Service(f) }, waiting), nil
+	return f.App().Peers(context.Background())
 }
 
 // wrote prints what a write did: with --json the record, with "recorded"

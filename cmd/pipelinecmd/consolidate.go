@@ -1,13 +1,13 @@
 package pipelinecmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // ConsolidateOptions are the inputs of `consolidate`.
@@ -60,20 +60,7 @@ nothing at all.`,
 }
 
 func consolidateRun(o *ConsolidateOptions) error {
-	e, cfg, err := o.Env(o.Project)
-	if err != nil {
-		return err
-	}
-	renames, err := pipeline.ParseRenames(o.Renames)
-	if err != nil {
-		return err
-	}
-	var c *pipeline.Consolidation
-	if o.DryRun {
-		c, err = e.ConsolidateDryRun(renames...)
-	} else {
-		c, err = e.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration, renames...)
-	}
+	c, err := o.App.Consolidate(context.Background(), o.Project, o.DryRun, o.Renames)
 	if c == nil {
 		return err
 	}

@@ -1,16 +1,16 @@
 package pipelinecmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // DispatchOptions are the inputs of `dispatch`.
@@ -76,48 +76,41 @@ ignores its prompt) fails to start: --no-ping skips the ping.`,
 }
 
 func dispatchRun(o *DispatchOptions) error {
-	e, cfg, err := o.Env(o.Project)
-	if err != nil {
-		return err
-	}
-	if rep := e.CheckPlan(cfg.Plans); !rep.OK {
-		return fmt.Errorf("plan %s has %d errors (git agentproto plan check %s)", e.Project.Name, rep.Errors, e.Project.Name)
-	}
-	c, err := o.Sessions()
-	if err != nil {
-		return err
-	}
-	timeout := cfg.Dispatch.Timeout.Duration
+	var timeout time.Duration // 0: [dispatch] timeout
 	if o.Timeout != "" {
 		timeout, _ = time.ParseDuration(o.Timeout) // checked with the flags
 	}
-	if o.MaxParallel == 0 {
-		o.MaxParallel = cfg.Dispatch.MaxParallel
-	}
-	d := &pipeline.Dispatcher{Env: e, Sessions: c, Config: cfg, MaxParallel: o.MaxParallel, Wait: !o.NoWait,
-		Timeout: timeout, GateTimeout: cfg.Dispatch.GateTimeout.Duration, CallerEnv: os.Environ(), NoPing: o.NoPing,
+	opt := app.DispatchOptions{Project: o.Project, WPs: o.WPs, MaxParallel: o.MaxParallel, Wait: !o.NoWait, Timeout: timeout, NoPing: o.NoPing,
 		Report: newProgress(o.IO.Out, o.IO.IsStdoutTTY())}
-	if !o.JSON {
-		if err := d.Run(o.WPs); err != nil {
-			return err
+	if o.JSON {
+		// Progress to a watching stderr; stdout gets the latest verifications.
+		opt.Report = newProgress(o.IO.Progress(), false)
+	}
+	d, runErr := o.App.Dispatch(context.Background(), opt)
+	var pe *app.PlanErrors
+	switch {
+	case errors.As(runErr, &pe):
+		return fmt.Errorf("%v (git agentproto plan check %s)", pe, pe.Project)
+	case d == nil:
+		return runErr
+	case !o.JSON:
+		if runErr != nil {
+			return runErr
 		}
-		done, next, err := e.DispatchSummary(o.WPs, !o.NoWait)
+		done, next, err := d.Summary()
 		if err == nil {
 			fmt.Fprintf(o.IO.Out, "\n%s\nnext: %s\n", done, next)
 		}
 		return err
 	}
-	// Progress to a watching stderr; stdout gets the latest verifications.
-	d.Report = newProgress(o.IO.Progress(), false)
-	runErr := d.Run(o.WPs)
-	st, err := pipeline.ReadState(e.Ledger, e.Project.Name)
+	st, err := d.State()
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
-	doc := map[string]any{"project": e.Project.Name, "ok": runErr == nil, "verifications": st.Verifications}
+	doc := map[string]any{"project": d.Project(), "ok": runErr == nil, "verifications": st.Verifications}
 	if runErr != nil {
 		doc["error"] = runErr.Error()
-	} else if _, next, err := e.DispatchSummary(o.WPs, !o.NoWait); err == nil {
+	} else if _, next, err := d.Summary(); err == nil {
 		doc["next"] = next
 	}
 	if err := o.Export.Write(o.IO.Out, doc); err != nil {

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 )
@@ -20,8 +17,6 @@ import (
 // ReviewOptions are the inputs of `review`.
 type ReviewOptions struct {
 	deps
-	Repo   func() (*gitrepo.Repo, error)
-	Config func() (config.Config, config.Source, error)
 
 	Project string
 	// Adapter or Profile also runs a reviewer session.
@@ -38,7 +33,7 @@ func newCmdReview(f *cmdutil.Factory) *cobra.Command { return NewCmdReview(f, ni
 
 // NewCmdReview returns `review`.
 func NewCmdReview(f *cmdutil.Factory, runF func(*ReviewOptions) error) *cobra.Command {
-	opts := &ReviewOptions{deps: newDeps(f), Repo: f.Repo, Config: f.Config}
+	opts := &ReviewOptions{deps: newDeps(f)}
 	cmd := &cobra.Command{
 		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
 		Short: "Adversarial review: re-run every gate, check commits against perimeters, scan for fake work",
@@ -90,38 +85,15 @@ is the command that must pass on it. Nothing is recorded.`,
 }
 
 func reviewRun(o *ReviewOptions) error {
-	e, cfg, err := o.Env(o.Project)
+	r, err := o.App.Review(context.Background(), app.ReviewOptions{Project: o.Project, Adapter: o.Adapter, Profile: o.Profile, MutationBudget: o.MutationBudget})
 	if err != nil {
-		return err
-	}
-	withReviewer := o.Adapter != "" || o.Profile != ""
-	if withReviewer {
-		if err := pipeline.CheckReviewer(cfg, o.Adapter, o.Profile); err != nil {
-			return err
-		}
-	}
-	r, err := e.Review(cfg.Dispatch.GateTimeout.Duration, o.mutationBudget(cfg))
-	if err != nil {
-		return err
-	}
-	var report []byte
-	if withReviewer {
-		c, err := o.Sessions()
-		if err != nil {
-			return err
-		}
-		if report, err = e.RunReviewer(pipeline.ReviewerOptions{Sessions: c, Config: cfg, Adapter: o.Adapter, Profile: o.Profile, Env: os.Environ()}, r); err != nil {
-			return err
-		}
-	}
-	if err := e.RecordReview(r, report); err != nil {
 		return err
 	}
 	if o.JSON {
 		o.Export.Write(o.IO.Out, r)
 	} else {
 		printReview(o.IO, r.Gates, r.Findings)
-		fmt.Fprintf(o.IO.Out, "review of %s: %d findings%s\n", e.Project.Name, errorCount(r.Findings), warnings(r.Findings))
+		fmt.Fprintf(o.IO.Out, "review of %s: %d findings%s\n", r.Project, errorCount(r.Findings), warnings(r.Findings))
 		if r.Reviewer != "" {
 			fmt.Fprintf(o.IO.Out, "reviewer session %s; its report is attached to the review event\n", r.Reviewer)
 			printVerdicts(o.IO.Out, r)
@@ -133,15 +105,6 @@ func reviewRun(o *ReviewOptions) error {
 	return nil
 }
 
-// mutationBudget is --mutation-budget when given, else [review]
-// mutation_budget; both review paths take it so.
-func (o *ReviewOptions) mutationBudget(cfg config.Config) time.Duration {
-	if o.MutationBudget >= 0 {
-		return o.MutationBudget
-	}
-	return cfg.Review.MutationBudget.Duration
-}
-
 func printReview(io *cmdutil.IOStreams, gates []judge.GateRun, fs []judge.Finding) {
 	for _, g := range gates {
 		fmt.Fprintf(io.Out, "gate %-12s exit %d\n", g.Where, g.Gate.ExitCode)
@@ -151,21 +114,7 @@ func printReview(io *cmdutil.IOStreams, gates []judge.GateRun, fs []judge.Findin
 
 // reviewChangeRun reviews one change with no plan and records nothing.
 func reviewChangeRun(o *ReviewOptions) error {
-	if o.Head == "" {
-		o.Head = "HEAD"
-	}
-	repo, err := o.Repo()
-	if err != nil {
-		return err
-	}
-	cfg, _, err := o.Config()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.Dispatch.GateTimeout.Duration)
-	defer cancel()
-	opt := pipeline.ChangeOptions{Gate: o.Gate, Own: o.Own, MutationBudget: o.mutationBudget(cfg)}
-	r, err := pipeline.ReviewChange(ctx, repo, o.Base, o.Head, opt)
+	r, err := o.App.ReviewChange(context.Background(), app.ChangeReviewOptions{Base: o.Base, Head: o.Head, Gate: o.Gate, Own: o.Own, MutationBudget: o.MutationBudget})
 	if err != nil {
 		return err
 	}
@@ -211,14 +160,7 @@ func NewCmdE2E(f *cmdutil.Factory, runF func(*E2EOptions) error) *cobra.Command 
 }
 
 func e2eRun(o *E2EOptions) error {
-	e, cfg, err := o.Env(o.Project)
-	if err != nil {
-		return err
-	}
-	if len(cfg.E2E.Commands) == 0 {
-		return fault.Invalidf("no [e2e] commands in %s", config.FileName)
-	}
-	r, err := e.E2E(cfg.E2E.Commands, cfg.Dispatch.GateTimeout.Duration)
+	r, err := o.App.E2E(context.Background(), o.Project)
 	if err != nil {
 		return err
 	}

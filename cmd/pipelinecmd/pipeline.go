@@ -11,12 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/judge"
-	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plans"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 // Commands returns the pipeline commands for the root.
@@ -25,44 +22,14 @@ func Commands(f *cmdutil.Factory) []*cobra.Command {
 		newCmdReview(f), NewCmdE2E(f, nil), newCmdPR(f), NewCmdRun(f, nil)}
 }
 
-// deps are what every pipeline verb is built from, made lazily in the
-// Factory's order: the repository, its config, the ledger.
+// deps are what every pipeline verb is built from: the streams and the
+// use-case layer, whose dependencies are made lazily.
 type deps struct {
-	IO *cmdutil.IOStreams
-	// Env loads a plan, its history and the ledger, with the config.
-	Env func(project string) (*pipeline.Env, config.Config, error)
-	// Sessions is the client of the sessions daemon.
-	Sessions func() (*sessions.Client, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 }
 
-func newDeps(f *cmdutil.Factory) deps {
-	return deps{IO: f.IO, Env: func(project string) (*pipeline.Env, config.Config, error) { return env(f, project) }, Sessions: f.Sessions}
-}
-
-// env loads a plan, its history and the ledger.
-func env(f *cmdutil.Factory, project string) (*pipeline.Env, config.Config, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, config.Config{}, err
-	}
-	cfg, _, err := f.Config()
-	if err != nil {
-		return nil, cfg, err
-	}
-	p, err := plans.Load(repo.WorkTree, project)
-	if err != nil {
-		return nil, cfg, err
-	}
-	l, err := f.Ledger()
-	if err != nil {
-		return nil, cfg, err
-	}
-	h, err := plans.ReadHistory(l, p.Name)
-	if err != nil {
-		return nil, cfg, err
-	}
-	return &pipeline.Env{Repo: repo, Ledger: l, Project: p, History: h}, cfg, nil
-}
+func newDeps(f *cmdutil.Factory) deps { return deps{IO: f.IO, App: f.App()} }
 
 func printFindings(w io.Writer, fs []judge.Finding) {
 	for _, fd := range fs {

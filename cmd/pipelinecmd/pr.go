@@ -1,12 +1,13 @@
 package pipelinecmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // PROpenOptions are the inputs of `pr open`.
@@ -57,11 +58,7 @@ the push and the request and sends nothing.`,
 }
 
 func prOpenRun(o *PROpenOptions) error {
-	e, cfg, err := o.Env(o.Project)
-	if err != nil {
-		return err
-	}
-	out, err := e.PullRequest(cfg, pipeline.PRRequest{Base: o.Base, Title: o.Title, Draft: o.Draft, DryRun: o.DryRun, Transport: testTransport()})
+	out, err := o.App.OpenPR(context.Background(), app.PROptions{Project: o.Project, Base: o.Base, Title: o.Title, Draft: o.Draft, DryRun: o.DryRun})
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,12 @@
 package pipelinecmd
 
 import (
-	"os"
+	"context"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // RunOptions are the inputs of `run`.
@@ -55,7 +55,7 @@ func runRun(o *RunOptions) error {
 	if o.JSON {
 		report = newProgress(o.IO.Progress(), false)
 	}
-	res, err := o.run(report)
+	res, err := o.App.Run(context.Background(), app.RunOptions{Project: o.Project, MaxParallel: o.MaxParallel, OpenPR: o.OpenPR, DryRun: o.DryRun, Report: report})
 	switch {
 	case err != nil && res.Next != "":
 		report.line("\nstopped at %s: %v\nnext: %s\n", res.StoppedAt, err, res.Next)
@@ -68,19 +68,4 @@ func runRun(o *RunOptions) error {
 		}
 	}
 	return err
-}
-
-// run loads the plan and runs the pipeline; a failure before the first
-// step still gives a result, so --json always prints one document.
-func (o *RunOptions) run(report pipeline.Reporter) (*pipeline.RunResult, error) {
-	e, cfg, err := o.Env(o.Project)
-	if err != nil {
-		return &pipeline.RunResult{Project: o.Project, StoppedAt: "start", Error: err.Error()}, err
-	}
-	c, err := o.Sessions()
-	if err != nil {
-		return &pipeline.RunResult{Project: o.Project, StoppedAt: "start", Error: err.Error()}, err
-	}
-	return e.Run(pipeline.RunOptions{Sessions: c, Config: cfg, MaxParallel: o.MaxParallel, CallerEnv: os.Environ(),
-		OpenPR: o.OpenPR, DryRun: o.DryRun, Transport: testTransport(), Report: report})
 }

@@ -1,6 +1,7 @@
 package pipelinecmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -58,31 +59,24 @@ the pre-push check does: pass only for a state that verification saw.`,
 }
 
 func verifyRun(o *VerifyOptions) error {
-	e, cfg, err := o.Env(o.Project)
-	if err != nil {
-		return err
-	}
-	if o.AcceptOutside {
-		a, err := e.AcceptOutside(o.WP)
-		if err != nil {
-			return err
-		}
-		for _, c := range acceptedLines(a) {
+	vd, err := o.App.Verify(context.Background(), o.Project, o.WP, o.AcceptOutside)
+	if vd != nil && o.AcceptOutside {
+		for _, c := range acceptedLines(vd.Accepted) {
 			fmt.Fprintf(o.IO.ErrOut, "accepted as yours: %s\n", c)
 		}
 	}
-	v, err := e.Verify(o.WP, cfg.Dispatch.GateTimeout.Duration)
 	if err != nil {
 		return err
 	}
-	if hint := pipeline.OutsideHint(e.Project.Name, v); hint != "" {
-		fmt.Fprintln(o.IO.ErrOut, hint)
+	v := vd.Verification
+	if vd.Hint != "" {
+		fmt.Fprintln(o.IO.ErrOut, vd.Hint)
 	}
 	if o.JSON {
 		o.Export.Write(o.IO.Out, v)
 	} else {
 		out := o.IO.Out
-		fmt.Fprintf(out, "%s %s: %s\n", e.Project.Name, v.WP, v.Verdict)
+		fmt.Fprintf(out, "%s %s: %s\n", vd.Project, v.WP, v.Verdict)
 		fmt.Fprintf(out, "  worktree %s at %.12s\n  changed: %s\n", v.Worktree, v.Head, strings.Join(v.Changed, ", "))
 		for _, p := range v.OutOfScope {
 			fmt.Fprintf(out, "  outside the perimeter: %s\n", p)
@@ -131,18 +125,14 @@ func NewCmdCheckpoint(f *cmdutil.Factory, runF func(*CheckpointOptions) error) *
 }
 
 func checkpointRun(o *CheckpointOptions) error {
-	e, _, err := o.Env(o.Project)
-	if err != nil {
-		return err
-	}
-	cp, err := e.Checkpoint(o.WP, o.Message)
+	name, cp, err := o.App.Checkpoint(context.Background(), o.Project, o.WP, o.Message)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
 		return o.Export.Write(o.IO.Out, cp)
 	}
-	fmt.Fprintf(o.IO.Out, "%s %s: %.12s (%d paths)\n", e.Project.Name, cp.WP, cp.Commit, len(cp.Paths))
+	fmt.Fprintf(o.IO.Out, "%s %s: %.12s (%d paths)\n", name, cp.WP, cp.Commit, len(cp.Paths))
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plans"
@@ -55,24 +54,6 @@ func openPlan(f *cmdutil.Factory, name string) (*env, *plans.Project, error) {
 	return e, p, err
 }
 
-// openPlanHistory opens the named plan and reads what the ledger holds
-// of it (freezes and amendments), for verbs that compare the two.
-func openPlanHistory(f *cmdutil.Factory, name string) (*plans.Project, *gitstore.Ledger, *plans.History, error) {
-	_, p, err := openPlan(f, name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	l, err := f.ReadLedger()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	h, err := plans.ReadHistory(l, p.Name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return p, l, h, nil
-}
-
 func (e *env) load(name string) (*plans.Project, error) {
 	return plans.Load(e.repo.WorkTree, name)
 }
@@ -83,15 +64,4 @@ func (e *env) contract() (string, error) {
 		return "", err
 	}
 	return plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
-}
-
-// resolve returns the commit a revision names, or "" when it names none.
-func (e *env) resolve(rev string) string { return plans.ResolveCommit(e.repo, rev) }
-
-func (e *env) check(p *plans.Project) (*plans.Report, error) {
-	cfg, _, err := e.f.Config()
-	if err != nil {
-		return nil, err
-	}
-	return plans.CheckAt(e.repo, p, cfg.Plans, e.resolve(p.Plan.Base))
 }

@@ -1,16 +1,17 @@
 package plan
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 )
@@ -112,11 +113,7 @@ missing-gate, gate-pipe, no-wps, spec-unreadable.
 Warnings: unowned-change-target, glob-matches-nothing.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, p, err := openPlan(f, args[0])
-			if err != nil {
-				return err
-			}
-			rep, err := e.check(p)
+			p, rep, err := f.App().CheckPlan(context.Background(), args[0])
 			if err != nil {
 				return err
 			}
@@ -155,23 +152,16 @@ func newCmdFreeze(f *cmdutil.Factory) *cobra.Command {
 		Short: "Record the checked plan in the ledger (plan_frozen, every file attached)",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, p, err := openPlan(f, args[0])
-			if err != nil {
+			res, err := f.App().FreezePlan(context.Background(), args[0])
+			var pe *app.PlanErrors
+			if errors.As(err, &pe) {
+				printFindings(f, pe.Report)
+				return fault.Refusedf("%v; nothing was recorded", pe)
+			}
+			if res == nil {
 				return err
 			}
-			rep, err := e.check(p)
-			if err != nil {
-				return err
-			}
-			if !rep.OK {
-				printFindings(f, rep)
-				return fault.Refusedf("plan %s has %d errors; nothing was recorded", p.Name, rep.Errors)
-			}
-			l, err := f.Ledger()
-			if err != nil {
-				return err
-			}
-			fr, written, err := plans.Freeze(p, l, e.resolve(p.Plan.Base), rep)
+			p, fr, written := res.Project, res.Frozen, res.Written
 			if fr != nil {
 				cmdutil.Warn(f.IO.ErrOut, fr.Warnings)
 			}
@@ -207,11 +197,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 		Short: "Show drift of the plan's working files against the frozen version",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, l, h, err := openPlanHistory(f, args[0])
-			if err != nil {
-				return err
-			}
-			st, err := pipeline.Status(l, p, h)
+			p, st, err := f.App().PlanStatus(context.Background(), args[0])
 			if err != nil {
 				return err
 			}
@@ -244,19 +230,11 @@ func newCmdAmend(f *cmdutil.Factory) *cobra.Command {
 		Short: "Append a dated CORRECTION to the SPEC (or, with --recon, to RECON.md) and record it in the ledger",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := openPlan(f, args[0])
-			if err != nil {
-				return err
-			}
-			l, err := f.Ledger()
-			if err != nil {
-				return err
-			}
 			file := "SPEC.md"
 			if recon {
 				file = plans.ReconFile
 			}
-			recorded, err := plans.AmendFile(p, l, file, correction, time.Now())
+			p, recorded, err := f.App().AmendPlan(context.Background(), args[0], file, correction)
 			switch {
 			case err != nil:
 				return err
@@ -284,22 +262,14 @@ func newCmdRender(f *cmdutil.Factory) *cobra.Command {
 		Short: "Print the executor's session prompt: a pointer to its frozen brief and the overrides",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, l, h, err := openPlanHistory(f, args[0])
-			if err != nil {
-				return err
-			}
-			ls, err := lessons.List(l, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
-			if err != nil {
-				return err
-			}
-			text, err := plans.Render(p, h, args[1], lessons.Texts(ls))
+			pr, err := f.App().RenderPrompt(context.Background(), args[0], args[1])
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"project": p.Name, "wp": args[1], "prompt": text})
+				return cmdutil.ExportJSON(cmd, f.IO.Out, pr)
 			}
-			fmt.Fprint(f.IO.Out, text)
+			fmt.Fprint(f.IO.Out, pr.Prompt)
 			return nil
 		},
 	}
@@ -384,19 +354,7 @@ func newCmdAnswer(f *cmdutil.Factory) *cobra.Command {
 		Short: "Answer the question a WP stopped on: record the choice in the SPEC and send it to the WP's session",
 		Args:  cmdutil.ExactArgs(2, "a plan name and a WP id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, p, err := openPlan(f, args[0])
-			if err != nil {
-				return err
-			}
-			l, err := f.Ledger()
-			if err != nil {
-				return err
-			}
-			c, err := f.Sessions()
-			if err != nil {
-				return err
-			}
-			a, err := pipeline.AnswerDecision(l, p, c, args[1], choice, time.Now())
+			p, a, err := f.App().AnswerDecision(context.Background(), args[0], args[1], choice)
 			if a != nil && a.OffOptions {
 				fmt.Fprintf(f.IO.ErrOut, "note: %q is none of the options the session offered\n", choice)
 			}

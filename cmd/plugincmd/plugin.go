@@ -3,6 +3,7 @@
 package plugincmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -45,11 +46,10 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 		Short: "List the adapters agentproto can find",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, top, err := root(f)
+			rows, err := f.App().Plugins(context.Background())
 			if err != nil {
 				return err
 			}
-			rows := launch.Plugins(cfg, top)
 			if asJSON {
 				return cmdutil.ExportJSON(cmd, f.IO.Out, rows)
 			}

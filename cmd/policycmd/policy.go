@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -37,48 +37,7 @@ ledger event with its results.`,
 		Short: "Attach a policy to sessions",
 		Args:  cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := sessions.ParseTrigger(on); err != nil {
-				return err
-			}
-			acts, err := sessions.ParseActions(do)
-			if err != nil {
-				return err
-			}
-			repo, err := f.Repo()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			wp := map[string]string{}
-			store := sessions.OpenView(repo.CommonDir)
-			for _, id := range args {
-				rec, err := store.Load(id)
-				if err != nil {
-					return err
-				}
-				if p, w, ok := strings.Cut(rec.Label, "/"); ok && (plan == "" || p == plan) {
-					if plan == "" {
-						plan = p
-					}
-					wp[id] = w
-				}
-			}
-			for _, a := range acts {
-				if a == sessions.ActNotify {
-					if err := host.RequireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
-						return err
-					}
-				}
-			}
-			c, err := client(f)
-			if err != nil {
-				return err
-			}
-			pol, err := c.AttachPolicy(context.Background(), sessions.PolicyArgs{Sessions: args, On: on, Do: acts,
-				Project: plan, WP: wp, Dir: repo.WorkTree, Notify: cfg.Policies.Notify, Repeat: repeat})
+			pol, err := f.App().AttachPolicy(context.Background(), app.PolicyOptions{Sessions: args, On: on, Do: do, Plan: plan, Repeat: repeat})
 			if err != nil {
 				return err
 			}
@@ -99,13 +58,13 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			if !c.Running(context.Background()) {
+			if !c.Running(cmd.Context()) {
 				if asJSON {
 					fmt.Fprintln(f.IO.Out, "[]")
 				}
 				return nil
 			}
-			policies, err := c.Policies(context.Background())
+			policies, err := c.Policies(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -137,7 +96,7 @@ ledger event with its results.`,
 			if err != nil {
 				return err
 			}
-			if err := c.CancelPolicy(context.Background(), args[0]); err != nil {
+			if err := c.CancelPolicy(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "canceled %s\n", args[0])
@@ -158,7 +117,7 @@ ledger event with its results.`,
 			if err != nil || d <= 0 {
 				return fault.Invalidf("--timeout %q is not a duration with a unit (such as 40m)", timeout)
 			}
-			pending, err := c.WaitPolicies(context.Background(), args, d)
+			pending, err := c.WaitPolicies(cmd.Context(), args, d)
 			if err != nil {
 				return err
 			}

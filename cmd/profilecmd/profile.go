@@ -2,8 +2,8 @@
 package profilecmd
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,22 +21,14 @@ func NewCmdProfile(f *cmdutil.Factory) *cobra.Command {
 		Use:   "check [NAME...] [--json]",
 		Short: "Preflight profiles: adapter found and pinned, auth supported, key set, model declared; exit 1 on a problem",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
+			rs, err := f.App().CheckProfiles(context.Background(), args)
 			if err != nil {
 				return err
 			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			if len(cfg.Profiles) == 0 && len(args) == 0 {
-				if asJSON {
-					return cmdutil.ExportJSON(cmd, f.IO.Out, []profiles.Result{})
-				}
+			if len(rs) == 0 && len(args) == 0 && !asJSON {
 				fmt.Fprintln(f.IO.Out, "no [profiles] configured")
 				return nil
 			}
-			rs := profiles.Check(cfg, repo.WorkTree, args, os.Getenv)
 			if asJSON {
 				cmdutil.ExportJSON(cmd, f.IO.Out, rs)
 			} else {

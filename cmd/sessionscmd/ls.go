@@ -7,15 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/sessions"
 )
 
 // LsOptions are the inputs of `sessions ls`.
 type LsOptions struct {
-	IO       *cmdutil.IOStreams
-	Store    func() (sessions.View, error)
-	Sessions func() (*sessions.Client, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	All    bool
 	JSON   bool
@@ -23,7 +23,7 @@ type LsOptions struct {
 }
 
 func newCmdLs(f *cmdutil.Factory, runF func(*LsOptions) error) *cobra.Command {
-	opts := &LsOptions{IO: f.IO, Store: storeOf(f), Sessions: f.Sessions}
+	opts := &LsOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "ls [--all] [--json]",
 		Short: "List sessions: id, label, adapter, model, dir, state, turns, last activity, pid",
@@ -36,7 +36,7 @@ func newCmdLs(f *cmdutil.Factory, runF func(*LsOptions) error) *cobra.Command {
 }
 
 func lsRun(o *LsOptions) error {
-	rows, err := o.rows()
+	rows, err := o.App.ListSessions(context.Background(), o.All)
 	if err != nil {
 		return err
 	}
@@ -61,38 +61,4 @@ func lsRun(o *LsOptions) error {
 		}
 	}
 	return nil
-}
-
-// rows are the records to list. Without a daemon nothing is live: a record
-// it left running or settled is an orphan until the next daemon recovers it.
-func (o *LsOptions) rows() ([]*sessions.Record, error) {
-	st, err := o.Store()
-	if err != nil {
-		return nil, err
-	}
-	recs, err := st.All()
-	if err != nil {
-		return nil, err
-	}
-	c, err := o.Sessions()
-	if err != nil {
-		return nil, err
-	}
-	daemon, err := c.Probe(context.Background())
-	if err != nil {
-		// The records are on disk and can be listed; whether they are live
-		// cannot be asked.
-		fmt.Fprintln(o.IO.ErrOut, "warning:", err)
-	}
-	rows := []*sessions.Record{}
-	for _, r := range recs {
-		if !daemon && err == nil && !sessions.Terminal(r.State) {
-			r.Failure = "the sessions daemon is not running (it was " + r.State + "); the next sessions command recovers it"
-			r.State = "orphaned"
-		}
-		if o.All || r.State != sessions.StateCleaned {
-			rows = append(rows, r)
-		}
-	}
-	return rows, nil
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -46,9 +46,6 @@ func newCmdOutput(f *cmdutil.Factory, runF func(*OutputOptions) error) *cobra.Co
 	return cmd
 }
 
-// escapes matches terminal control sequences (CSI, OSC) and stray controls.
-var escapes = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]|[\x00-\x08\x0b-\x1f\x7f]`)
-
 func outputRun(o *OutputOptions) error {
 	st, err := o.Store()
 	if err != nil {
@@ -78,7 +75,7 @@ func outputRun(o *OutputOptions) error {
 	}
 	emit := func(p []byte) {
 		if o.Clean {
-			p = escapes.ReplaceAll(p, nil)
+			p = app.StripEscapes(p)
 		}
 		if o.JSON {
 			lines.add(p)

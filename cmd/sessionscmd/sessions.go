@@ -7,8 +7,6 @@ package sessionscmd
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,18 +80,6 @@ func readText(text, file, what string) (string, error) {
 		return sessions.ReadPromptFile(file)
 	}
 	return text, nil
-}
-
-func absDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	fi, err := os.Stat(abs)
-	if err != nil || !fi.IsDir() {
-		return "", fault.Invalidf("--dir %s is not a directory", dir)
-	}
-	return abs, nil
 }
 
 func printRecord(w io.Writer, r *sessions.Record) {

@@ -3,29 +3,19 @@ package sessionscmd
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
-	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/isolation"
-	"github.com/agentproto/agentproto/launch"
-	"github.com/agentproto/agentproto/sessions"
-	"github.com/agentproto/agentproto/worktree"
 )
 
 // StartOptions are the inputs of `sessions start`.
 type StartOptions struct {
-	IO       *cmdutil.IOStreams
-	Repo     func() (*gitrepo.Repo, error)
-	Config   func() (config.Config, config.Source, error)
-	Sessions func() (*sessions.Client, error)
-	Ledger   func() (*gitstore.Ledger, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	Adapter    string
 	Model      string
@@ -43,7 +33,7 @@ type StartOptions struct {
 }
 
 func newCmdStart(f *cmdutil.Factory, runF func(*StartOptions) error) *cobra.Command {
-	opts := &StartOptions{IO: f.IO, Repo: f.Repo, Config: f.Config, Sessions: f.Sessions, Ledger: f.Ledger}
+	opts := &StartOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "start (--adapter NAME [--model M] | --profile NAME) (--worktree SLUG [--base REV] | --dir D) (--prompt TEXT | --prompt-file F) [--option K=V...] [--label L] [--no-ping] [--json]",
 		Short: "Start a session and print its id",
@@ -85,10 +75,6 @@ hooks run, once trusted).`,
 }
 
 func startRun(o *StartOptions) error {
-	cfg, _, err := o.Config()
-	if err != nil {
-		return err
-	}
 	if (o.Worktree == "") == (o.Dir == "") {
 		return fault.Invalidf("give exactly one of --worktree and --dir")
 	}
@@ -99,37 +85,12 @@ func startRun(o *StartOptions) error {
 	if strings.TrimSpace(text) == "" {
 		return fault.Invalidf("a session starts with a prompt: --prompt or --prompt-file")
 	}
-	repo, err := o.Repo()
-	if err != nil {
-		return err
-	}
 	if o.Base != "" && o.Worktree == "" {
 		return fault.Invalidf("--base is the base of a new --worktree; it needs --worktree")
 	}
-	// The adapter is found first: a bad name makes no worktree.
-	l, err := launch.Resolve(cfg, repo.WorkTree, launch.Request{Profile: o.Profile, Adapter: o.Adapter, Model: o.Model, User: o.Options, Env: os.Environ()})
-	if err != nil {
-		return err
-	}
-	abs, err := sessionDir(cfg, repo, l, o)
-	if err != nil {
-		return err
-	}
-	trustDir := "" // a worktree holds the repository's files
-	if o.Worktree == "" && abs != repo.WorkTree {
-		trustDir = o.Dir
-	}
-	if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, abs, trustDir); err != nil {
-		return err
-	}
-	args := l.StartArgs()
-	args.Dir = abs
-	args.Worktree, args.Prompt, args.Label, args.Env, args.Ping = o.Worktree, text, o.Label, os.Environ(), !o.NoPing
-	c, err := o.Sessions()
-	if err != nil {
-		return err
-	}
-	rec, err := c.Start(context.Background(), *args)
+	rec, err := o.App.StartSession(context.Background(), app.StartOptions{Profile: o.Profile, Adapter: o.Adapter, Model: o.Model,
+		UserOptions: o.Options, Worktree: o.Worktree, Base: o.Base, Dir: o.Dir, Prompt: text, Label: o.Label, NoPing: o.NoPing,
+		By: "sessions start"})
 	if err != nil {
 		// A session that failed while starting still exists: --json gives
 		// its record (state, failure, stderr tail), and the error names it
@@ -144,47 +105,4 @@ func startRun(o *StartOptions) error {
 	}
 	fmt.Fprintln(o.IO.Out, rec.ID)
 	return nil
-}
-
-// sessionDir is where the session runs under the isolation policy: the
-// parent session's worktree when started from one, --worktree (made when
-// missing, as worktree new does) or --dir.
-func sessionDir(cfg config.Config, repo *gitrepo.Repo, l *launch.Resolved, o *StartOptions) (string, error) {
-	mode, err := cfg.Worktree.IsolationMode(os.Getenv)
-	if err != nil {
-		return "", err
-	}
-	parent, err := isolation.Parent(repo, os.Getenv)
-	if err != nil {
-		return "", err
-	}
-	if slug, inherited := isolation.Slug(parent, o.Worktree); inherited {
-		fmt.Fprintf(o.IO.ErrOut, "started from session %s: runs in its worktree %s, not a second one\n", parent.ID, slug)
-		o.Worktree, o.Base = slug, ""
-	}
-	if o.Worktree == "" {
-		abs, err := absDir(o.Dir)
-		if err != nil {
-			return "", err
-		}
-		return abs, isolation.CheckDir(repo, mode, abs)
-	}
-	_, lerr := worktree.Load(repo, o.Worktree)
-	if err := isolation.CheckCreate(mode, o.Worktree, lerr == nil); err != nil {
-		return "", err
-	}
-	if lerr != nil {
-		// Made from the repository's files, which trust was given over:
-		// checked against them first, a refused start makes no worktree
-		// and runs no setup hook.
-		if err := l.RequireTrust(cfg, repo.WorkTree, repo.CommonDir, repo.WorkTree, ""); err != nil {
-			return "", err
-		}
-	}
-	mg := &worktree.Manager{Repo: repo, Config: cfg.Worktree, Ledger: func() (gitstore.Store, error) { return o.Ledger() }, Out: o.IO.ErrOut, By: "sessions start"}
-	m, _, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
-	if err != nil {
-		return "", err
-	}
-	return absDir(m.Path)
 }
