@@ -19,6 +19,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -465,7 +467,7 @@ func (l *Ledger) maintain(ix *index, warn *Warnings) {
 	if !due {
 		return
 	}
-	if err := l.Maintain(); err != nil {
+	if err := l.maintainInBackground(); err != nil {
 		warn.add("ledger maintenance: " + err.Error())
 		return
 	}
@@ -474,14 +476,41 @@ func (l *Ledger) maintain(ix *index, warn *Warnings) {
 	})
 }
 
-// Maintain packs loose objects (an incremental repack, which leaves existing
-// packs alone) and consolidates packs when git thinks there are too many.
+// maintenanceArgs pack loose objects (an incremental repack, which leaves
+// existing packs alone), then consolidate packs when git thinks there are
+// too many. Neither writes .git/info/refs (update-server-info), which is
+// not ours to touch and which verify watches as a place outside a work
+// package's worktree.
+var maintenanceArgs = [][]string{
+	{"-c", "repack.updateServerInfo=false", "repack", "-d", "-n", "-q"},
+	{"-c", "repack.updateServerInfo=false", "gc", "--auto", "--quiet"},
+}
+
+// Maintain runs the maintenance and waits for it.
 func (l *Ledger) Maintain() error {
-	if _, err := l.repo.Git("repack", "-d", "-q"); err != nil {
+	for _, args := range maintenanceArgs {
+		if _, err := l.repo.Git(args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maintainInBackground starts the maintenance in a process of its own
+// session and does not wait: a repack of a large ledger takes seconds, and
+// an append must not pay them. git's own locks keep it safe beside other
+// writers.
+func (l *Ledger) maintainInBackground() error {
+	script := "git " + strings.Join(maintenanceArgs[0], " ") + " && exec git " + strings.Join(maintenanceArgs[1], " ")
+	cmd := l.repo.Command()
+	cmd.Path, cmd.Args = "/bin/sh", []string{"sh", "-c", script}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	if err := cmd.Start(); err != nil {
 		return err
 	}
-	_, err := l.repo.Git("gc", "--auto", "--quiet")
-	return err
+	go cmd.Wait() // reaped here while this process lives; by init after
+	return nil
 }
 
 // Count returns the number of events in the ledger and the warnings met.

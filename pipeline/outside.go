@@ -40,9 +40,8 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 	for _, rel := range []string{"config", "objects/info/alternates", "shallow", filepath.Join("worktrees", slug, "config.worktree")} {
 		o.addFile("git:"+filepath.ToSlash(rel), filepath.Join(common, rel))
 	}
-	for _, dir := range []string{"info", "hooks"} {
-		o.addDir("git:"+dir, filepath.Join(common, dir))
-	}
+	o.addDir("git:hooks", filepath.Join(common, "hooks"))
+	o.addFiles("git:info", filepath.Join(common, "info"), serverInfo)
 	if out, err := repo.Git("config", "--get", "core.hooksPath"); err == nil {
 		if p := strings.TrimSpace(string(out)); p != "" {
 			o.addDir("hooks-path:"+p, expandHome(p))
@@ -151,6 +150,18 @@ func (o Outside) addFile(key, path string) {
 // addDir records every file under dir, and the directory itself.
 func (o Outside) addDir(key, dir string) {
 	o.addFile(key, dir)
+	o.addFiles(key, dir, nil)
+}
+
+// serverInfo is the file git's update-server-info derives from the refs
+// and packs (any repack or gc writes it): it reaches nothing, and a
+// work package that could write it could write the refs instead.
+var serverInfo = map[string]bool{"refs": true}
+
+// addFiles adds each file under dir but those named in skip (relative,
+// slash-separated). The directory's own entry is left out: creating a
+// skipped file changes it.
+func (o Outside) addFiles(key, dir string, skip map[string]bool) {
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == dir {
 			return nil
@@ -159,7 +170,10 @@ func (o Outside) addDir(key, dir string) {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		o.addFile(key+"/"+filepath.ToSlash(rel), p)
+		rel = filepath.ToSlash(rel)
+		if !skip[rel] {
+			o.addFile(key+"/"+rel, p)
+		}
 		return nil
 	})
 }
