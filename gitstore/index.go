@@ -32,6 +32,7 @@ var (
 	keyVersion   = []byte("version")
 	keyLamport   = []byte("lamport")
 	keyLoose     = []byte("loose")
+	keyCount     = []byte("count") // events in the bucket, so Count never walks it
 )
 
 // index is a cache of the ledger, keyed by the tip of each writer ref. It is
@@ -227,6 +228,32 @@ func putSorted(b *bolt.Bucket, pairs [][2][]byte) error {
 	return nil
 }
 
+// putEventsCounting is putSorted for the events bucket, returning how many
+// keys were not there before. One event can come from two refs (a writer
+// ref and a quarantined tip of it): once sorted, those are neighbours; a
+// bucket that held keys before is asked about each.
+func putEventsCounting(b *bolt.Bucket, pairs [][2][]byte) (int, error) {
+	sort.Slice(pairs, func(i, j int) bool { return bytes.Compare(pairs[i][0], pairs[j][0]) < 0 })
+	wasEmpty := true
+	if k, _ := b.Cursor().First(); k != nil {
+		wasEmpty = false
+	}
+	b.FillPercent = 0.95
+	added := 0
+	for i, p := range pairs {
+		if i > 0 && bytes.Equal(pairs[i-1][0], p[0]) {
+			continue
+		}
+		if wasEmpty || b.Get(p[0]) == nil {
+			added++
+		}
+		if err := b.Put(p[0], p[1]); err != nil {
+			return added, err
+		}
+	}
+	return added, nil
+}
+
 // putEvent stores an event. When two writers used one record id, the id
 // points at the event first in ledger order; `ledger verify` reports the pair.
 func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
@@ -234,7 +261,14 @@ func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 	val := make([]byte, 0, 20+len(envelope))
 	val = append(val, commit[:]...)
 	val = append(val, envelope...)
-	if err := tx.Bucket(bucketEvents).Put(key, val); err != nil {
+	events := tx.Bucket(bucketEvents)
+	if events.Get(key) == nil {
+		meta := tx.Bucket(bucketMeta)
+		if err := putUint(meta, keyCount, getUint(meta, keyCount)+1); err != nil {
+			return err
+		}
+	}
+	if err := events.Put(key, val); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bucketKinds).Put(kindKey(e.Kind, key), nil); err != nil {

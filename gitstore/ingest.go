@@ -264,7 +264,11 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	for id, key := range idKeys {
 		ids = append(ids, [2][]byte{[]byte(id), key})
 	}
-	if err := putSorted(tx.Bucket(bucketEvents), events); err != nil {
+	added, err := putEventsCounting(tx.Bucket(bucketEvents), events)
+	if err != nil {
+		return nil, err
+	}
+	if err := putUint(meta, keyCount, getUint(meta, keyCount)+uint64(added)); err != nil {
 		return nil, err
 	}
 	if err := putSorted(tx.Bucket(bucketIDs), ids); err != nil {

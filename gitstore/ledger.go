@@ -518,11 +518,7 @@ func (l *Ledger) Count() (int, Warnings, error) {
 	n := 0
 	var warn Warnings
 	err := l.view(&warn, func(_ *call, tx *bolt.Tx) error {
-		// Stats() would miss pages of a write transaction not yet committed.
-		c := tx.Bucket(bucketEvents).Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			n++
-		}
+		n = int(getUint(tx.Bucket(bucketMeta), keyCount))
 		return nil
 	})
 	return n, warn, err
