@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -53,53 +52,13 @@ func (s *slab) alloc(n int) []byte {
 // (stop "" = all), oldest first, and checks that they form one linear chain
 // ending on stop. Envelopes are decoded while git is still writing.
 func readChain(repo *gitrepo.Repo, tip, stop string) ([]logRecord, error) {
-	args := []string{"log", "-z", "--format=%H %P%n%B", tip}
-	if stop != "" {
-		args = append(args, "^"+stop)
-	}
 	var recs []logRecord
-	var mem slab
-	err := repo.GitRecords(func(chunk []byte) error {
-		chunk = bytes.TrimLeft(chunk, "\n")
-		if len(chunk) == 0 {
-			return nil
-		}
-		head, msg, _ := bytes.Cut(chunk, []byte{'\n'})
-		fields := strings.Fields(string(head))
-		if len(fields) == 0 {
-			return nil
-		}
-		r := logRecord{commit: fields[0], parents: fields[1:]}
-		env := envelopeOf(msg)
-		r.value = mem.alloc(20 + len(env))
-		if _, err := hex.Decode(r.value[:20], []byte(r.commit)); err != nil || len(r.commit) != 40 {
-			return fmt.Errorf("git log printed %q where a commit id belongs", r.commit)
-		}
-		copy(r.value[20:], env)
-		r.event, r.err = decodeFast(r.envelope())
-		recs = append(recs, r)
+	err := streamChain(repo, tip, stop, 0, func(batch []logRecord) error {
+		recs = batch
 		return nil
-	}, args...)
+	})
 	if err != nil {
 		return nil, err
-	}
-	// git log lists newest first; the ledger reads oldest first.
-	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
-		recs[i], recs[j] = recs[j], recs[i]
-	}
-	prev := stop
-	for _, r := range recs {
-		want := []string{}
-		if prev != "" {
-			want = []string{prev}
-		}
-		if len(r.parents) != len(want) || (len(want) == 1 && r.parents[0] != want[0]) {
-			return nil, errNotLinear
-		}
-		prev = r.commit
-	}
-	if prev != tip {
-		return nil, errNotLinear
 	}
 	return recs, nil
 }
@@ -163,23 +122,13 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 	if err := l.keepLost(stored, tips, lost, &warn); err != nil {
 		return warn, err
 	}
-	if !rebuild {
-		for ref, tip := range tips {
-			if stored[ref] == "" {
-				recs, err := readChain(l.repo, tip, "")
-				if err != nil && err != errNotLinear {
-					return warn, chainErr(ref, err)
-				}
-				chains[ref] = recs
-			}
-		}
+	if rebuild || len(stored) == 0 {
+		// A whole history is read in batches, each in a transaction of
+		// its own, so memory stays flat in its length (rebuild.go).
+		return warn, errRebuild
 	}
-	if rebuild {
-		if err := resetBuckets(tx); err != nil {
-			return warn, err
-		}
-		chains = map[string][]logRecord{}
-		for ref, tip := range tips {
+	for ref, tip := range tips {
+		if stored[ref] == "" {
 			recs, err := readChain(l.repo, tip, "")
 			if err != nil && err != errNotLinear {
 				return warn, chainErr(ref, err)
@@ -192,7 +141,7 @@ func (l *Ledger) refresh(tx *bolt.Tx, tips map[string]string) ([]string, error) 
 	if err != nil {
 		return warn, err
 	}
-	if rebuild || l.keptMoved(stored, tips) {
+	if l.keptMoved(stored, tips) {
 		err = l.markRetracted(tx, tips)
 	}
 	return warn, err
@@ -218,47 +167,58 @@ func (l *Ledger) keptMoved(stored, tips map[string]string) bool {
 	return false
 }
 
+// ingest adds the chains read of each ref and then records the tips.
 func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][]logRecord) ([]string, error) {
-	var warnings []string
-	meta := tx.Bucket(bucketMeta)
 	refs := make([]string, 0, len(chains))
-	total := 0
-	for ref, recs := range chains {
+	for ref := range chains {
 		refs = append(refs, ref)
-		total += len(recs)
 	}
 	sort.Strings(refs)
+	var warnings []string
+	var lamports []uint64
+	for _, ref := range refs {
+		w, err := ingestRecords(tx, ref, chains[ref], &lamports)
+		warnings = append(warnings, w...)
+		if err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, finishIngest(tx, tips, lamports)
+}
+
+// ingestRecords adds the events of recs, read from ref, and appends their
+// clocks to lamports. It returns one warning per commit that is not a
+// valid event.
+func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64) ([]string, error) {
+	var warnings []string
 	// Sized once: growing these over a whole history touched fresh memory
 	// again and again, and page faults are what a cold index paid most for.
-	lamports := make([]uint64, 0, total)
-	events := make([][2][]byte, 0, total)
-	kinds := make([][2][]byte, 0, total)
-	idKeys := make(map[string][]byte, total)
-	for _, ref := range refs {
-		writer := writerOf(ref)
-		for _, r := range chains[ref] {
-			e, err := r.event, r.err
-			if err == nil && e.Writer != writer {
-				err = fmt.Errorf("record %s names writer %s but is on %s", e.ID, e.Writer, ref)
-			}
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("skipping commit %s on %s: %v", r.commit[:12], ref, err))
-				continue
-			}
-			key := orderKey(e.Lamport, e.Writer, e.ID)
-			events = append(events, [2][]byte{key, r.value})
-			kinds = append(kinds, [2][]byte{kindKey(e.Kind, key), nil})
-			// The id points at the first event in ledger order that used it.
-			if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
-				if !ok {
-					if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, key) < 0 {
-						continue
-					}
-				}
-				idKeys[e.ID] = key
-			}
-			lamports = append(lamports, e.Lamport)
+	events := make([][2][]byte, 0, len(recs))
+	kinds := make([][2][]byte, 0, len(recs))
+	idKeys := make(map[string][]byte, len(recs))
+	writer := writerOf(ref)
+	for _, r := range recs {
+		e, err := r.event, r.err
+		if err == nil && e.Writer != writer {
+			err = fmt.Errorf("record %s names writer %s but is on %s", e.ID, e.Writer, ref)
 		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("skipping commit %s on %s: %v", r.commit[:12], ref, err))
+			continue
+		}
+		key := orderKey(e.Lamport, e.Writer, e.ID)
+		events = append(events, [2][]byte{key, r.value})
+		kinds = append(kinds, [2][]byte{kindKey(e.Kind, key), nil})
+		// The id points at the first event in ledger order that used it.
+		if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
+			if !ok {
+				if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, key) < 0 {
+					continue
+				}
+			}
+			idKeys[e.ID] = key
+		}
+		*lamports = append(*lamports, e.Lamport)
 	}
 	ids := make([][2][]byte, 0, len(idKeys))
 	for id, key := range idKeys {
@@ -266,17 +226,22 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	}
 	added, err := putEventsCounting(tx.Bucket(bucketEvents), events)
 	if err != nil {
-		return nil, err
+		return warnings, err
 	}
+	meta := tx.Bucket(bucketMeta)
 	if err := putUint(meta, keyCount, getUint(meta, keyCount)+uint64(added)); err != nil {
-		return nil, err
+		return warnings, err
 	}
 	if err := putSorted(tx.Bucket(bucketIDs), ids); err != nil {
-		return nil, err
+		return warnings, err
 	}
-	if err := putSorted(tx.Bucket(bucketKinds), kinds); err != nil {
-		return nil, err
-	}
+	return warnings, putSorted(tx.Bucket(bucketKinds), kinds)
+}
+
+// finishIngest advances the clock over the events ingested (one bad
+// writer's jump is not trusted) and records the tips they were read at.
+func finishIngest(tx *bolt.Tx, tips map[string]string, lamports []uint64) error {
+	meta := tx.Bucket(bucketMeta)
 	sort.Slice(lamports, func(i, j int) bool { return lamports[i] < lamports[j] })
 	max := getUint(meta, keyLamport)
 	for _, v := range lamports {
@@ -285,7 +250,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 		}
 	}
 	if err := putUint(meta, keyLamport, max); err != nil {
-		return nil, err
+		return err
 	}
 	tb := tx.Bucket(bucketTips)
 	for ref := range storedTips(tx) {
@@ -295,8 +260,8 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	}
 	for ref, tip := range tips {
 		if err := tb.Put([]byte(ref), []byte(tip)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return warnings, nil
+	return nil
 }

@@ -113,18 +113,7 @@ func (l *Ledger) viewOnce(warn *Warnings, fn func(tx *bolt.Tx) error) error {
 		return err
 	}
 	defer ix.close()
-	return ix.db.Update(func(tx *bolt.Tx) error {
-		tips, err := l.tips(nil) // its warnings were given above
-		if err != nil {
-			return err
-		}
-		w, err := l.refresh(tx, tips)
-		warn.add(w...)
-		if err != nil {
-			return err
-		}
-		return fn(tx)
-	})
+	return l.refreshed(ix.db, warn, func(tx *bolt.Tx, _ map[string]string) error { return fn(tx) })
 }
 
 // Get returns the event recorded under id and the commit that holds it.
@@ -182,15 +171,7 @@ func (l *Ledger) Reindex() (int, Warnings, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	err = ix.db.Update(func(tx *bolt.Tx) error {
-		tips, err := l.tips(&warn)
-		if err != nil {
-			return err
-		}
-		w, err := l.refresh(tx, tips)
-		warn.add(w...)
-		return err
-	})
+	err = l.refreshed(ix.db, &warn, func(*bolt.Tx, map[string]string) error { return nil })
 	if cerr := ix.close(); err == nil {
 		err = cerr
 	}
@@ -275,16 +256,7 @@ func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
 	var loose int
 	for attempt := 0; ; attempt++ {
 		res.Written, res.Existing, loose = nil, nil, 0
-		err = ix.db.Update(func(tx *bolt.Tx) error {
-			tips, err := l.tips(&res.Warnings)
-			if err != nil {
-				return err
-			}
-			w, err := l.refresh(tx, tips)
-			res.Warnings.add(w...)
-			if err != nil {
-				return err
-			}
+		err = l.refreshed(ix.db, &res.Warnings, func(tx *bolt.Tx, tips map[string]string) error {
 			fresh, err := l.plan(tx, drafts, res)
 			if err != nil || len(fresh) == 0 {
 				res.Tip = tips[ref]

@@ -1,0 +1,154 @@
+package gitstore
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/agentproto/agentproto/internal/gitrepo"
+)
+
+// errRebuild says refresh found the index must be built again from git:
+// a cold index, another layout, or a ref that no longer extends what was
+// indexed. The caller runs rebuild and then its transaction again.
+var errRebuild = errors.New("the ledger index must be rebuilt")
+
+// rebuildBatch is how many commits one transaction of a rebuild ingests:
+// what a rebuild holds at once, whatever the history's length.
+const rebuildBatch = 20_000
+
+// streamChain reads the commits reachable from tip but not from stop
+// (stop "" = all), oldest first, and hands them to fn in batches of at most
+// batch (0: all at once); the batches' memory is reused. It checks as it
+// goes that they form one linear chain from stop to tip, and returns
+// errNotLinear when they do not (after the batches it could read).
+func streamChain(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logRecord) error) error {
+	args := []string{"log", "--reverse", "-z", "--format=%H %P%n%B", tip}
+	if stop != "" {
+		args = append(args, "^"+stop)
+	}
+	var (
+		recs   []logRecord
+		mem    slab
+		prev   = stop
+		linear = true
+	)
+	flush := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		err := fn(recs)
+		if batch > 0 {
+			recs, mem = recs[:0], slab{}
+		}
+		return err
+	}
+	err := repo.GitRecords(func(chunk []byte) error {
+		chunk = bytes.TrimLeft(chunk, "\n")
+		if len(chunk) == 0 {
+			return nil
+		}
+		head, msg, _ := bytes.Cut(chunk, []byte{'\n'})
+		fields := strings.Fields(string(head))
+		if len(fields) == 0 {
+			return nil
+		}
+		r := logRecord{commit: fields[0], parents: fields[1:]}
+		if prev == "" {
+			linear = linear && len(r.parents) == 0
+		} else {
+			linear = linear && len(r.parents) == 1 && r.parents[0] == prev
+		}
+		prev = r.commit
+		env := envelopeOf(msg)
+		r.value = mem.alloc(20 + len(env))
+		if _, err := hex.Decode(r.value[:20], []byte(r.commit)); err != nil || len(r.commit) != 40 {
+			return fmt.Errorf("git log printed %q where a commit id belongs", r.commit)
+		}
+		copy(r.value[20:], env)
+		r.event, r.err = decodeFast(r.envelope())
+		recs = append(recs, r)
+		if batch > 0 && len(recs) >= batch {
+			return flush()
+		}
+		return nil
+	}, args...)
+	if err != nil {
+		return err
+	}
+	if !linear || prev != tip {
+		return errNotLinear
+	}
+	return flush()
+}
+
+// rebuild builds the index again from git in batches, each batch a
+// transaction of its own, so memory stays flat in the history's length.
+// The tips are recorded last: a rebuild cut short leaves an index that
+// the next command rebuilds. No other process can open the index
+// meanwhile: this one holds its file lock.
+func (l *Ledger) rebuild(db *bolt.DB, warn *Warnings) error {
+	tips, err := l.tips(nil)
+	if err != nil {
+		return err
+	}
+	if err := db.Update(resetBuckets); err != nil {
+		return err
+	}
+	refs := make([]string, 0, len(tips))
+	for r := range tips {
+		refs = append(refs, r)
+	}
+	sort.Strings(refs)
+	var lamports []uint64
+	for _, ref := range refs {
+		err := streamChain(l.repo, tips[ref], "", rebuildBatch, func(recs []logRecord) error {
+			return db.Update(func(tx *bolt.Tx) error {
+				w, err := ingestRecords(tx, ref, recs, &lamports)
+				warn.add(w...)
+				return err
+			})
+		})
+		// A ref that is not one chain is read as far as git lists it;
+		// ledger verify names its merge commits.
+		if err != nil && err != errNotLinear {
+			return chainErr(ref, err)
+		}
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		if err := finishIngest(tx, tips, lamports); err != nil {
+			return err
+		}
+		return l.markRetracted(tx, tips)
+	})
+}
+
+// refreshed runs fn in a read-write transaction on an index current with
+// the refs, rebuilding it first when refresh asks for that.
+func (l *Ledger) refreshed(db *bolt.DB, warn *Warnings, fn func(tx *bolt.Tx, tips map[string]string) error) error {
+	for attempt := 0; ; attempt++ {
+		err := db.Update(func(tx *bolt.Tx) error {
+			tips, err := l.tips(nil)
+			if err != nil {
+				return err
+			}
+			w, err := l.refresh(tx, tips)
+			warn.add(w...)
+			if err != nil {
+				return err
+			}
+			return fn(tx, tips)
+		})
+		if err != errRebuild || attempt > 0 {
+			return err
+		}
+		if err := l.rebuild(db, warn); err != nil {
+			return err
+		}
+	}
+}
