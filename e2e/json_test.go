@@ -101,6 +101,7 @@ var jsonCommands = []jsonCase{
 	{path: "ledger log", args: []string{"--limit", "3"}, stream: true},
 	{path: "ledger verify"},
 	{path: "ledger reindex"},
+	{path: "ledger repair"},
 	{path: "sync", args: []string{"origin"}},
 	{path: "plan amend", args: []string{"demo", "--correction", "the gate is sh test.sh"}},
 	{path: "plan init", args: []string{"scratch", "--gate", "sh test.sh"}, once: true},

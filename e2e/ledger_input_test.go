@@ -21,12 +21,12 @@ func TestLedgerRefusesOddAndOversizedInput(t *testing.T) {
 		stdin []byte
 		want  string
 	}{
-		{"duplicate key", []string{"--kind", "note", "--id", "d1", "--data", `{"a":1,"a":2}`}, nil, `key "a" is given twice in $`},
-		{"nested duplicate key", []string{"--kind", "note", "--id", "d2", "--data", `{"x":[{"b":1,"b":1}]}`}, nil, `key "b" is given twice in $.x[0]`},
-		{"invalid UTF-8", []string{"--kind", "note", "--id", "u1", "--data", "{\"t\":\"a\xffb\"}"}, nil, "not valid UTF-8 at byte 7"},
+		{"duplicate key", []string{"--kind", "note", "--id", "d1", "--data", `{"a":1,"a":2}`}, nil, `data has the key "a" twice, at $`},
+		{"nested duplicate key", []string{"--kind", "note", "--id", "d2", "--data", `{"x":[{"b":1,"b":1}]}`}, nil, `data has the key "b" twice, at $.x[0]`},
+		{"invalid UTF-8", []string{"--kind", "note", "--id", "u1", "--data", "{\"t\":\"a\xffb\"}"}, nil, "data is not valid UTF-8 at byte 7"},
 		{"right-to-left override in an id", []string{"--kind", "note", "--id", "ab\u202ecd", "--data", "{}"}, nil, "invisible or bidirectional character (U+202E)"},
 		{"zero-width space in an id", []string{"--kind", "note", "--id", "ab\u200bcd", "--data", "{}"}, nil, "(U+200B)"},
-		{"duplicate key on a batch line", []string{"--batch"}, []byte("{\"kind\":\"note\",\"id\":\"ok\"}\n{\"kind\":\"note\",\"kind\":\"x.y\",\"id\":\"z\"}\n"), `batch line 2: key "kind" is given twice`},
+		{"duplicate key on a batch line", []string{"--batch"}, []byte("{\"kind\":\"note\",\"id\":\"ok\"}\n{\"kind\":\"note\",\"kind\":\"x.y\",\"id\":\"z\"}\n"), `batch line 2: the line has the key "kind" twice`},
 		{"a 2 MiB line", []string{"--batch"}, []byte("{\"kind\":\"note\",\"id\":\"ok\"}\n{\"kind\":\"note\",\"id\":\"big\",\"data\":{\"t\":\"" + big + "\"}}\n"), "batch line 2 is longer than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

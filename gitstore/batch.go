@@ -71,7 +71,7 @@ func ReadBatch(r io.Reader) ([]Draft, error) {
 // parseBatchLine decodes one non-blank line into a draft whose data is
 // already canonical, so the line's bytes can be dropped.
 func parseBatchLine(line []byte) (Draft, error) {
-	if err := checkStrictJSON(line); err != nil {
+	if err := checkStrictJSON("the line", line); err != nil {
 		return Draft{}, err
 	}
 	var bl batchLine

@@ -10,9 +10,9 @@ import (
 
 func TestReadBatchRefusesWhatJSONWouldChange(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{`{"kind":"note","id":"a","data":{"k":1,"k":2}}`, `batch line 1: key "k" is given twice in $.data`},
-		{`{"kind":"note","id":"a","id":"b"}`, `batch line 1: key "id" is given twice in $`},
-		{"\n{\"kind\":\"note\",\"id\":\"a\",\"data\":{\"t\":\"\xc3\"}}", "batch line 2: not valid UTF-8 at byte 37"},
+		{`{"kind":"note","id":"a","data":{"k":1,"k":2}}`, `batch line 1: the line has the key "k" twice, at $.data`},
+		{`{"kind":"note","id":"a","id":"b"}`, `batch line 1: the line has the key "id" twice, at $`},
+		{"\n{\"kind\":\"note\",\"id\":\"a\",\"data\":{\"t\":\"\xc3\"}}", "batch line 2: the line is not valid UTF-8 at byte 37"},
 		{`{"kind":"note","id":"a","data":[1]}`, "batch line 1: data must be a JSON object"},
 		{`{"kind":"note","id":"a","extra":1}`, `batch line 1: json: unknown field "extra"`},
 		{`{"kind":"note"}`, `batch line 1: "kind" and "id" are required`},
@@ -75,7 +75,7 @@ func FuzzReadBatch(f *testing.F) {
 			if d.Data == nil {
 				continue
 			}
-			if !utf8.Valid(d.Data) || checkStrictJSON(d.Data) != nil {
+			if !utf8.Valid(d.Data) || checkStrictJSON("data", d.Data) != nil {
 				t.Fatalf("data %q is not strict JSON", d.Data)
 			}
 			var obj map[string]json.RawMessage

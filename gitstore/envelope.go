@@ -126,8 +126,8 @@ func canonicalData(raw []byte) (json.RawMessage, error) {
 	if len(raw) > MaxDataSize {
 		return nil, fault.Invalidf("data is %d bytes; the limit is %d", len(raw), MaxDataSize)
 	}
-	if err := checkStrictJSON(raw); err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+	if err := checkStrictJSON("data", raw); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

@@ -15,12 +15,12 @@ import (
 // without a word: bytes that are not UTF-8 (they would become U+FFFD) and
 // an object naming a key twice (the last one would win). The error names
 // the byte offset or the key's path, never the content.
-func checkStrictJSON(raw []byte) error {
+func checkStrictJSON(what string, raw []byte) error {
 	if !utf8.Valid(raw) {
-		return fault.Invalidf("not valid UTF-8 at byte %d", invalidUTF8At(raw))
+		return fault.Invalidf("%s is not valid UTF-8 at byte %d", what, invalidUTF8At(raw))
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := walkStrict(dec, "$"); err != nil {
+	if err := walkStrict(dec, what, "$"); err != nil {
 		return err
 	}
 	return nil
@@ -39,13 +39,13 @@ func invalidUTF8At(b []byte) int {
 
 // walkStrict reads one JSON value from dec, checking every object in it
 // for a key given twice.
-func walkStrict(dec *json.Decoder, path string) error {
+func walkStrict(dec *json.Decoder, what, path string) error {
 	tok, err := dec.Token()
 	if err == io.EOF {
 		return nil
 	}
 	if err != nil {
-		return fault.Invalidf("not valid JSON: %v", err)
+		return fault.Invalidf("%s is not valid JSON: %v", what, err)
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
@@ -57,20 +57,20 @@ func walkStrict(dec *json.Decoder, path string) error {
 		for dec.More() {
 			tok, err := dec.Token()
 			if err != nil {
-				return fault.Invalidf("not valid JSON: %v", err)
+				return fault.Invalidf("%s is not valid JSON: %v", what, err)
 			}
 			key, _ := tok.(string)
 			if seen[key] {
-				return fault.Invalidf("key %q is given twice in %s", key, path)
+				return fault.Invalidf("%s has the key %q twice, at %s", what, key, path)
 			}
 			seen[key] = true
-			if err := walkStrict(dec, path+"."+key); err != nil {
+			if err := walkStrict(dec, what, path+"."+key); err != nil {
 				return err
 			}
 		}
 	case '[':
 		for i := 0; dec.More(); i++ {
-			if err := walkStrict(dec, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if err := walkStrict(dec, what, path+"["+strconv.Itoa(i)+"]"); err != nil {
 				return err
 			}
 		}
@@ -78,7 +78,7 @@ func walkStrict(dec *json.Decoder, path string) error {
 		return fmt.Errorf("unexpected %v", d)
 	}
 	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return fault.Invalidf("not valid JSON: %v", err)
+		return fault.Invalidf("%s is not valid JSON: %v", what, err)
 	}
 	return nil
 }
