@@ -29,6 +29,15 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil && !fresh {
 		return "", err // a worktree there, unreadable: never replaced
 	}
+	remade := false
+	if !fresh && worktree.Missing(m) {
+		// Deleted by hand: made again on its branch, where its commits are.
+		if err := worktree.Remake(d.Env.Repo, m); err != nil {
+			return "", err
+		}
+		remade = true
+		d.say(wp.ID, "worktree", "%s was deleted by hand; made it again from %s (what was not committed there is gone; setup hooks did not run again)", m.Path, m.Branch)
+	}
 	if fresh {
 		outsideSum = "" // a new worktree: nothing ran for it yet
 		if err := d.setAsideBranch(wp.ID, slug, len(st.Dispatches[wp.ID])); err != nil {
@@ -44,7 +53,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := sessions.OpenView(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
-			if !fresh {
+			if !fresh && !remade {
 				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
 				return rec.ID, nil
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
 )
 
 // schedule runs waves until every wanted WP is verified: each wave is the
@@ -60,6 +61,7 @@ func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.forgetDeletedWork(st)
 	pending, ready := nextWave(p, st, want)
 	if len(pending) == 0 {
 		d.say("", "done", "every work package of %s is verified", p.Name)
@@ -294,5 +296,23 @@ func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
 		case <-tick.C:
 			report()
 		}
+	}
+}
+
+// forgetDeletedWork drops the verification of a WP whose worktree was
+// deleted by hand before its checkpoint: what was verified lived only
+// there, so the WP is dispatched again (its worktree made again on its
+// branch, a new session).
+func (d *Dispatcher) forgetDeletedWork(st *State) {
+	for wp, v := range st.Verifications {
+		if _, done := st.Checkpoints[wp]; done || v.Verdict != Pass {
+			continue
+		}
+		m, err := worktree.Load(d.Env.Repo, Slug(d.Env.Project.Name, wp))
+		if err != nil || !worktree.Missing(m) {
+			continue
+		}
+		delete(st.Verifications, wp)
+		d.say(wp, "worktree", "%s was deleted by hand before its checkpoint; its verified work went with it: dispatching it again", m.Path)
 	}
 }

@@ -181,6 +181,9 @@ type Listed struct {
 	Tree        *TreeState `json:"tree,omitempty"`
 	Integration string     `json:"integration,omitempty"`
 	Live        bool       `json:"live"`
+	// Missing: the directory was deleted by hand; dispatch makes it again
+	// from its branch (Remake), worktree rm forgets it.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // List returns every worktree, then the ones left half made; with status,
@@ -196,8 +199,8 @@ func (mg *Manager) List(status bool, live func(*Meta) bool) ([]Listed, error) {
 	}
 	out := []Listed{}
 	for i, m := range all {
-		r := Listed{Meta: m, Live: live(m), Head: BranchHead(mg.Repo, m)}
-		if status {
+		r := Listed{Meta: m, Live: live(m), Head: BranchHead(mg.Repo, m), Missing: Missing(m)}
+		if status && !r.Missing {
 			st := statuses[i]
 			if st.TreeErr != nil {
 				return nil, fmt.Errorf("worktree %s: %w", m.Slug, st.TreeErr)

@@ -62,7 +62,9 @@ func lsLine(r worktree.Listed) string {
 	if r.Checkout == worktree.CheckoutGit {
 		line += "  [git checkout: " + r.CheckoutReason + "]"
 	}
-	if r.Live {
+	if r.Missing {
+		line += "  [missing: its directory was deleted; dispatch makes it again from " + r.Branch + ", or forget it: git agentproto worktree rm " + r.Slug + "]"
+	} else if r.Live {
 		line += "  [live]"
 	}
 	if r.Tree != nil {
