@@ -37,9 +37,11 @@ func AddJSONFlags(cmd *cobra.Command, on *bool, usage string) *Exporter {
 // AddJQFlag gives --jq to a command that always prints one JSON document
 // (the peer protocol's packets and records, whose shapes are their own
 // and carry no --json flag); a filter that does not parse is refused
-// before the command runs.
-func AddJQFlag(cmd *cobra.Command) {
+// before the command runs. It returns the exporter the command writes
+// its document with (Document).
+func AddJQFlag(cmd *cobra.Command) *Exporter {
 	addJQ(cmd, "filter the JSON output with a jq `EXPR`", nil)
+	return &Exporter{cmd: cmd, on: new(bool)}
 }
 
 // addJQ adds --jq, checked before the command runs; given, it sets json.
@@ -115,6 +117,15 @@ func ExportJSON(cmd *cobra.Command, w io.Writer, v any) error {
 		return err
 	}
 	return jsondoc.Emit(w, doc, SchemaOf(cmd), filter(cmd))
+}
+
+// Document prints v as WriteDocument does. A nil Exporter (options built
+// by a unit test) writes it indented.
+func (e *Exporter) Document(w io.Writer, v any) error {
+	if e == nil {
+		return jsondoc.WriteIndent(w, v)
+	}
+	return WriteDocument(e.cmd, w, v)
 }
 
 // WriteDocument prints v, indented, or what the command's --jq makes of it.

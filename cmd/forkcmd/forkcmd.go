@@ -2,6 +2,7 @@
 package forkcmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -67,14 +68,7 @@ nothing. --wait waits for the branch's turn to end and holds its result.`,
 				}
 				r.Task = string(b)
 			}
-			s, err := Service(f)
-			if err != nil {
-				return err
-			}
-			b, already, err := s.Admit(r)
-			if err == nil && wait > 0 && b.State == fork.StateRunning {
-				b, err = s.Wait(b.BranchID, wait)
-			}
+			b, already, err := f.App().AdmitFork(context.Background(), r, wait)
 			if b != nil {
 				if asJSON {
 					cmdutil.ExportJSON(cmd, f.IO.Out, b)
@@ -144,11 +138,7 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "ls [--json]", Short: "List execution branches: id, state, source, executor, lease end", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := readService(f)
-			if err != nil {
-				return err
-			}
-			bs, err := s.List()
+			bs, err := f.App().ForkBranches(context.Background())
 			if err != nil {
 				return err
 			}
@@ -175,11 +165,7 @@ func newCmdShow(f *cmdutil.Factory) *cobra.Command {
 		Use: "show BRANCH_ID [--json]", Short: "Show one execution branch: identities, proofs, history, outcome",
 		Args: cmdutil.ExactArgs(1, "one execution branch id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := readService(f)
-			if err != nil {
-				return err
-			}
-			b, err := s.Get(args[0])
+			b, err := f.App().ForkBranch(context.Background(), args[0])
 			if err != nil {
 				return err
 			}
@@ -259,20 +245,6 @@ func newCmdCancel(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the branch as JSON")
 	return cmd
-}
-
-// readService is the service for the read verbs: a broken agentproto.toml
-// never hides the branches.
-func readService(f *cmdutil.Factory) (*fork.Service, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, err
-	}
-	l, err := f.ReadLedger()
-	if err != nil {
-		return nil, err
-	}
-	return &fork.Service{Repo: repo, Ledger: l}, nil
 }
 
 func orDash(s string) string {

@@ -3,16 +3,14 @@
 package hookscmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
-	"github.com/agentproto/agentproto/hooks"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // NewCmdHooks returns the `hooks` command.
@@ -30,12 +28,12 @@ and uninstall removes only the block. The hooks directory is git's own
 	}
 	for _, verb := range []struct {
 		name, short string
-		fn          func(*gitrepo.Repo, string) (string, bool, error)
+		fn          func(*app.Env, context.Context, string) (*app.Hook, error)
 		did, same   string // %[1]s is the hook, %[2]s its file
 	}{
-		{"install", "Add agentproto's block to a git hook (default pre-push)", hooks.Install,
+		{"install", "Add agentproto's block to a git hook (default pre-push)", (*app.Env).InstallHook,
 			"installed agentproto's %[1]s block in %[2]s\n", "%[2]s already has agentproto's block\n"},
-		{"uninstall", "Remove agentproto's block from a git hook, keeping the rest", hooks.Uninstall,
+		{"uninstall", "Remove agentproto's block from a git hook, keeping the rest", (*app.Env).UninstallHook,
 			"removed agentproto's %[1]s block from %[2]s\n", "%[2]s has no agentproto block\n"},
 	} {
 		verb := verb
@@ -46,25 +44,21 @@ and uninstall removes only the block. The hooks directory is git's own
 			Short: verb.short,
 			Args:  cmdutil.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				repo, err := f.Repo()
-				if err != nil {
-					return err
-				}
-				path, changed, err := verb.fn(repo, hook)
+				h, err := verb.fn(f.App(), context.Background(), hook)
 				switch {
 				case err != nil:
 					return err
 				case asJSON:
-					return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"hook": hook, "path": path, "changed": changed})
-				case changed:
-					fmt.Fprintf(f.IO.Out, verb.did, hook, path)
+					return cmdutil.ExportJSON(cmd, f.IO.Out, h)
+				case h.Changed:
+					fmt.Fprintf(f.IO.Out, verb.did, hook, h.Path)
 				default:
-					fmt.Fprintf(f.IO.Out, verb.same, hook, path)
+					fmt.Fprintf(f.IO.Out, verb.same, hook, h.Path)
 				}
 				return nil
 			},
 		}
-		c.Flags().StringVar(&hook, "hook", hooks.HookPrePush, "hook name")
+		c.Flags().StringVar(&hook, "hook", app.HookPrePush, "hook name")
 		cmdutil.AddJSONFlags(c, &asJSON, `print {"hook","path","changed"} as JSON`)
 		cmd.AddCommand(c)
 	}
@@ -85,34 +79,13 @@ func newCmdRun(f *cmdutil.Factory) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch args[0] {
-			case hooks.HookPrePush:
+			case app.HookPrePush:
 				if len(args) != 3 {
 					return fault.Invalidf("hooks run pre-push takes REMOTE and URL (got %d arguments)", len(args)-1)
 				}
-				return runPrePush(f, args[1], args[2])
+				return f.App().PrePush(context.Background(), args[1], args[2], f.IO.In, f.IO.ErrOut)
 			}
 			return fault.Invalidf("agentproto has no %q hook", args[0])
 		},
 	}
-}
-
-func runPrePush(f *cmdutil.Factory, remote, url string) error {
-	repo, err := f.Repo()
-	if err != nil {
-		return err
-	}
-	refs, err := hooks.ParsePushedRefs(f.IO.In)
-	if err != nil {
-		return err
-	}
-	p := &hooks.PrePush{Repo: repo, Remote: remote, URL: url, Refs: refs, Out: f.IO.ErrOut}
-	return p.Run(hooks.PrePushOptions{
-		BranchVerified: func(l *gitstore.Ledger, branch, commit string) error {
-			return pipeline.CheckBranchCommit(repo, l, branch, commit)
-		},
-		PushLedger: func() (bool, error) {
-			cfg, _, err := f.Config()
-			return cfg.Sync.PushOnPrePush, err
-		},
-	})
 }

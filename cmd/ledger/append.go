@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
@@ -17,8 +19,8 @@ import (
 
 // AppendOptions are the inputs of `ledger append`.
 type AppendOptions struct {
-	IO     *cmdutil.IOStreams
-	Ledger func() (*gitstore.Ledger, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	Kind     string
 	ID       string
@@ -34,7 +36,7 @@ type AppendOptions struct {
 
 // NewCmdAppend returns `ledger append`.
 func NewCmdAppend(f *cmdutil.Factory, runF func(*AppendOptions) error) *cobra.Command {
-	opts := &AppendOptions{IO: f.IO, Ledger: f.Ledger}
+	opts := &AppendOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "append (--kind KIND --id ID (--data JSON | --data-file F) | --batch)",
 		Short: "Append events of a user kind (note, x.NAME) to the ledger",
@@ -96,23 +98,7 @@ func appendRun(o *AppendOptions) error {
 	if err != nil {
 		return err
 	}
-	for i, d := range drafts {
-		if err := gitstore.ValidateKind(d.Kind); err != nil {
-			return lineErr(o.Batch, i, err)
-		}
-		if !gitstore.IsUserKind(d.Kind) {
-			owner := ""
-			if name := gitstore.KindOwner(d.Kind); name != "" {
-				owner = " (" + name + ")"
-			}
-			return lineErr(o.Batch, i, fault.Refusedf("kind %q belongs to its own command%s; ledger append accepts only note and x.NAME kinds", d.Kind, owner))
-		}
-	}
-	l, err := o.Ledger()
-	if err != nil {
-		return err
-	}
-	res, err := l.AppendUser(drafts)
+	res, err := o.App.AppendEvents(context.Background(), drafts, o.Batch)
 	if res != nil {
 		cmdutil.Warn(o.IO.ErrOut, res.Warnings)
 	}
@@ -135,13 +121,6 @@ func appendRun(o *AppendOptions) error {
 			len(res.Written), len(res.Existing), gitstore.LedgerRefPrefix, res.Writer)
 	}
 	return nil
-}
-
-func lineErr(batch bool, i int, err error) error {
-	if !batch {
-		return err
-	}
-	return fmt.Errorf("event %d of the batch: %w", i+1, err)
 }
 
 func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {

@@ -2,8 +2,7 @@ package peercmd
 
 import (
 	"encoding/json"
-
-	"github.com/spf13/cobra"
+	"io"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 )
@@ -13,12 +12,12 @@ import (
 // their own names (supervisor_proposal_v0, ...), and the schema goes only
 // into what is printed: the records in the ledger stay byte for byte what
 // earlier versions wrote, so a replay of one is still a no-op.
-func writeNamed(cmd *cobra.Command, f *cmdutil.Factory, schema string, v any) error {
+func writeNamed(w io.Writer, x *cmdutil.Exporter, schema string, v any) error {
 	doc, err := named(schema, v)
 	if err != nil {
 		return err
 	}
-	return cmdutil.WriteDocument(cmd, f.IO.Out, doc)
+	return x.Document(w, doc)
 }
 
 // named returns v encoded as a JSON object with schema as its first

@@ -1,6 +1,7 @@
 package pipelinecmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,18 +10,10 @@ import (
 	"github.com/agentproto/agentproto/pipeline"
 )
 
-// verifyBranch prints pipeline.VerifyBranch: verify where the work
+// verifyBranch prints app.VerifyBranch: verify where the work
 // package's worktree is not (a CI job with the branch and the ledger).
 func verifyBranch(cmd *cobra.Command, f *cmdutil.Factory, branch, rev string, asJSON bool) error {
-	repo, err := f.Repo()
-	if err != nil {
-		return err
-	}
-	l, err := f.ReadLedger()
-	if err != nil {
-		return err
-	}
-	v, err := pipeline.VerifyBranch(repo, l, branch, rev)
+	v, err := f.App().VerifyBranch(context.Background(), branch, rev)
 	if err != nil {
 		return err
 	}

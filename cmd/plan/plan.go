@@ -1,13 +1,16 @@
 // Package plan wires the `plan` verbs: init, new-wp, check, freeze, status,
-// amend, render, show, owner.
+// amend, answer, render, show, owner. Each verb has an Options struct
+// (dependencies, then flag values) and a run function, in a file of its
+// own; tests pass a runF to check the flags alone.
 package plan
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -21,47 +24,36 @@ CONTRACT.md and one brief per work package (WP). Perimeters (owns globs) of
 different WPs never overlap; shared files belong to nobody. WP0 freezes the
 contract and runs first. Once checked, the plan is frozen into the ledger.`,
 	}
-	cmd.AddCommand(newCmdInit(f), newCmdNewWP(f), newCmdCheck(f), newCmdFreeze(f),
-		newCmdStatus(f), newCmdAmend(f), newCmdAnswer(f), newCmdRender(f), newCmdShow(f), newCmdOwner(f))
+	cmd.AddCommand(NewCmdInit(f, nil), NewCmdNewWP(f, nil), NewCmdCheck(f, nil), NewCmdFreeze(f, nil),
+		NewCmdStatus(f, nil), NewCmdAmend(f, nil), NewCmdAnswer(f, nil), NewCmdRender(f, nil),
+		NewCmdShow(f, nil), NewCmdOwner(f, nil))
 	return cmd
 }
 
-// env gathers what the plan verbs share.
-type env struct {
-	f    *cmdutil.Factory
-	repo *gitrepo.Repo
+// runOr calls runF when a test gave one, else run.
+func runOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
 }
 
-func newEnv(f *cmdutil.Factory) (*env, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return nil, err
+// printFindings prints a check's findings, then its count; check and a
+// refused freeze both print them.
+func printFindings(w io.Writer, rep *plans.Report) {
+	for _, fd := range rep.Findings {
+		where := fd.File
+		if fd.WP != "" {
+			where = fd.WP + " " + where
+		}
+		fmt.Fprintf(w, "%s: %s (%s): %s\n", fd.Severity, fd.Code, where, fd.Message)
 	}
-	if repo.WorkTree == "" {
-		return nil, fault.Invalidf("plans need a working tree; this repository is bare")
-	}
-	return &env{f: f, repo: repo}, nil
+	fmt.Fprintf(w, "plan %s: %d errors, %d warnings\n", rep.Project, rep.Errors, rep.Warnings)
 }
 
-// openPlan is what most plan verbs start with: the environment and the
-// plan named on the command line.
-func openPlan(f *cmdutil.Factory, name string) (*env, *plans.Project, error) {
-	e, err := newEnv(f)
-	if err != nil {
-		return nil, nil, err
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
 	}
-	p, err := e.load(name)
-	return e, p, err
-}
-
-func (e *env) load(name string) (*plans.Project, error) {
-	return plans.Load(e.repo.WorkTree, name)
-}
-
-func (e *env) contract() (string, error) {
-	cfg, _, err := e.f.Config()
-	if err != nil {
-		return "", err
-	}
-	return plans.ContractBlock(e.repo.WorkTree, cfg.Plans)
+	return s
 }

@@ -68,17 +68,18 @@ func candidates(f *cmdutil.Factory, cmd *cobra.Command, kind string, args []stri
 		group = cmd.Parent().Name()
 	}
 	var out []string
+	a, ctx := f.App(), cmd.Context()
 	switch {
 	case kind == "PROJECT":
-		out = f.Projects()
+		out = a.PlanNames(ctx)
 	case kind == "WPn" && len(args) > 0:
-		out = f.WPs(args[0])
+		out = a.WPNames(ctx, args[0])
 	case kind == "SLUG":
-		out = f.WorktreeSlugs()
+		out = a.WorktreeNames(ctx)
 	case kind == "ID" && group == "sessions":
-		out = f.SessionIDs()
+		out = a.SessionNames(ctx)
 	case kind == "PROFILE" || kind == "NAME" && group == "profile":
-		out = f.ProfileNames()
+		out = a.ProfileNames(ctx)
 	default:
 		return nil, cobra.ShellCompDirectiveDefault
 	}

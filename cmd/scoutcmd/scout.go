@@ -4,21 +4,22 @@ package scoutcmd
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/scout"
 )
 
 // NewCmdScout builds `scout` and `scout check`.
 func NewCmdScout(f *cmdutil.Factory) *cobra.Command {
-	var o pipeline.ScoutOptions
+	var o app.ScoutOptions
 	var question string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -44,25 +45,8 @@ one; without --profile or --adapter it runs [dispatch] adapter.`,
 					return err
 				}
 			}
-			repo, err := f.Repo()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			l, err := f.Ledger()
-			if err != nil {
-				return err
-			}
-			c, err := f.Sessions()
-			if err != nil {
-				return err
-			}
-			o.Repo, o.Config, o.Ledger, o.Sessions = repo, cfg, l, c
-			o.Project, o.Question, o.Env, o.Out = args[0], string(b), os.Environ(), f.IO.ErrOut
-			res, err := pipeline.Scout(o)
+			o.Project, o.Question = args[0], string(b)
+			res, err := f.App().Scout(context.Background(), o)
 			if err != nil {
 				return err
 			}
@@ -96,15 +80,7 @@ func newCmdCheck(f *cmdutil.Factory) *cobra.Command {
 else the commit the last scout run read.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
-			if err != nil {
-				return err
-			}
-			commit, err := pipeline.ScoutCheckBase(repo, f.ReadLedger, args[0], base)
-			if err != nil {
-				return err
-			}
-			res, err := pipeline.ScoutCheck(repo, args[0], commit)
+			res, err := f.App().ScoutCheck(context.Background(), args[0], base)
 			if err != nil {
 				return err
 			}

@@ -3,22 +3,19 @@ package sessionscmd
 import (
 	"bufio"
 	"bytes"
-	"io"
-	"os"
-	"time"
+	"context"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/sessions"
 )
 
 // OutputOptions are the inputs of `sessions output`.
 type OutputOptions struct {
-	IO    *cmdutil.IOStreams
-	Store func() (sessions.View, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	ID     string
 	Last   int
@@ -29,7 +26,7 @@ type OutputOptions struct {
 }
 
 func newCmdOutput(f *cmdutil.Factory, runF func(*OutputOptions) error) *cobra.Command {
-	opts := &OutputOptions{IO: f.IO, Store: storeOf(f)}
+	opts := &OutputOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "output ID [--last N] [--follow] [--clean] [--json]",
 		Short: "Print a session's output (the last N lines; --follow until it ends)",
@@ -47,25 +44,13 @@ func newCmdOutput(f *cmdutil.Factory, runF func(*OutputOptions) error) *cobra.Co
 }
 
 func outputRun(o *OutputOptions) error {
-	st, err := o.Store()
-	if err != nil {
-		return err
-	}
-	rec, err := st.Load(o.ID)
+	ctx := context.Background()
+	rec, b, err := o.App.SessionOutput(ctx, o.ID)
 	if err != nil {
 		return err
 	}
 	if o.Last < 0 {
 		return fault.Invalidf("--last must be 0 (all) or more")
-	}
-	file, err := os.Open(st.OutputPath(rec.ID))
-	if err != nil {
-		return err
-	}
-	defer file.Close()
-	b, err := io.ReadAll(file)
-	if err != nil {
-		return err
 	}
 	w := bufio.NewWriter(o.IO.Out)
 	defer w.Flush()
@@ -87,16 +72,7 @@ func outputRun(o *OutputOptions) error {
 	if !o.Follow {
 		return nil
 	}
-	for {
-		w.Flush()
-		r, err := st.Load(rec.ID)
-		more, _ := io.ReadAll(file)
-		emit(more)
-		if err != nil || (sessions.Terminal(r.State) && len(more) == 0) {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return o.App.FollowOutput(ctx, rec.ID, int64(len(b)), emit, func() { w.Flush() })
 }
 
 // lastLines is the last n lines of b, all of it when n is 0.

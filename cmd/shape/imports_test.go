@@ -38,22 +38,20 @@ var notFrontEnds = []string{"cmd/agentproto-adapter-", "cmd/agentproto-sandbox",
 // new import of a service fails it until the use case goes through app.
 var frontEndExceptions = map[string][]string{
 	"cmd/git-agentproto": {"sandbox"}, // made undumpable before anything runs
-	"cmd/cmdutil":        {"gitstore", "plans", "sessions", "worktree"},
+	"cmd/cmdutil":        {"gitstore", "sessions"},
 	"cmd/forkcmd":        {"fork"},
-	"cmd/hookscmd":       {"gitstore", "hooks", "pipeline"},
 	"cmd/initcmd":        {"internal/clonesetup"},
 	"cmd/ledger":         {"gitstore", "internal/inputfile"},
 	"cmd/lessoncmd":      {"lessons"},
-	"cmd/peercmd":        {"launch", "lessons", "peers", "plugins/host"},
+	"cmd/peercmd":        {"peers"},
 	"cmd/pipelinecmd":    {"forge", "judge", "pipeline", "profiles"},
-	"cmd/plan":           {"pipeline", "plans"},
+	"cmd/plan":           {"plans"},
 	"cmd/plugincmd":      {"launch", "plugins/host"},
 	"cmd/policycmd":      {"plugins/host", "sessions"},
 	"cmd/profilecmd":     {"plugins/host", "profiles"},
-	"cmd/scoutcmd":       {"pipeline", "scout"},
+	"cmd/scoutcmd":       {"scout"},
 	"cmd/sessionscmd":    {"sessions", "sessions/daemon"}, // serve alone runs the daemon
-	"cmd/synccmd":        {"gitstore"},
-	"cmd/watchcmd":       {"pipeline", "plans", "sessions", "watch"},
+	"cmd/watchcmd":       {"watch"},
 	"cmd/worktreecmd":    {"worktree"},
 	"mcp":                {"internal/secrets", "judge", "peers", "pipeline", "profiles", "sessions"},
 }

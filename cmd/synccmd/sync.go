@@ -2,20 +2,19 @@
 package synccmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/gitstore"
-	"github.com/agentproto/agentproto/internal/config"
 )
 
 // Options are the inputs of `sync`.
 type Options struct {
-	IO     *cmdutil.IOStreams
-	Ledger func() (*gitstore.Ledger, error)
-	Config func() (config.Config, config.Source, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	Remote string
 	JSON   bool
@@ -24,7 +23,7 @@ type Options struct {
 
 // NewCmdSync returns `sync`.
 func NewCmdSync(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	opts := &Options{IO: f.IO, Ledger: f.Ledger, Config: f.Config}
+	opts := &Options{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "sync [REMOTE] [--json]",
 		Short: "Fetch other writers' ledger refs and push this clone's own",
@@ -52,18 +51,7 @@ follows the remote again, a warning says so (and --json lists it under
 }
 
 func syncRun(o *Options) error {
-	if o.Remote == "" {
-		cfg, _, err := o.Config()
-		if err != nil {
-			return err
-		}
-		o.Remote = cfg.Sync.Remote
-	}
-	l, err := o.Ledger()
-	if err != nil {
-		return err
-	}
-	rep, err := l.Sync(o.Remote)
+	rep, err := o.App.Sync(context.Background(), o.Remote)
 	if rep != nil {
 		cmdutil.Warn(o.IO.ErrOut, rep.Warnings)
 	}

@@ -1,6 +1,7 @@
-package cmdutil
+package app
 
 import (
+	"context"
 	"sort"
 
 	"github.com/agentproto/agentproto/plans"
@@ -12,18 +13,18 @@ import (
 // never start the daemon, and answer nothing rather than fail, since a
 // completion that errors only garbles the user's prompt.
 
-// Projects lists the plans under .plans/ of the work tree.
-func (f *Factory) Projects() []string {
-	repo, err := f.Repo()
+// PlanNames lists the plans under .plans/ of the work tree.
+func (e *Env) PlanNames(ctx context.Context) []string {
+	repo, err := e.Repo()
 	if err != nil || repo.WorkTree == "" {
 		return nil
 	}
 	return plans.List(repo.WorkTree)
 }
 
-// WPs lists the work package ids of plan project, each with its title.
-func (f *Factory) WPs(project string) []string {
-	repo, err := f.Repo()
+// WPNames lists the work package ids of plan project, each with its title.
+func (e *Env) WPNames(ctx context.Context, project string) []string {
+	repo, err := e.Repo()
 	if err != nil {
 		return nil
 	}
@@ -38,9 +39,9 @@ func (f *Factory) WPs(project string) []string {
 	return out
 }
 
-// SessionIDs lists this repository's sessions, each with its state and label.
-func (f *Factory) SessionIDs() []string {
-	repo, err := f.Repo()
+// SessionNames lists this repository's sessions, each with its state and label.
+func (e *Env) SessionNames(ctx context.Context) []string {
+	repo, err := e.Repo()
 	if err != nil {
 		return nil
 	}
@@ -59,9 +60,9 @@ func (f *Factory) SessionIDs() []string {
 	return out
 }
 
-// WorktreeSlugs lists the worktrees agentproto made for this repository.
-func (f *Factory) WorktreeSlugs() []string {
-	repo, err := f.Repo()
+// WorktreeNames lists the worktrees agentproto made for this repository.
+func (e *Env) WorktreeNames(ctx context.Context) []string {
+	repo, err := e.Repo()
 	if err != nil {
 		return nil
 	}
@@ -77,8 +78,8 @@ func (f *Factory) WorktreeSlugs() []string {
 }
 
 // ProfileNames lists the configured executor profiles.
-func (f *Factory) ProfileNames() []string {
-	cfg, _, err := f.Config()
+func (e *Env) ProfileNames(ctx context.Context) []string {
+	cfg, err := e.Config()
 	if err != nil {
 		return nil
 	}

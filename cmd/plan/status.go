@@ -1,0 +1,58 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/app"
+	"github.com/agentproto/agentproto/cmd/cmdutil"
+)
+
+// StatusOptions are the inputs of `plan status`.
+type StatusOptions struct {
+	IO  *cmdutil.IOStreams
+	App *app.Env
+
+	Project string
+	JSON    bool
+	Export  *cmdutil.Exporter
+}
+
+// NewCmdStatus returns `plan status`.
+func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Command {
+	o := &StatusOptions{IO: f.IO, App: f.App()}
+	cmd := &cobra.Command{
+		Use:   "status PROJECT [--json]",
+		Short: "Show drift of the plan's working files against the frozen version",
+		Args:  cmdutil.ExactArgs(1, "one plan name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Project = args[0]
+			return runOr(o, runF, statusRun)
+		},
+	}
+	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the drift as JSON")
+	return cmd
+}
+
+func statusRun(o *StatusOptions) error {
+	p, st, err := o.App.PlanStatus(context.Background(), o.Project)
+	switch {
+	case err != nil:
+		return err
+	case o.JSON:
+		return o.Export.Write(o.IO.Out, st)
+	case !st.Frozen:
+		fmt.Fprintf(o.IO.Out, "plan %s is not frozen\n", p.Name)
+		return nil
+	}
+	fmt.Fprintf(o.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, st.Record, st.Time, st.Amendments)
+	for _, d := range st.Files {
+		fmt.Fprintf(o.IO.Out, "  %-10s %s\n", d.State, d.Name)
+	}
+	for _, w := range st.Waiting {
+		fmt.Fprintf(o.IO.Out, "  %s %s: %s\n", w.WP, app.WaitingDecision, w.Stop.Describe())
+	}
+	return nil
+}
