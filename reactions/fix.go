@@ -12,11 +12,11 @@ import (
 // send gives the item's owners a turn and closes the loop through the
 // pipeline; the attempt is recorded before the turn, so a watcher that
 // dies in it still counts it against the retries.
-func (w *Watcher) send(ctx context.Context, it Item, r Route, base Reaction, attempt int) (*Reaction, error) {
+func (w *Watcher) send(ctx context.Context, incident int, it Item, r Route, base Reaction, attempt int) (*Reaction, error) {
 	base.Attempt = attempt
 	sent := base
 	sent.Outcome = Sent
-	if err := w.recordReaction(sent, Sent); err != nil {
+	if err := w.recordReaction(incident, sent, Sent); err != nil {
 		return nil, err
 	}
 	w.say("%s: turn %d of %s", it.Key, attempt, strings.Join(base.WPs, ", "))
@@ -27,7 +27,7 @@ func (w *Watcher) send(ctx context.Context, it Item, r Route, base Reaction, att
 		w.say("%s: stopped at %s: %v", it.Key, step, err)
 		if fault.KindOf(err) == fault.Refused && step == "push" {
 			// A branch someone else moved is a person's call, not a retry.
-			if rerr := w.recordReaction(res, Failed); rerr != nil {
+			if rerr := w.recordReaction(incident, res, Failed); rerr != nil {
 				return nil, rerr
 			}
 			st, rerr := ReadState(w.Env.Ledger, w.Env.Project.Name)
@@ -40,7 +40,7 @@ func (w *Watcher) send(ctx context.Context, it Item, r Route, base Reaction, att
 		res.Outcome, res.Commit = Pushed, commit
 		w.say("%s: pushed %s", it.Key, short(commit))
 	}
-	return &res, w.recordReaction(res, res.Outcome)
+	return &res, w.recordReaction(incident, res, res.Outcome)
 }
 
 // closeLoop is the owners' turn, then verify, checkpoint, consolidate and

@@ -19,11 +19,15 @@ type State struct {
 	seen map[string]bool
 	// first is when each item was first seen.
 	first map[string]time.Time
+	// reset is, for a check that passed again after it failed, the
+	// number of reactions before it passed: a later failure is a new
+	// incident, with its retries again and no standing escalation.
+	reset map[string]int
 }
 
 // ReadState folds project's reactions events.
 func ReadState(l gitstore.Store, project string) (*State, error) {
-	st := &State{seen: map[string]bool{}, first: map[string]time.Time{}}
+	st := &State{seen: map[string]bool{}, first: map[string]time.Time{}, reset: map[string]int{}}
 	mark := func(st *State, e *gitstore.Event, item string) {
 		st.seen[e.ID] = true
 		if _, ok := st.first[item]; !ok && item != "" {
@@ -33,10 +37,18 @@ func ReadState(l gitstore.Store, project string) (*State, error) {
 		}
 	}
 	check := func(st *State, e *gitstore.Event, c Check) {
-		if c.Project == project {
-			mark(st, e, "check:"+c.Name)
-			st.Checks = append(st.Checks, c)
+		if c.Project != project {
+			return
 		}
+		key := "check:" + c.Name
+		if !failedConclusions[c.Conclusion] {
+			st.reset[key] = len(st.Reactions)
+			delete(st.first, key)
+		} else {
+			mark(st, e, key)
+		}
+		st.seen[e.ID] = true
+		st.Checks = append(st.Checks, c)
 	}
 	_, err := gitstore.Fold(l, st,
 		gitstore.On(prStateKind, func(st *State, e *gitstore.Event, p PRState) {
@@ -71,10 +83,21 @@ func ReadState(l gitstore.Store, project string) (*State, error) {
 // Seen reports whether the event id is recorded.
 func (s *State) Seen(id string) bool { return s.seen[id] }
 
+// current are the reactions to item since it was last resolved.
+func (s *State) current(item string) []Reaction {
+	var out []Reaction
+	for _, r := range s.Reactions[s.reset[item]:] {
+		if r.Item == item {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Attempts are the turns sent to the owners of item.
 func (s *State) Attempts(item string) int {
 	n := 0
-	for _, r := range s.Reactions {
+	for _, r := range s.current(item) {
 		if r.Item == item && r.Outcome == Sent {
 			n++
 		}
@@ -84,8 +107,9 @@ func (s *State) Attempts(item string) int {
 
 // Last is the latest reaction to item with an outcome other than Sent.
 func (s *State) Last(item string) (Reaction, bool) {
-	for i := len(s.Reactions) - 1; i >= 0; i-- {
-		if r := s.Reactions[i]; r.Item == item && r.Outcome != Sent {
+	rs := s.current(item)
+	for i := len(rs) - 1; i >= 0; i-- {
+		if r := rs[i]; r.Outcome != Sent {
 			return r, true
 		}
 	}
@@ -94,8 +118,8 @@ func (s *State) Last(item string) (Reaction, bool) {
 
 // Escalated is the escalation of item, if it was escalated.
 func (s *State) Escalated(item string) (Reaction, bool) {
-	for _, r := range s.Reactions {
-		if r.Item == item && r.Outcome == Escalated {
+	for _, r := range s.current(item) {
+		if r.Outcome == Escalated {
 			return r, true
 		}
 	}
@@ -105,8 +129,8 @@ func (s *State) Escalated(item string) (Reaction, bool) {
 // Tried lists what was done about item, for an escalation.
 func (s *State) Tried(item string) []string {
 	var out []string
-	for _, r := range s.Reactions {
-		if r.Item != item || r.Outcome == Sent {
+	for _, r := range s.current(item) {
+		if r.Outcome == Sent {
 			continue
 		}
 		t := r.Outcome

@@ -125,7 +125,7 @@ func (w *Watcher) react(ctx context.Context, st *State, it Item, pr PRState, sen
 		}
 		base.Outcome, base.Reason = Notified, notice(it, pr)
 		w.say("notify: %s", base.Reason)
-		return &base, w.recordReaction(base, "notified")
+		return &base, w.recordReaction(st.reset[it.Key], base, "notified")
 	case config.Escalate:
 		return w.escalate(st, base, "[reactions."+it.Trigger+"] action = \"escalate\"")
 	}
@@ -148,25 +148,25 @@ func (w *Watcher) react(ctx context.Context, st *State, it Item, pr PRState, sen
 		return nil, nil // one turn per poll
 	}
 	*sent = true
-	return w.send(ctx, it, r, base, attempts+1)
+	return w.send(ctx, st.reset[it.Key], it, r, base, attempts+1)
 }
 
 // escalate puts the item on the supervisor's list, with what was tried.
 func (w *Watcher) escalate(st *State, r Reaction, why string) (*Reaction, error) {
 	r.Action, r.Outcome, r.Reason, r.Tried = config.Escalate, Escalated, why, st.Tried(r.Item)
 	w.say("escalated %s: %s", r.Item, why)
-	return &r, w.recordReaction(r, "escalated")
+	return &r, w.recordReaction(st.reset[r.Item], r, "escalated")
 }
 
 func notice(it Item, pr PRState) string {
 	return fmt.Sprintf("pull request #%d is approved and every check passed on %s (agentproto never merges: a person does)", pr.Number, short(pr.Head))
 }
 
-func (w *Watcher) recordReaction(r Reaction, what string) error {
-	id := obsID(r.Project, r.Number, "reaction/%s/%s", r.Item, what)
-	if r.Attempt > 0 {
-		id = obsID(r.Project, r.Number, "reaction/%s/%d/%s", r.Item, r.Attempt, what)
-	}
+// recordReaction records r. Its id names the item, the incident (a check
+// that passed and failed again is a new one) and the attempt, so the same
+// reaction recorded twice is one event.
+func (w *Watcher) recordReaction(incident int, r Reaction, what string) error {
+	id := obsID(r.Project, r.Number, "reaction/%s/%d/%d/%s", r.Item, incident, r.Attempt, what)
 	if _, err := reactionKind.Record(w.Env.Ledger, id, r); err != nil {
 		return fmt.Errorf("recording the reaction to %s: %w", r.Item, err)
 	}
