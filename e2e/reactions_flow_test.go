@@ -38,7 +38,9 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 		}
 		return r
 	}
-	remoteHead := func() string { return strings.TrimSpace(must(t, dir, "git", "--git-dir", remote, "rev-parse", "refs/heads/wt/demo-integration")) }
+	remoteHead := func() string {
+		return strings.TrimSpace(must(t, dir, "git", "--git-dir", remote, "rev-parse", "refs/heads/wt/demo-integration"))
+	}
 	descends := func(newer, older string) {
 		t.Helper()
 		if newer == older {

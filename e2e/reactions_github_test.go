@@ -177,7 +177,7 @@ func (g *prGitHub) read(path string) (any, bool) {
 		for _, c := range g.checks[m[1]] {
 			runs = append(runs, map[string]any{"id": c.ID, "name": c.Name, "head_sha": m[1], "status": "completed", "conclusion": c.Conclusion,
 				"html_url": fmt.Sprintf("https://github.example/acme/app/runs/%d", c.ID),
-				"output": map[string]any{"title": c.Name, "summary": c.Conclusion, "text": c.Text, "annotations_count": len(c.Annotations)}})
+				"output":   map[string]any{"title": c.Name, "summary": c.Conclusion, "text": c.Text, "annotations_count": len(c.Annotations)}})
 		}
 		return map[string]any{"total_count": len(runs), "check_runs": runs}, true
 	} else if m != nil {
