@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/agentproto/agentproto/forge"
+	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/reactions"
 	"github.com/agentproto/agentproto/sessions"
 )
@@ -131,6 +133,25 @@ func (e *Env) PRStatus(ctx context.Context, project string) (*reactions.Report, 
 		return nil, err
 	}
 	return reactions.Status(pe.Ledger, pe.Project, cfg.Reactions)
+}
+
+// PlanStatus is pipeline's plan status with the plan's pull request as
+// pr watch last saw it: its state, the reactions pending and the turns
+// left, the escalations waiting for the supervisor.
+type PlanStatus struct {
+	*pipeline.PlanStatus
+	PR *PRReport `json:"pull_request,omitempty"`
+}
+
+// prStatus reads the pull request's reactions from the ledger; a broken
+// agentproto.toml shows them under the default retries rather than hide
+// them.
+func (e *Env) prStatus(l gitstore.Store, p *plans.Project) (*PRReport, error) {
+	cfg, err := e.Config()
+	if err != nil {
+		cfg = config.Default()
+	}
+	return reactions.Status(l, p, cfg.Reactions)
 }
 
 // wpAgent gives a work package's agent its turn: the session it was last

@@ -146,6 +146,18 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 		t.Errorf("60 polls cost %d counted requests (%d 304s); want at most 60", counted, free)
 	}
 
+	// plan status shows the pull request and what waits for the
+	// supervisor, with what was tried.
+	st := must(t, dir, "git", "agentproto", "plan", "status", "demo")
+	for _, want := range []string{"pull request #7 open", "comment comment:102 []: waiting for the supervisor: registry.txt is a shared file", "ci-failed check:test [WP2]: waiting for the supervisor"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("plan status lacks %q:\n%s", want, st)
+		}
+	}
+	if js := must(t, dir, "git", "agentproto", "plan", "status", "demo", "--json"); !strings.Contains(js, `"pull_request":{`) || !strings.Contains(js, `"retries_left":0`) {
+		t.Errorf("plan status --json: %s", js)
+	}
+
 	// Nothing was ever merged, or asked to be.
 	for _, req := range gh.requests {
 		if strings.Contains(req, "merge") || strings.HasPrefix(req, "PUT ") {

@@ -215,6 +215,7 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			for _, w := range st.Waiting {
 				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, w.Stop.Describe())
 			}
+			printPR(f.IO.Out, st.PR)
 			return nil
 		},
 	}
