@@ -47,6 +47,13 @@ type Report struct {
 	Done bool `json:"done"`
 }
 
+func (w *Watcher) now() time.Time {
+	if w.Now == nil {
+		return time.Now()
+	}
+	return w.Now()
+}
+
 func (w *Watcher) say(format string, args ...any) {
 	if w.Log != nil {
 		fmt.Fprintf(w.Log, format+"\n", args...)
@@ -57,9 +64,6 @@ func (w *Watcher) say(format string, args ...any) {
 // what asks for it: at most one turn sent per poll, so the next poll
 // sees the head that turn pushed.
 func (w *Watcher) Poll(ctx context.Context) (*Report, error) {
-	if w.Now == nil {
-		w.Now = time.Now
-	}
 	e := w.Env
 	pst, err := pipeline.ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
@@ -141,7 +145,7 @@ func (w *Watcher) react(ctx context.Context, st *State, it Item, pr PRState, sen
 	if attempts >= act.Retries {
 		return w.escalate(st, base, fmt.Sprintf("the retries ran out: %d turns of %s did not fix it", attempts, strings.Join(base.WPs, ", ")))
 	}
-	if first, ok := st.first[it.Key]; ok && act.EscalateAfter.Duration > 0 && w.Now().Sub(first) > act.EscalateAfter.Duration {
+	if first, ok := st.first[it.Key]; ok && act.EscalateAfter.Duration > 0 && w.now().Sub(first) > act.EscalateAfter.Duration {
 		return w.escalate(st, base, fmt.Sprintf("still open %s after it was first seen (escalate-after)", act.EscalateAfter))
 	}
 	if *sent {
