@@ -58,6 +58,16 @@ func (e *Env) WatchPR(ctx context.Context, o WatchPROptions) (*reactions.Report,
 	if err != nil {
 		return nil, nil, err
 	}
+	if st.PR == nil && o.Once {
+		// A cron job set up before the pull request is opened has
+		// nothing to do yet; that is no failure.
+		rep := &PRReport{Project: pe.Project.Name, Observed: []string{}, Reactions: []reactions.Reaction{}, Pending: []reactions.Pending{},
+			Note: "no pull request yet: git agentproto pr open " + pe.Project.Name}
+		if o.Report != nil {
+			o.Report(rep)
+		}
+		return rep, &WatchCost{}, nil
+	}
 	if st.PR == nil {
 		return nil, nil, fault.Refusedf("plan %s has no pull request to watch: git agentproto pr open %s", pe.Project.Name, pe.Project.Name)
 	}

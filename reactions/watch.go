@@ -45,6 +45,8 @@ type Report struct {
 	// Done: the pull request is closed or merged; there is nothing more
 	// to watch.
 	Done bool `json:"done"`
+	// Note says why there was nothing to poll (no pull request yet).
+	Note string `json:"note,omitempty"`
 }
 
 func (w *Watcher) now() time.Time {

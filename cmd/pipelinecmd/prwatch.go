@@ -43,7 +43,8 @@ pushed to the same branch as a new commit (never forced) and the review
 thread gets a reply naming the commit. What no single work package owns,
 and what the retries did not fix, waits for the supervisor. Approved and
 green notifies. agentproto never merges. Runs until the pull request is
-closed or merged, or Ctrl-C; --once polls one time (for cron or CI).`,
+closed or merged, or Ctrl-C; --once polls one time (for cron or CI), and
+before the pull request is opened says so and exits 0.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -79,6 +80,10 @@ func prWatchRun(o *PRWatchOptions) error {
 }
 
 func printPRReport(w io.Writer, r *app.PRReport) {
+	if r.PR == nil {
+		fmt.Fprintln(w, r.Note)
+		return
+	}
 	fmt.Fprintf(w, "pull request #%d %s at %.12s\n", r.PR.Number, r.PR.State, r.PR.Head)
 	for _, s := range r.Observed {
 		fmt.Fprintf(w, "  seen: %s\n", s)
