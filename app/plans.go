@@ -128,14 +128,19 @@ func (e *Env) RenderPrompt(ctx context.Context, project, wp string) (*Prompt, er
 }
 
 // PlanStatus is the drift of the plan's working files against the frozen
-// version, and the work packages waiting for a decision.
-func (e *Env) PlanStatus(ctx context.Context, project string) (*plans.Project, *pipeline.PlanStatus, error) {
+// version, the work packages waiting for a decision, and its pull
+// request's reactions (reactions.go).
+func (e *Env) PlanStatus(ctx context.Context, project string) (*plans.Project, *PlanStatus, error) {
 	p, l, h, err := e.PlanHistory(ctx, project)
 	if err != nil {
 		return nil, nil, err
 	}
 	st, err := pipeline.Status(l, p, h)
-	return p, st, err
+	if err != nil {
+		return p, nil, err
+	}
+	pr, err := e.prStatus(l, p)
+	return p, &PlanStatus{PlanStatus: st, PR: pr}, err
 }
 
 // AmendPlan appends a dated correction to file (the SPEC, or the recon)

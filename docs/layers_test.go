@@ -31,7 +31,7 @@ func layer(pkg string) int {
 		return frontEnd
 	case "app":
 		return useCase
-	case "pipeline", "watch":
+	case "pipeline", "watch", "reactions":
 		return orchestration
 	case "peers", "fork", "launch", "isolation":
 		return composed
@@ -56,10 +56,11 @@ func layer(pkg string) int {
 // each other (gitstore on gitobj, host on sandbox), and the front ends are
 // one command tree; what matters of them is what they may not import.
 var sideways = map[[2]string]string{
-	{"plans", "scout"}:    "a plan's check and freeze carry the verdicts of its recon",
-	{"fork", "peers"}:     "a fork is a peer decision: admission reads the goal's peers, and fork joins its branches to their packet",
-	{"fork", "launch"}:    "a fork's executor session starts through the one launch resolver",
-	{"watch", "pipeline"}: "the live view reads the plan state pipeline folds; it starts nothing",
+	{"plans", "scout"}:        "a plan's check and freeze carry the verdicts of its recon",
+	{"fork", "peers"}:         "a fork is a peer decision: admission reads the goal's peers, and fork joins its branches to their packet",
+	{"fork", "launch"}:        "a fork's executor session starts through the one launch resolver",
+	{"watch", "pipeline"}:     "the live view reads the plan state pipeline folds; it starts nothing",
+	{"reactions", "pipeline"}: "a reaction to a pull request closes its loop through the pipeline's steps (verify, checkpoint, consolidate, review), never around them",
 }
 
 // imports lists every package of the module with the module's packages it

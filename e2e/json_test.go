@@ -67,6 +67,7 @@ var jsonCommands = []jsonCase{
 	{path: "review", args: []string{"demo"}},
 	{path: "e2e", args: []string{"demo"}},
 	{path: "pr open", args: []string{"demo", "--dry-run"}},
+	{path: "pr watch", args: []string{"demo", "--once"}},
 	{path: "worktree ls"},
 	{path: "worktree changes", args: []string{"demo-wp1"}},
 	{path: "worktree new", args: []string{"scratch", "--no-setup"}, once: true},

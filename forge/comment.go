@@ -87,3 +87,11 @@ func (c *Client) commentError(number int, err error) error {
 	}
 	return fmt.Errorf("commenting on pull request #%d of %s: %s", number, c.repo, describe(he))
 }
+
+func httpError(err error) *api.HTTPError {
+	var he *api.HTTPError
+	if errors.As(err, &he) {
+		return he
+	}
+	return nil
+}

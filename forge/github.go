@@ -76,6 +76,9 @@ type Options struct {
 	// not answered) is tried again, doubling up to 10 s; 0 means 200 ms.
 	// A Retry-After of the answer counts, up to that bound.
 	RetryWait time.Duration
+	// Cache makes GETs conditional (ETag, If-None-Match): a poll whose
+	// answer did not change costs no rate limit. nil: none.
+	Cache *Conditional
 }
 
 // retries of one call: four tries in all, about 1.4 s at the default wait.
@@ -107,6 +110,9 @@ func NewClient(repo Repo, o Options) (*Client, error) {
 		opts.Transport = http.DefaultTransport
 	}
 	opts.Transport = authTransport{host: repo.Host, token: o.Token, rt: retrying(opts.Transport, o.RetryWait)}
+	if o.Cache != nil {
+		opts.Transport = o.Cache.wrap(opts.Transport)
+	}
 	rest, err := api.NewRESTClient(opts)
 	if err != nil {
 		return nil, err

@@ -96,7 +96,8 @@ func addPlanTools(s *sdk.Server, e *env) {
 			return &Result{Command: "plan freeze", Doc: map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files}, Summary: sum}, nil
 		})
 	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version, and the work packages waiting_decision "+
-		"(stopped on a question: its options and default; answer with plan_answer).",
+		"(stopped on a question: its options and default; answer with plan_answer), and its pull request as pr watch last saw it "+
+		"(state, reactions pending with their retries left, escalations waiting for the supervisor).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
 			p, st, err := e.app.PlanStatus(ctx, in.Project)
 			if err != nil {
@@ -114,6 +115,9 @@ func addPlanTools(s *sdk.Server, e *env) {
 			sum := fmt.Sprintf("plan %s frozen as %s; %d files drifted, %d amendments", p.Name, st.Record, changed, st.Amendments)
 			for _, w := range st.Waiting {
 				sum += fmt.Sprintf("; %s waiting_decision: %s", w.WP, w.Stop.Question)
+			}
+			if pr := st.PR; pr != nil {
+				sum += fmt.Sprintf("; pull request #%d %s, %d reactions pending", pr.PR.Number, pr.PR.State, len(pr.Pending))
 			}
 			return &Result{Command: "plan status", Doc: st, Summary: sum}, nil
 		})

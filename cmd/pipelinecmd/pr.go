@@ -23,7 +23,7 @@ type PROpenOptions struct {
 
 func newCmdPR(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "pr <command>", Short: "Open the plan's pull request on GitHub (never merged by agentproto)"}
-	cmd.AddCommand(NewCmdPROpen(f, nil), newCmdPRComment(f))
+	cmd.AddCommand(NewCmdPROpen(f, nil), newCmdPRComment(f), NewCmdPRWatch(f, nil))
 	return cmd
 }
 

@@ -54,5 +54,6 @@ func statusRun(o *StatusOptions) error {
 	for _, w := range st.Waiting {
 		fmt.Fprintf(o.IO.Out, "  %s %s: %s\n", w.WP, app.WaitingDecision, w.Stop.Describe())
 	}
+	printPR(o.IO.Out, st.PR)
 	return nil
 }

@@ -31,6 +31,9 @@ type Config struct {
 	Policies Policies           `toml:"policies" json:"policies"`
 	Review   Review             `toml:"review" json:"review"`
 	Sandbox  Sandbox            `toml:"sandbox" json:"sandbox"`
+	// Reactions say what pr watch does with what happens on a pull
+	// request agentproto opened (reactions.go).
+	Reactions Reactions `toml:"reactions" json:"reactions"`
 }
 
 // Default returns the configuration used when a key is absent.
@@ -43,6 +46,8 @@ func Default() Config {
 		Dispatch: Dispatch{MaxParallel: 4, Timeout: minutes(40), GateTimeout: minutes(30), RateLimitWait: seconds(30)},
 		PR:       PR{Remote: "origin"},
 		Review:   Review{MutationBudget: seconds(60)},
+		// Reactions: reactions.go.
+		Reactions: defaultReactions(),
 	}
 }
 

@@ -1,0 +1,179 @@
+package reactions
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentproto/agentproto/gitstore"
+
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/plans"
+)
+
+// Item is something on the pull request that asks for a reaction.
+type Item struct {
+	Key     string
+	Trigger string
+	Check   *Check
+	Comment *Comment
+	Review  *Review
+}
+
+// items lists what asks for a reaction on the pull request at pr.Head:
+// each failed check (by name), each reviewer's comment, each review
+// asking for changes without a comment on a line, and the approval of a
+// green head. Items already resolved are left out.
+func (s *State) items(pr PRState) []Item {
+	var out []Item
+	checks := s.headChecks(pr.Head)
+	green := len(checks) > 0
+	for i := range checks {
+		c := checks[i]
+		if failedConclusions[c.Conclusion] {
+			green = false
+			out = append(out, Item{Key: "check:" + c.Name, Trigger: config.CIFailed, Check: &c})
+		}
+	}
+	reviews := map[int64]Review{}
+	latest := map[string]string{} // user -> latest review state
+	for _, r := range s.Reviews {
+		reviews[r.ID] = r
+		if r.State == "APPROVED" || r.State == "CHANGES_REQUESTED" || r.State == "DISMISSED" {
+			latest[r.User] = r.State
+		}
+	}
+	withComments := map[int64]bool{}
+	for i := range s.Comments {
+		c := s.Comments[i]
+		withComments[c.Review] = true
+		key := commentItem(c.ID)
+		if last, ok := s.Last(key); ok && last.Outcome == Pushed {
+			continue // answered with a commit
+		}
+		trigger := config.Commented
+		if reviews[c.Review].State == "CHANGES_REQUESTED" {
+			trigger = config.ChangesRequested
+		}
+		out = append(out, Item{Key: key, Trigger: trigger, Comment: &c})
+	}
+	approved := false
+	for _, r := range s.Reviews {
+		state := latest[r.User]
+		approved = approved || state == "APPROVED"
+		if r.State != "CHANGES_REQUESTED" || withComments[r.ID] || state != "CHANGES_REQUESTED" {
+			continue // answered by its comments, or approved since
+		}
+		r := r
+		out = append(out, Item{Key: reviewItem(r.ID), Trigger: config.ChangesRequested, Review: &r})
+	}
+	for _, state := range latest {
+		if state == "CHANGES_REQUESTED" {
+			approved = false
+		}
+	}
+	if approved && green {
+		out = append(out, Item{Key: "green:" + pr.Head, Trigger: config.ApprovedAndGreen})
+	}
+	return out
+}
+
+// route is where item goes under the plan's perimeters.
+func (it Item) route(p *plans.Project) Route {
+	switch {
+	case it.Check != nil:
+		return RouteCheck(p, *it.Check)
+	case it.Comment != nil:
+		return RouteComment(p, *it.Comment)
+	case it.Review != nil:
+		return Route{Escalate: fmt.Sprintf("review %d by %s asks for changes without naming a file", it.Review.ID, it.Review.User)}
+	}
+	return Route{}
+}
+
+// prompt is what item sends wp.
+func (it Item) prompt(project string, number int, wp string, r Route) string {
+	if it.Check != nil {
+		return checkPrompt(project, wp, number, *it.Check, r.Parts[wp])
+	}
+	return commentPrompt(project, wp, number, *it.Comment)
+}
+
+// Pending is an item still open, as plan status and the MCP packet show
+// it: who has it, the turns left before it escalates, or the escalation
+// it waits on.
+type Pending struct {
+	Item        string   `json:"item"`
+	Trigger     string   `json:"trigger"`
+	WPs         []string `json:"wps,omitempty"`
+	Attempts    int      `json:"attempts"`
+	RetriesLeft int      `json:"retries_left"`
+	Escalated   bool     `json:"escalated,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	Tried       []string `json:"tried,omitempty"`
+	Since       string   `json:"since,omitempty"`
+}
+
+// pending lists the open items of pr.
+func (s *State) pending(p *plans.Project, pr PRState, cfg config.Reactions) []Pending {
+	out := []Pending{}
+	for _, it := range s.items(pr) {
+		act := cfg.For(it.Trigger)
+		if act.Action == config.Ignore || act.Action == config.Notify {
+			continue
+		}
+		pd := Pending{Item: it.Key, Trigger: it.Trigger, Attempts: s.Attempts(it.Key), Tried: s.Tried(it.Key)}
+		if t, ok := s.first[it.Key]; ok {
+			pd.Since = t.UTC().Format(time.RFC3339)
+		}
+		pd.RetriesLeft = max(act.Retries-pd.Attempts, 0)
+		r := it.route(p)
+		pd.WPs = r.WPs()
+		if e, ok := s.Escalated(it.Key); ok {
+			pd.Escalated, pd.Reason, pd.RetriesLeft = true, e.Reason, 0
+		} else if r.Escalate != "" {
+			pd.Reason = r.Escalate
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// Status is where the plan's pull request stands by the ledger alone,
+// asking GitHub nothing: its state as last polled, the items still open
+// with who has them and the turns left, and those waiting for the
+// supervisor. It is nil when no poll has seen the pull request yet.
+func Status(l gitstore.Store, p *plans.Project, cfg config.Reactions) (*Report, error) {
+	st, err := ReadState(l, p.Name)
+	if err != nil || st.PR == nil {
+		return nil, err
+	}
+	return &Report{Project: p.Name, PR: st.PR, Observed: []string{}, Reactions: []Reaction{}, Pending: st.pending(p, *st.PR, cfg),
+		Done: st.PR.State != "open"}, nil
+}
+
+// Escalation is an item waiting for the supervisor's decision, with what
+// was tried: what the waiting-decisions views list beside the WPs that
+// stopped on a question.
+type Escalation struct {
+	Project string   `json:"project"`
+	Number  int      `json:"number"`
+	Item    string   `json:"item"`
+	Trigger string   `json:"trigger"`
+	Reason  string   `json:"reason"`
+	Tried   []string `json:"tried,omitempty"`
+}
+
+// Escalations lists the open items of p's pull request that escalated.
+func Escalations(l gitstore.Store, p *plans.Project, cfg config.Reactions) ([]Escalation, error) {
+	s, err := Status(l, p, cfg)
+	out := []Escalation{}
+	if err != nil || s == nil || s.Done {
+		return out, err
+	}
+	for _, pd := range s.Pending {
+		if pd.Escalated {
+			out = append(out, Escalation{Project: p.Name, Number: s.PR.Number, Item: pd.Item, Trigger: pd.Trigger, Reason: pd.Reason, Tried: pd.Tried})
+		}
+	}
+	return out, nil
+}
