@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
@@ -232,10 +231,8 @@ func (e *Env) FrozenFile(ctx context.Context, project, file string) (b []byte, f
 // resolve is the commit a plan's base names, or "" when it names none; a
 // base that reads as an option names none.
 func resolve(repo *gitrepo.Repo, rev string) string {
-	if strings.HasPrefix(rev, "-") {
-		return ""
-	}
-	return plans.ResolveCommit(repo, rev)
+	commit, _ := repo.Commit(rev)
+	return commit
 }
 
 func (e *Env) frozenHistory(project string) (*plans.History, error) {

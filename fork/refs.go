@@ -59,15 +59,13 @@ type capacity struct {
 // readDoc returns the commit a ref names ("" when absent) and the JSON
 // document its tree holds.
 func readDoc(repo *gitrepo.Repo, ref string, into any) (string, error) {
-	out, err := repo.Git("rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	commit, err := repo.Commit(ref)
+	if errors.Is(err, gitrepo.ErrNoCommit) {
+		return "", nil
+	}
 	if err != nil {
-		var ge *gitrepo.GitError
-		if errors.As(err, &ge) {
-			return "", nil
-		}
 		return "", err
 	}
-	commit := strings.TrimSpace(string(out))
 	b, err := repo.Git("cat-file", "blob", commit+":doc.json")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", ref, err)
@@ -263,9 +261,6 @@ func moveLease(repo *gitrepo.Repo, agent, leaseID, state string) error {
 
 // refCommit returns the commit a ref names, "" when absent.
 func refCommit(repo *gitrepo.Repo, ref string) string {
-	out, err := repo.Git("rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
+	commit, _ := repo.Commit(ref)
+	return commit
 }

@@ -98,10 +98,7 @@ func (l *Ledger) keep(ref, tip string) (string, error) {
 	}
 }
 
-func isAncestor(repo *gitrepo.Repo, a, b string) bool {
-	_, err := repo.Git("merge-base", "--is-ancestor", a, b)
-	return err == nil
-}
+func isAncestor(repo *gitrepo.Repo, a, b string) bool { return repo.IsAncestor(a, b) }
 
 // dropIncoming deletes the staging refs of a sync.
 func (l *Ledger) dropIncoming() {

@@ -132,11 +132,11 @@ func resolveCommit(repo *gitrepo.Repo, rev string) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return "", fmt.Errorf("%q is not a revision", rev)
 	}
-	out, err := repo.Git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	commit, err := repo.Commit(rev)
 	if err != nil {
 		return "", fmt.Errorf("%q is not a commit in this repository", rev)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return commit, nil
 }
 
 // extractTree writes the tree of a commit into dir, never following a

@@ -162,8 +162,8 @@ func (a *Arbiter) Read(goal, todo string) (string, *ClaimRecord, error) {
 		if _, err := a.Repo.Git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", a.Remote, "+"+ref+":"+ref); err != nil {
 			return "", nil, a.unreachable(err)
 		}
-		if got, err := a.Repo.Git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err == nil {
-			oid = strings.TrimSpace(string(got))
+		if got, err := a.Repo.Commit(ref); err == nil {
+			oid = got
 		}
 	}
 	b, err := a.Repo.Git("cat-file", "blob", oid+":claim.json")

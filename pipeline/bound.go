@@ -60,11 +60,10 @@ func CheckBranchCommit(repo *gitrepo.Repo, l *gitstore.Ledger, branch, commit st
 // and no later one.
 func (e *Env) verifiedTip(st *State, wp string) (string, error) {
 	branch := worktree.BranchPrefix + Slug(e.Project.Name, wp)
-	out, err := e.Repo.Git("rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
+	tip, err := e.Repo.Commit("refs/heads/" + branch)
 	if err != nil {
 		return "", fmt.Errorf("branch %s is gone", branch)
 	}
-	tip := strings.TrimSpace(string(out))
 	if err := VerifiedState(e.Repo, wp, st.Verifications[wp], tip); err != nil {
 		return "", fmt.Errorf("%s: %w", branch, err)
 	}

@@ -33,11 +33,10 @@ func VerifyBranch(repo *gitrepo.Repo, l *gitstore.Ledger, branch, rev string) (*
 	if !found {
 		return nil, fault.Invalidf("no work package was dispatched on branch %s (is the ledger fetched? git fetch origin 'refs/agentproto/*:refs/agentproto/*')", branch)
 	}
-	out, err := repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	commit, err := repo.Commit(rev)
 	if err != nil {
 		return nil, fault.Invalidf("--commit %q names no commit", rev)
 	}
-	commit := strings.TrimSpace(string(out))
 	project, wp, _ := strings.Cut(label, " ")
 	st, err := ReadState(l, project)
 	if err != nil {

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/judge"
@@ -89,11 +88,8 @@ func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 
 // commitOf resolves a full ref name to its commit, "" when there is none.
 func (e *Env) commitOf(ref string) string {
-	out, err := e.Repo.Git("rev-parse", "--verify", "--quiet", ref+"^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
+	commit, _ := e.Repo.Commit(ref)
+	return commit
 }
 
 // dryRunConfig merges cf's changes into the file as the start commit has

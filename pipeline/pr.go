@@ -120,9 +120,9 @@ func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
 	pr := forge.PullRequest{Title: title, Head: m.Branch, Base: base, Body: e.Body(st, o.Repo, base, o.AgentsFile), Draft: o.Draft}
 	// What is pushed is what was consolidated and reviewed, never a tip
 	// something moved since.
-	if out, err := e.Repo.Git("rev-parse", "--verify", "--quiet", "refs/heads/"+m.Branch+"^{commit}"); err != nil {
+	if tip, err := e.Repo.Commit("refs/heads/" + m.Branch); err != nil {
 		return nil, "", fmt.Errorf("reading %s: %w", m.Branch, err)
-	} else if tip := strings.TrimSpace(string(out)); tip != st.Consolidated.Head {
+	} else if tip != st.Consolidated.Head {
 		return nil, "", fault.Conflictf("%s is at %.12s, not at the consolidated %.12s: it moved after consolidate; run git agentproto consolidate %s again (and review) before the pull request",
 			m.Branch, tip, st.Consolidated.Head, e.Project.Name)
 	}

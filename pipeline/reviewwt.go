@@ -41,8 +41,8 @@ func (e *Env) reviewerWorktree(mg *worktree.Manager) (*worktree.Meta, error) {
 		o.BaseName = "frozen base"
 	}
 	branch := worktree.BranchPrefix + IntegrationSlug(e.Project.Name)
-	if out, err := e.Repo.Git("rev-parse", "--verify", "--quiet", branch+"^{commit}"); err == nil {
-		o.BaseName, o.BaseCommit = branch, strings.TrimSpace(string(out))
+	if commit, err := e.Repo.Commit(branch); err == nil {
+		o.BaseName, o.BaseCommit = branch, commit
 	}
 	return mg.New(o)
 }

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"strings"
-
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -33,9 +31,9 @@ func ScoutCheckBase(repo *gitrepo.Repo, ledger func() (*gitstore.Ledger, error),
 	if rev == "" {
 		return "", fault.Invalidf("no base to check against: give --base REV (plan %s has no plan.toml and no scout run)", project)
 	}
-	out, err := repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	commit, err := repo.Commit(rev)
 	if err != nil {
 		return "", fault.Invalidf("base %q does not name a commit", rev)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return commit, nil
 }

@@ -43,10 +43,10 @@ func (d *Dispatcher) startCommit(wp plans.WP) (string, error) {
 // merge-tree). A conflict between dependencies is refused with the paths.
 func (d *Dispatcher) mergeStart(a, b, wp string, deps []string) (string, error) {
 	repo := d.Env.Repo
-	if _, err := repo.Git("merge-base", "--is-ancestor", b, a); err == nil {
+	if repo.IsAncestor(b, a) {
 		return a, nil
 	}
-	if _, err := repo.Git("merge-base", "--is-ancestor", a, b); err == nil {
+	if repo.IsAncestor(a, b) {
 		return b, nil
 	}
 	out, err := repo.Git("merge-tree", "--write-tree", "--name-only", "--no-messages", a, b)

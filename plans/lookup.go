@@ -40,14 +40,8 @@ func DefaultBase(repo *gitrepo.Repo) string {
 
 // ResolveCommit is the commit rev names, or "" when it names none.
 func ResolveCommit(repo *gitrepo.Repo, rev string) string {
-	if rev == "" {
-		return ""
-	}
-	out, err := repo.Git("rev-parse", "--verify", "--quiet", rev+"^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
+	commit, _ := repo.Commit(rev)
+	return commit
 }
 
 // List names the plans under .plans/ of the work tree: the directories with

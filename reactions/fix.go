@@ -110,9 +110,7 @@ func (w *Watcher) push(branch, head, prHead string) error {
 	}
 	at, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
 	if at != "" && at != head {
-		_, missing := repo.Git("cat-file", "-e", at+"^{commit}")
-		_, notAncestor := repo.Git("merge-base", "--is-ancestor", at, head)
-		if missing != nil || notAncestor != nil {
+		if !repo.HasCommit(at) || !repo.IsAncestor(at, head) {
 			return fault.Refusedf("%s on %s is at %s, a commit agentproto did not make (the pull request's head was %s); nothing was pushed and nothing is forced: bring that change into the work package by hand",
 				branch, remote, short(at), short(prHead))
 		}

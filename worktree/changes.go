@@ -365,10 +365,10 @@ func Integration(repo *gitrepo.Repo, m *Meta) (string, error) {
 		return "no commits", nil
 	}
 	target := m.Base
-	if _, err := repo.Git("rev-parse", "--verify", "--quiet", target+"^{commit}"); err != nil {
+	if !repo.HasCommit(target) {
 		target = m.BaseCommit
 	}
-	if _, err := repo.Git("merge-base", "--is-ancestor", h, target); err == nil {
+	if repo.IsAncestor(h, target) {
 		return "merged", nil
 	}
 	mb, err := repo.Git("merge-base", h, target)

@@ -85,7 +85,7 @@ func ResolveBase(repo *gitrepo.Repo, requested, configured string) (name, commit
 		if requested == "" && c == "origin/HEAD" && !remoteHeadExists(repo) {
 			continue // most clones have it; asking git when it is absent costs a process
 		}
-		out, err := repo.Git("rev-parse", "--verify", "--quiet", c+"^{commit}")
+		commit, err := repo.Commit(c)
 		if err == nil {
 			name := c
 			if abbrev, err := repo.Git("rev-parse", "--abbrev-ref", c); err == nil {
@@ -93,7 +93,7 @@ func ResolveBase(repo *gitrepo.Repo, requested, configured string) (name, commit
 					name = a
 				}
 			}
-			return name, strings.TrimSpace(string(out)), nil
+			return name, commit, nil
 		}
 		if requested != "" {
 			return "", "", fault.Invalidf("base %q does not name a commit", requested)
