@@ -148,21 +148,15 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	start := strings.TrimSpace(string(startOut))
 	rollback := func() { wt.Git("reset", "-q", "--hard", start) }
 
-	for _, wp := range wps {
-		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
-		if _, err := wt.Git("merge", "--no-ff", "--no-edit", "-m", "consolidate "+e.Project.Name+": merge "+wp.ID, tips[wp.ID]); err != nil {
-			conflicts, _ := wt.Git("diff", "--name-only", "--diff-filter=U")
-			for _, f := range strings.Fields(string(conflicts)) {
-				c.Findings = append(c.Findings, judge.Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
-			}
-			if len(conflicts) == 0 {
-				c.Findings = append(c.Findings, judge.Finding{Code: "merge-failed", WP: wp.ID, Message: err.Error()})
-			}
-			wt.Git("merge", "--abort")
+	merged, err := e.mergeChain(wt, start, wps, tips, c)
+	if err != nil {
+		return c, err
+	}
+	if merged != start {
+		if _, err := wt.Git("reset", "-q", "--hard", merged); err != nil {
 			rollback()
-			return c, fmt.Errorf("consolidate stopped at %s: %d conflicts; the integration branch is unchanged", wp.ID, len(c.Findings))
+			return c, err
 		}
-		c.Merged = append(c.Merged, wp.ID)
 	}
 
 	wiring, findings := collectWiring(e.Project, wps, st)
