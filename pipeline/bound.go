@@ -29,7 +29,13 @@ func VerifiedState(repo *gitrepo.Repo, wp string, v Verification, commit string)
 	if err != nil {
 		return err
 	}
-	f := strings.Fields(string(out))
+	return checkpointOf(wp, v, commit, string(out))
+}
+
+// checkpointOf accepts commit, whose "TREE PARENTS" are treeParents, when
+// it is one commit on the verified HEAD holding exactly the verified tree.
+func checkpointOf(wp string, v Verification, commit, treeParents string) error {
+	f := strings.Fields(treeParents)
 	if len(f) == 2 && f[0] == v.Tree && f[1] == v.Head {
 		return nil
 	}
@@ -55,17 +61,43 @@ func CheckBranchCommit(repo *gitrepo.Repo, l *gitstore.Ledger, branch, commit st
 	return nil
 }
 
+// branchTip is a WP branch's commit with its tree and parents.
+type branchTip struct{ commit, treeParents string }
+
+// wpBranches reads every WP branch of the plan in one process: consolidate
+// asked git twice per WP before.
+func (e *Env) wpBranches() (map[string]branchTip, error) {
+	pattern := "refs/heads/" + worktree.BranchPrefix + Slug(e.Project.Name, "") + "*"
+	out, err := e.Repo.Git("for-each-ref", "--format=%(refname:short)%09%(objectname)%09%(tree) %(parent)", pattern)
+	if err != nil {
+		return nil, err
+	}
+	tips := map[string]branchTip{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Split(line, "\t"); len(f) == 3 {
+			tips[f[0]] = branchTip{commit: f[1], treeParents: f[2]}
+		}
+	}
+	return tips, nil
+}
+
 // verifiedTip returns the commit wp's branch points at when it is a state
 // its latest verification passed, for consolidate to merge that commit
 // and no later one.
-func (e *Env) verifiedTip(st *State, wp string) (string, error) {
+func (e *Env) verifiedTip(st *State, wp string, branches map[string]branchTip) (string, error) {
 	branch := worktree.BranchPrefix + Slug(e.Project.Name, wp)
-	tip, err := e.Repo.Commit("refs/heads/" + branch)
-	if err != nil {
+	b, ok := branches[branch]
+	if !ok {
 		return "", fmt.Errorf("branch %s is gone", branch)
 	}
-	if err := VerifiedState(e.Repo, wp, st.Verifications[wp], tip); err != nil {
-		return "", fmt.Errorf("%s: %w", branch, err)
+	v := st.Verifications[wp]
+	if err := VerifiedState(nil, wp, v, v.Head); err != nil {
+		return "", fmt.Errorf("%s: %w", branch, err) // not passed, or no state recorded
 	}
-	return tip, nil
+	if b.commit != v.Head {
+		if err := checkpointOf(wp, v, b.commit, b.treeParents); err != nil {
+			return "", fmt.Errorf("%s: %w", branch, err)
+		}
+	}
+	return b.commit, nil
 }

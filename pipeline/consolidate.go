@@ -244,12 +244,16 @@ func sameOutcome(prev, c *Consolidation) bool {
 func (e *Env) readiness(wps []plans.WP, st *State) (map[string]string, []judge.Finding) {
 	tips := map[string]string{}
 	var fs []judge.Finding
+	branches, err := e.wpBranches()
+	if err != nil {
+		return nil, []judge.Finding{{Code: "not-verified-state", Message: err.Error()}}
+	}
 	for _, wp := range wps {
 		if !st.Verified(wp.ID) {
 			fs = append(fs, judge.Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
 		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
 			fs = append(fs, judge.Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})
-		} else if tip, err := e.verifiedTip(st, wp.ID); err != nil {
+		} else if tip, err := e.verifiedTip(st, wp.ID, branches); err != nil {
 			fs = append(fs, judge.Finding{Code: "not-verified-state", WP: wp.ID, Message: err.Error()})
 		} else {
 			tips[wp.ID] = tip
