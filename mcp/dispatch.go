@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/app"
+	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/profiles"
@@ -69,23 +70,31 @@ func addDispatchTools(s *sdk.Server, e *env) {
 			return &Result[dispatchDoc]{Command: "dispatch status", Doc: newDispatchDoc(name, st), Summary: fmt.Sprintf("plan %s: %d WPs dispatched; %s",
 				name, len(st.Dispatches), verdictCounts(st.Verifications))}, nil
 		})
-	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns; "+
+	addTool(s, "review", "Adversarial review of a plan's work, after consolidate: every gate re-run, commits against perimeters, fake-work patterns; "+
 		"with adapter or profile a reviewer session also reads the review brief in its own read-only worktree, and its verdicts are in the result (never counted as a pass). "+
-		"Recorded; findings are a tool error carrying the review.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in reviewIn) (*Result[*pipeline.ReviewResult], error) {
-			r, err := e.app.Review(ctx, app.ReviewOptions{Project: in.Project, Adapter: in.Adapter, Profile: in.Profile, MutationBudget: -1})
-			if err != nil {
-				return nil, err
+		"Recorded; findings are a tool error carrying the review."+longNote,
+		func(ctx context.Context, req *sdk.CallToolRequest, in reviewIn) (*Result[*pipeline.ReviewResult], error) {
+			argv := []string{"review", "--json"}
+			switch {
+			case in.Adapter != "" && in.Profile != "":
+				return nil, fault.Invalidf("give adapter or profile, not both")
+			case in.Adapter != "":
+				argv = append(argv, "--adapter", in.Adapter)
+			case in.Profile != "":
+				argv = append(argv, "--profile", in.Profile)
 			}
-			sum := fmt.Sprintf("review of %s: %d findings", r.Project, len(r.Findings))
-			if r.Reviewer != "" {
-				sum += "; reviewer session " + r.Reviewer + reviewerSummary(r.ReviewerVerdicts)
-			}
-			res := &Result[*pipeline.ReviewResult]{Command: "review", Doc: r, Summary: sum}
-			if !r.OK {
-				res.Fail = fmt.Errorf("review found problems")
-			}
-			return res, nil
+			return runLong(ctx, e, req, "review", in.Wait, append(argv, "--", in.Project),
+				func(r *pipeline.ReviewResult) *Result[*pipeline.ReviewResult] {
+					sum := fmt.Sprintf("review of %s: %d findings", r.Project, len(r.Findings))
+					if r.Reviewer != "" {
+						sum += "; reviewer session " + r.Reviewer + reviewerSummary(r.ReviewerVerdicts)
+					}
+					res := &Result[*pipeline.ReviewResult]{Command: "review", Doc: r, Summary: sum}
+					if !r.OK {
+						res.Fail = fmt.Errorf("review found problems")
+					}
+					return res
+				})
 		})
 }
 
@@ -93,6 +102,7 @@ type reviewIn struct {
 	Project string `json:"project" jsonschema:"the plan name"`
 	Adapter string `json:"adapter,omitempty" jsonschema:"also run a reviewer session with this adapter"`
 	Profile string `json:"profile,omitempty" jsonschema:"also run a reviewer session with this profile ([profiles.NAME])"`
+	Wait    string `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
 }
 
 func reviewerSummary(v *judge.ReviewerVerdicts) string {

@@ -63,6 +63,8 @@ var hints = map[string]hint{
 	"session_wait":       {title: "Wait for sessions to end a turn or exit", effect: reads},
 	"session_output":     {title: "Read a session's output", effect: reads},
 	"dispatch_status":    {title: "Where a dispatch stands", effect: reads},
+	"job_wait":           {title: "Wait for a job's result", effect: reads},
+	"dispatch_wait":      {title: "Wait for a whole dispatch", effect: reads},
 	"supervisor_observe": {title: "Observe a goal's peers", effect: reads},
 	"brief_read":         {title: "Read your frozen brief", effect: reads},
 	"my_changes":         {title: "Your worktree's changed paths", effect: reads},
@@ -90,6 +92,7 @@ var hints = map[string]hint{
 	"session_prompt": {title: "Prompt or interrupt a session", effect: destroys, open: true},
 	"session_kill":   {title: "End a session", effect: destroys, idempotent: true},
 	"policy_cancel":  {title: "Cancel a policy", effect: destroys, idempotent: true},
+	"job_cancel":     {title: "Stop a job", effect: destroys, idempotent: true},
 	"consolidate":    {title: "Merge verified work packages", effect: destroys, long: true},
 }
 
@@ -106,6 +109,7 @@ var (
 	actionRe     = `(verify|checkpoint|kill|notify|dispatch|prompt-file:[^,]+)`
 	doPattern    = `^ *` + actionRe + ` *(, *` + actionRe + ` *)*$`
 	waitPattern  = `^(` + durationPattern + `)+$`
+	longPattern  = `^(0|(` + durationPattern + `)+)$`
 	zero, one    = 0.0, 1.0
 	maxLastF     = float64(maxOutputLines)
 	maxEventsF   = float64(maxLogEvents)
@@ -115,10 +119,16 @@ var (
 			p["timeout"].Pattern = waitPattern
 		},
 		"session_monitor": func(p map[string]*jsonschema.Schema) { p["for"].Pattern = waitPattern },
+		"job_wait":        func(p map[string]*jsonschema.Schema) { p["for"].Pattern = waitPattern },
+		"dispatch_wait":   func(p map[string]*jsonschema.Schema) { p["for"].Pattern = waitPattern },
 		"policy_attach": func(p map[string]*jsonschema.Schema) {
 			p["on"].Pattern = onPattern
 			p["do"].Pattern = doPattern
 		},
+		"verify":         func(p map[string]*jsonschema.Schema) { p["wait"].Pattern = longPattern },
+		"consolidate":    func(p map[string]*jsonschema.Schema) { p["wait"].Pattern = longPattern },
+		"e2e":            func(p map[string]*jsonschema.Schema) { p["wait"].Pattern = longPattern },
+		"review":         func(p map[string]*jsonschema.Schema) { p["wait"].Pattern = longPattern },
 		"session_output": func(p map[string]*jsonschema.Schema) { p["last"].Minimum, p["last"].Maximum = &zero, &maxLastF },
 		"ledger_log":     func(p map[string]*jsonschema.Schema) { p["limit"].Minimum, p["limit"].Maximum = &zero, &maxEventsF },
 		"dispatch":       func(p map[string]*jsonschema.Schema) { p["max_parallel"].Minimum = &zero },

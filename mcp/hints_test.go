@@ -174,6 +174,14 @@ func TestSchemasTakeWhatTheHandlersTake(t *testing.T) {
 		func(v string) error { _, _, err := boundedWait(v, "40m", maxWait, "timeout"); return err })
 	check("session_monitor", "for", ids, durations,
 		func(v string) error { _, _, err := boundedWait(v, "45s", maxWait, "for"); return err })
+	for _, tool := range []string{"verify", "consolidate", "e2e", "review"} {
+		base := map[string]any{"project": "p"}
+		if tool == "verify" {
+			base["wp"] = "WP1"
+		}
+		check(tool, "wait", base, append(durations, "0", "0s", "-0s"),
+			func(v string) error { _, err := longWait(v); return err })
+	}
 	ons := []string{"turn-end", "idle:15m", "idle:1h30m", "idle:", "idle:15", "idle", "turn-end ", "exit", "idle:-1m"}
 	check("policy_attach", "on", map[string]any{"sessions": []string{"s-1"}, "do": "kill"}, ons,
 		func(v string) error { _, err := sessions.ParseTrigger(v); return err })

@@ -126,13 +126,13 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_monitor", "Fan-in: return as soon as any one of the named sessions changes state or turn, or after `for` (at most 45s); at once when all are over. "+
 		"Use session_wait to wait for all of them, dispatch_wait for a whole dispatch (it also waits for the verdicts).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
-			return e.monitor(ctx, in)
+		func(ctx context.Context, req *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
+			return e.monitor(ctx, req, in)
 		})
 	addTool(s, "session_wait", "Wait until every named session reaches `until` (turn-end or exit). One call waits at most 50s; while `pending` is not empty, call again. "+
 		"For a dispatch's sessions use dispatch_wait: it also waits for each verdict; for the first change of several use session_monitor.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
-			return e.wait(ctx, in)
+		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
+			return e.wait(ctx, req, in)
 		})
 	addTool(s, "session_output", "A session's output, one item per line: the last 60 by default (at most 2000), a line past 4 KiB cut with a marker; clean strips terminal escapes. "+
 		"Read it after a turn ends to see how it ended.",
@@ -203,9 +203,25 @@ func (e *env) startSession(ctx context.Context, in startIn) (*sessions.Record, e
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, fault.Invalidf("a session starts with a prompt")
 	}
-	return e.app.StartSession(ctx, app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
+	// The start itself is not cut short: a start the daemon carried out
+	// after this end stopped listening would leave a session no one
+	// knows of. A call cancelled meanwhile kills what it started.
+	rec, err := e.app.StartSession(context.WithoutCancel(ctx), app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
 		Worktree: in.Worktree.Slug, Base: in.Worktree.Base, Dir: in.Dir, Confined: true,
 		Prompt: in.Prompt, Label: in.Label, NoPing: in.NoPing, By: "mcp"})
+	if ctx.Err() == nil || rec == nil {
+		return rec, err
+	}
+	c, cerr := e.app.Sessions()
+	if cerr == nil {
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, cerr = c.Kill(kctx, rec.ID)
+	}
+	if cerr != nil {
+		return nil, fmt.Errorf("session_start was canceled, and killing the session it started (%s) failed: %v", rec.ID, cerr)
+	}
+	return nil, fmt.Errorf("session_start was canceled; the session it started (%s) was killed", rec.ID)
 }
 
 func allOver(recs []*sessions.Record) bool {
@@ -232,7 +248,7 @@ func boundedWait(s, def string, limit time.Duration, what string) (time.Duration
 	return d, false, nil
 }
 
-func (e *env) monitor(ctx context.Context, in monitorIn) (*Result[monitorDoc], error) {
+func (e *env) monitor(ctx context.Context, req *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
 	recs, err := e.app.Records(ctx, in.IDs)
 	if err != nil {
 		return nil, err
@@ -246,7 +262,9 @@ func (e *env) monitor(ctx context.Context, in monitorIn) (*Result[monitorDoc], e
 		if err != nil {
 			return nil, err
 		}
+		stop := waiting(ctx, req, "session_monitor", len(in.IDs))
 		changed, err := c.Monitor(ctx, in.IDs, d)
+		stop()
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +289,7 @@ func checkUntil(until string) (string, error) {
 	return "", fault.Invalidf("until %q: give turn-end or exit", until)
 }
 
-func (e *env) wait(ctx context.Context, in waitIn) (*Result[waitDoc], error) {
+func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
 	recs, err := e.app.Records(ctx, in.IDs)
 	if err != nil {
 		return nil, err
@@ -290,7 +308,9 @@ func (e *env) wait(ctx context.Context, in waitIn) (*Result[waitDoc], error) {
 		if err != nil {
 			return nil, err
 		}
+		stop := waiting(ctx, req, "session_wait", len(in.IDs))
 		still, err := c.Wait(ctx, in.IDs, until, d)
+		stop()
 		if err != nil {
 			return nil, err
 		}
