@@ -109,7 +109,9 @@ func TestMCPLongWorkOutlivesTheClient(t *testing.T) {
 	// Cancelled at once: the session it started is killed, none is left.
 	b.call(3, "session_start", map[string]any{"adapter": "scripted", "worktree": map[string]any{"slug": "extra", "base": "main"}, "prompt": "hi", "label": "cancelled"})
 	b.cancel(3)
-	t.Logf("the cancelled start answered %v", b.await(3, 20*time.Second))
+	if isErr, doc := b.result(3, 20*time.Second); !isErr || !strings.Contains(doc["error"].(string), "was killed") {
+		t.Errorf("the cancelled start answered %v", doc)
+	}
 	started := 0
 	pollLedger(t, "the cancelled session ended", func() bool {
 		var recs []struct{ Label, State string }
@@ -132,6 +134,22 @@ func TestMCPLongWorkOutlivesTheClient(t *testing.T) {
 	if started != 1 {
 		t.Errorf("%d sessions labelled cancelled; the start should have run and been undone", started)
 	}
+
+	// A cancelled wait answers at once, not when its wait is over.
+	b.call(4, "session_start", map[string]any{"adapter": "scripted", "worktree": "extra", "prompt": "hi"})
+	_, rec := b.result(4, 30*time.Second)
+	b.call(5, "session_wait", map[string]any{"ids": []string{rec["id"].(string)}, "until": "exit", "timeout": "40s"})
+	if early := b.await(5, 300*time.Millisecond); early != nil {
+		t.Fatalf("session_wait answered before it was cancelled: %v", early)
+	}
+	sent := time.Now()
+	b.cancel(5)
+	if b.await(5, 5*time.Second) == nil {
+		t.Fatal("the cancelled session_wait still waits")
+	}
+	t.Logf("the cancelled session_wait answered %s after the cancellation", time.Since(sent).Round(time.Millisecond))
+	b.call(6, "session_kill", map[string]any{"id": rec["id"]})
+	b.result(6, 20*time.Second)
 }
 
 // newestJobPid is the process id of the job started last.
