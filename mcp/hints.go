@@ -71,6 +71,9 @@ var hints = map[string]hint{
 	"quota_guard":        {title: "Your remaining turns", effect: reads},
 
 	// Writes that add.
+	"init":               {title: "Set up agentproto in the repository", effect: adds, idempotent: true},
+	"plan_new":           {title: "Create a plan or add work packages", effect: adds},
+	"goal_new":           {title: "Record a goal", effect: adds, idempotent: true},
 	"plan_freeze":        {title: "Freeze a plan", effect: adds, idempotent: true},
 	"plan_answer":        {title: "Answer a waiting work package", effect: adds, idempotent: true},
 	"plan_amend":         {title: "Correct a plan's SPEC", effect: adds, idempotent: true},
@@ -89,6 +92,7 @@ var hints = map[string]hint{
 	"supervisor_receipt": {title: "Record a supervisor receipt", effect: adds, idempotent: true},
 
 	// Writes that can take something away.
+	"plan_write":     {title: "Write plan files", effect: destroys, idempotent: true},
 	"session_prompt": {title: "Prompt or interrupt a session", effect: destroys, open: true},
 	"session_kill":   {title: "End a session", effect: destroys, idempotent: true},
 	"policy_cancel":  {title: "Cancel a policy", effect: destroys, idempotent: true},

@@ -90,6 +90,7 @@ func New(opts Options) (*sdk.Server, error) {
 		return s, nil
 	}
 	addLedgerTools(s, e)
+	addSetupTools(s, e)
 	addPlanTools(s, e)
 	addPreflightTools(s, e)
 	addWorktreeTools(s, e)
@@ -133,7 +134,7 @@ func instructions(role string) string {
 			"(my_changes), record evidence (evidence_add) and check your own quota (quota_guard). " +
 			"You cannot start, steer or dispatch other agents."
 	}
-	return fmt.Sprint("agentproto supervisor tools. Set up: plan_check, plan_freeze. ",
+	return fmt.Sprint("agentproto supervisor tools. Set up: init, plan_new, plan_write (it checks the plan), plan_freeze; goal_new for peers. ",
 		"Run a plan: dispatch (returns once the first wave is launched; the sessions daemon verifies each session at its turn's end and launches the rest, ",
 		"also after you disconnect), then dispatch_wait (returns within 45s: when all are verified, when one waits for you, or with what is pending: call again). ",
 		"Answer a WP waiting_decision with plan_answer. Then checkpoint each WP, consolidate, review, e2e and pr_open. ",
