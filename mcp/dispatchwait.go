@@ -39,12 +39,13 @@ type wpState struct {
 }
 
 type dispatchWaitDoc struct {
-	Project string    `json:"project"`
-	Done    bool      `json:"done" jsonschema:"every work package is verified: consolidate is next"`
-	Needs   []string  `json:"needs" jsonschema:"work packages that wait for the supervisor (waiting_decision, failed, ended_unverified)"`
-	Pending []string  `json:"pending" jsonschema:"work packages still working or not started: call dispatch_wait again"`
-	WPs     []wpState `json:"wps"`
-	Waited  string    `json:"waited"`
+	Project    string    `json:"project"`
+	Done       bool      `json:"done" jsonschema:"every work package is verified: checkpoint, then consolidate"`
+	Dispatched bool      `json:"dispatched" jsonschema:"false when no work package of the plan was dispatched yet"`
+	Needs      []string  `json:"needs" jsonschema:"work packages that wait for the supervisor (waiting_decision, failed, ended_unverified)"`
+	Pending    []string  `json:"pending" jsonschema:"work packages still working or not started: call dispatch_wait again"`
+	WPs        []wpState `json:"wps"`
+	Waited     string    `json:"waited"`
 }
 
 func addDispatchWait(s *sdk.Server, e *env) {
@@ -111,7 +112,7 @@ func (e *env) dispatchStand(ctx context.Context, project string) (dispatchWaitDo
 		}
 		if last, ok := st.LastDispatch(wp.ID); ok {
 			ws.Session = last.Session
-			ws.State = wpState0(ctx, e, last.Session, v, hasV)
+			ws.State = wpStanding(ctx, e, last.Session, v, hasV)
 			if ws.State == wpWorking {
 				live = append(live, last.Session)
 			}
@@ -129,7 +130,8 @@ func (e *env) dispatchStand(ctx context.Context, project string) (dispatchWaitDo
 		doc.WPs = append(doc.WPs, ws)
 	}
 	doc.Done = verified == len(p.Plan.WPs) && verified > 0
-	if len(live) == 0 && len(doc.Needs) == 0 && !doc.Done && len(st.Dispatches) == 0 {
+	doc.Dispatched = len(st.Dispatches) > 0
+	if len(live) == 0 && len(doc.Needs) == 0 && !doc.Done && !doc.Dispatched {
 		// Nothing was dispatched: no wait brings anything.
 		doc.Needs = append(doc.Needs, doc.Pending...)
 		doc.Pending = []string{}
@@ -137,9 +139,9 @@ func (e *env) dispatchStand(ctx context.Context, project string) (dispatchWaitDo
 	return doc, live, nil
 }
 
-// wpState0 is where a dispatched work package stands from its session's
+// wpStanding is where a dispatched work package stands from its session's
 // state and its latest verdict.
-func wpState0(ctx context.Context, e *env, id string, v pipeline.Verification, hasV bool) string {
+func wpStanding(ctx context.Context, e *env, id string, v pipeline.Verification, hasV bool) string {
 	state := sessions.StateExited
 	if recs, err := e.app.Records(ctx, []string{id}); err == nil && len(recs) == 1 {
 		state = recs[0].State
@@ -164,6 +166,8 @@ func standSummary(d dispatchWaitDoc) string {
 	}
 	lead := "still working: call dispatch_wait again"
 	switch {
+	case !d.Dispatched:
+		lead = "nothing is dispatched: call dispatch"
 	case d.Done:
 		lead = "every work package is verified: checkpoint each, then consolidate"
 	case len(d.Needs) > 0:
