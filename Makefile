@@ -25,7 +25,8 @@ test: vet
 	go test -count=1 -timeout 20m ./...
 	go test -race -count=1 -timeout 10m ./gitstore/ ./sandbox/ ./internal/secrets/
 
-# The adapter tests against the real agent CLIs, pinned in
+# The adapter tests against the real agent CLIs, and the MCP server's
+# against real MCP clients (the Inspector, the TypeScript SDK), pinned in
 # .agents/package.json and package-lock.json, installed there by npm (no
 # global install), talking only to a loopback fake provider.
 # They are installed again only when the pins change.

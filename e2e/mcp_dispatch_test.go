@@ -174,6 +174,18 @@ func TestDaemonRunWaitsForTheDecision(t *testing.T) {
 	}
 
 	cs := mcpConnect(t, dir)
+	// dispatch_wait answers at once: the run waits for the supervisor.
+	start := time.Now()
+	dw := mustTool(t, cs, "dispatch_wait", map[string]any{"project": "demo", "for": "30s"})
+	states := map[string]string{}
+	for _, x := range dw.Doc["wps"].([]any) {
+		w := x.(map[string]any)
+		states[w["wp"].(string)] = w["state"].(string)
+	}
+	if mustJSON(dw.Doc["needs"]) != `["WP2"]` || states["WP2"] != "waiting_decision" || states["WP1"] != "verified" || dw.Doc["done"] != false ||
+		time.Since(start) > 10*time.Second {
+		t.Fatalf("dispatch_wait with a WP waiting (%s): %s %+v", time.Since(start), dw.Text, dw.Doc)
+	}
 	st := mustTool(t, cs, "plan_status", map[string]any{"project": "demo"})
 	if want := cliDoc(t, dir, "agentproto.plan.status/v1", "plan", "status", "demo", "--json"); mustJSON(st.Doc) != want {
 		t.Fatalf("plan_status differs from plan status --json:\nmcp %s\ncli %s", mustJSON(st.Doc), want)

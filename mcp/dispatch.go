@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/app"
+	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/profiles"
@@ -30,7 +31,7 @@ func addDispatchTools(s *sdk.Server, e *env) {
 		"The run then belongs to the sessions daemon: it verifies each session at its turn's end, kills it once verified and launches the work packages that unblocks, "+
 		"also after this client has gone. Follow it with dispatch_status (or session_wait); a WP waiting_decision waits for plan_answer. "+
 		"Calling dispatch again is safe: what is verified, running or waiting is not started twice.",
-		func(ctx context.Context, req *sdk.CallToolRequest, in dispatchIn) (*Result, error) {
+		func(ctx context.Context, req *sdk.CallToolRequest, in dispatchIn) (*Result[dispatchDoc], error) {
 			if in.MaxParallel < 0 {
 				return nil, fmt.Errorf("max_parallel must be 1 or more")
 			}
@@ -49,41 +50,51 @@ func addDispatchTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			doc := dispatchDoc(d.Project(), st)
-			doc["ok"] = runErr == nil
-			res := &Result{Command: "dispatch", Doc: doc, Fail: runErr,
+			doc := newDispatchDoc(d.Project(), st)
+			ok := runErr == nil
+			doc.OK = &ok
+			res := &Result[dispatchDoc]{Command: "dispatch", Doc: doc, Fail: runErr,
 				Summary: fmt.Sprintf("dispatched plan %s: %s", d.Project(), progress.last())}
 			if runErr != nil {
-				doc["error"] = runErr.Error()
+				res.Doc.Error = runErr.Error()
 			}
 			return res, nil
 		})
-	addTool(s, "dispatch_status", "Where a plan's dispatch stands: its dispatches, sessions and latest verifications, from the ledger.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+	addTool(s, "dispatch_status", "Where a plan's dispatch stands now, without waiting: its dispatches, sessions and latest verifications, from the ledger. "+
+		"To wait until the sessions settle and are verified, use dispatch_wait instead of polling this.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result[dispatchDoc], error) {
 			name, st, err := e.app.DispatchState(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "dispatch status", Doc: dispatchDoc(name, st), Summary: fmt.Sprintf("plan %s: %d WPs dispatched; %s",
+			return &Result[dispatchDoc]{Command: "dispatch status", Doc: newDispatchDoc(name, st), Summary: fmt.Sprintf("plan %s: %d WPs dispatched; %s",
 				name, len(st.Dispatches), verdictCounts(st.Verifications))}, nil
 		})
-	addTool(s, "review", "Adversarial review of a plan's work: every gate re-run, commits against perimeters, fake-work patterns; "+
+	addTool(s, "review", "Adversarial review of a plan's work, after consolidate: every gate re-run, commits against perimeters, fake-work patterns; "+
 		"with adapter or profile a reviewer session also reads the review brief in its own read-only worktree, and its verdicts are in the result (never counted as a pass). "+
-		"Recorded; findings are a tool error carrying the review.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in reviewIn) (*Result, error) {
-			r, err := e.app.Review(ctx, app.ReviewOptions{Project: in.Project, Adapter: in.Adapter, Profile: in.Profile, MutationBudget: -1})
-			if err != nil {
-				return nil, err
+		"Recorded; findings are a tool error carrying the review."+longNote,
+		func(ctx context.Context, req *sdk.CallToolRequest, in reviewIn) (*Result[*pipeline.ReviewResult], error) {
+			argv := []string{"review", "--json"}
+			switch {
+			case in.Adapter != "" && in.Profile != "":
+				return nil, fault.Invalidf("give adapter or profile, not both")
+			case in.Adapter != "":
+				argv = append(argv, "--adapter", in.Adapter)
+			case in.Profile != "":
+				argv = append(argv, "--profile", in.Profile)
 			}
-			sum := fmt.Sprintf("review of %s: %d findings", r.Project, len(r.Findings))
-			if r.Reviewer != "" {
-				sum += "; reviewer session " + r.Reviewer + reviewerSummary(r.ReviewerVerdicts)
-			}
-			res := &Result{Command: "review", Doc: r, Summary: sum}
-			if !r.OK {
-				res.Fail = fmt.Errorf("review found problems")
-			}
-			return res, nil
+			return runLong(ctx, e, req, "review", in.Wait, append(argv, "--", in.Project),
+				func(r *pipeline.ReviewResult) *Result[*pipeline.ReviewResult] {
+					sum := fmt.Sprintf("review of %s: %d findings", r.Project, len(r.Findings))
+					if r.Reviewer != "" {
+						sum += "; reviewer session " + r.Reviewer + reviewerSummary(r.ReviewerVerdicts)
+					}
+					res := &Result[*pipeline.ReviewResult]{Command: "review", Doc: r, Summary: sum}
+					if !r.OK {
+						res.Fail = fmt.Errorf("review found problems")
+					}
+					return res
+				})
 		})
 }
 
@@ -91,6 +102,7 @@ type reviewIn struct {
 	Project string `json:"project" jsonschema:"the plan name"`
 	Adapter string `json:"adapter,omitempty" jsonschema:"also run a reviewer session with this adapter"`
 	Profile string `json:"profile,omitempty" jsonschema:"also run a reviewer session with this profile ([profiles.NAME])"`
+	Wait    string `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
 }
 
 func reviewerSummary(v *judge.ReviewerVerdicts) string {
@@ -104,8 +116,8 @@ func reviewerSummary(v *judge.ReviewerVerdicts) string {
 	return s
 }
 
-func dispatchDoc(project string, st *pipeline.State) map[string]any {
-	return map[string]any{"project": project, "dispatches": st.Dispatches, "verifications": st.Verifications}
+func newDispatchDoc(project string, st *pipeline.State) dispatchDoc {
+	return dispatchDoc{Project: project, Dispatches: st.Dispatches, Verifications: st.Verifications}
 }
 
 // progress turns the dispatcher's progress lines into MCP progress

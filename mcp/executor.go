@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
+	"github.com/agentproto/agentproto/worktree"
 )
 
 type briefIn struct {
@@ -30,16 +31,16 @@ type goalAgentIn struct {
 // addExecutorTools are all an executor gets: what it may do on itself.
 func addExecutorTools(s *sdk.Server, e *env) {
 	addTool(s, "brief_read", "Your frozen brief, as recorded in the ledger when the plan was frozen.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in briefIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in briefIn) (*Result[briefDoc], error) {
 			name, text, err := e.app.FrozenBrief(ctx, in.Project, in.WP)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "plan brief", Doc: map[string]any{"project": in.Project, "wp": in.WP, "name": name, "text": text},
+			return &Result[briefDoc]{Command: "plan brief", Doc: briefDoc{Project: in.Project, WP: in.WP, Name: name, Text: text},
 				Summary: fmt.Sprintf("%s of plan %s (%d bytes)", name, in.Project, len(text))}, nil
 		})
 	addTool(s, "my_changes", "Every path changed in your own worktree relative to its base (as `worktree changes --json`).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*Result[[]worktree.Change], error) {
 			m, err := e.app.OwnWorktree(ctx)
 			if err != nil {
 				return nil, err
@@ -47,7 +48,7 @@ func addExecutorTools(s *sdk.Server, e *env) {
 			return e.changes(ctx, m.Slug)
 		})
 	addTool(s, "evidence_add", "Record a compact evidence reference under your own agent id.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in evidenceIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in evidenceIn) (*Result[evidenceDoc], error) {
 			svc, err := e.app.Peers(ctx)
 			if err != nil {
 				return nil, err
@@ -59,11 +60,11 @@ func addExecutorTools(s *sdk.Server, e *env) {
 			if err := svc.AddEvidence(peers.Evidence{Goal: in.Goal, Agent: agent, Ref: in.Ref, Summary: in.Summary}); err != nil {
 				return nil, err
 			}
-			return &Result{Command: "evidence add", Doc: map[string]any{"goal": in.Goal, "agent": agent, "ref": in.Ref, "recorded": true},
+			return &Result[evidenceDoc]{Command: "evidence add", Doc: evidenceDoc{Goal: in.Goal, Agent: agent, Ref: in.Ref, Recorded: true},
 				Summary: "recorded evidence " + in.Ref}, nil
 		})
 	addTool(s, "quota_guard", "Your remaining turns; a spent quota is a tool error (exit 5).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*Result[*peers.Quota], error) {
 			svc, err := e.app.Peers(ctx)
 			if err != nil {
 				return nil, err
@@ -76,13 +77,13 @@ func addExecutorTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "peer quota-guard", Doc: q, Summary: fmt.Sprintf("%s: %d turns used, %d left", agent, q.Turns, q.Remaining)}, nil
+			return &Result[*peers.Quota]{Command: "peer quota-guard", Doc: q, Summary: fmt.Sprintf("%s: %d turns used, %d left", agent, q.Turns, q.Remaining)}, nil
 		})
 }
 
 func addPeerTools(s *sdk.Server, e *env) {
 	addTool(s, "supervisor_observe", "The read-only observation packet of a goal's supervised peers.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in goalAgentIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in goalAgentIn) (*Result[*peers.Observation], error) {
 			svc, err := e.app.Peers(ctx)
 			if err != nil {
 				return nil, err
@@ -91,17 +92,17 @@ func addPeerTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "supervisor observe", Doc: o, Summary: "observation of goal " + in.Goal}, nil
+			return &Result[*peers.Observation]{Command: "supervisor observe", Doc: o, Summary: "observation of goal " + in.Goal}, nil
 		})
 	addTool(s, "supervisor_propose", "Validate a supervisor_decision_v0 (observe, inject, handoff, discard; fork where the clone's fork mode is on and its host check passes) and, with apply, record it as supervisor_proposed. A proposal never proves anything happened.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in proposeIn) (*Result, error) {
-			return recordPeerDoc(ctx, e, "supervisor event propose", "the decision", in.Decision, func(svc *peers.Service, d *peers.Decision) (any, bool, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in proposeIn) (*Result[*peers.Proposal], error) {
+			return recordPeerDoc(ctx, e, "supervisor event propose", "the decision", in.Decision, func(svc *peers.Service, d *peers.Decision) (*peers.Proposal, bool, error) {
 				return svc.Propose(in.Goal, in.Agent, d, in.Apply)
 			}, in.Apply)
 		})
 	addTool(s, "supervisor_receipt", "Validate a rejected or failed supervisor_receipt_v0 and, with apply, record it. An executed receipt is refused (exit 5): only the host adapter path writes one.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in receiptIn) (*Result, error) {
-			return recordPeerDoc(ctx, e, "supervisor event receipt", "the receipt", in.Receipt, func(svc *peers.Service, r *peers.ReceiptDoc) (any, bool, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in receiptIn) (*Result[*peers.Receipt], error) {
+			return recordPeerDoc(ctx, e, "supervisor event receipt", "the receipt", in.Receipt, func(svc *peers.Service, r *peers.ReceiptDoc) (*peers.Receipt, bool, error) {
 				return svc.RecordReceipt(in.Goal, in.Agent, r, in.Apply)
 			}, in.Apply)
 		})
@@ -123,7 +124,7 @@ type receiptIn struct {
 
 // recordPeerDoc decodes a peer protocol document strictly and validates
 // or records it, as `supervisor event propose|receipt` do.
-func recordPeerDoc[T any](ctx context.Context, e *env, command, what string, raw json.RawMessage, act func(*peers.Service, *T) (any, bool, error), apply bool) (*Result, error) {
+func recordPeerDoc[T, Out any](ctx context.Context, e *env, command, what string, raw json.RawMessage, act func(*peers.Service, *T) (Out, bool, error), apply bool) (*Result[Out], error) {
 	svc, err := e.app.Peers(ctx)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func recordPeerDoc[T any](ctx context.Context, e *env, command, what string, raw
 	case apply:
 		sum = "already recorded with the same content"
 	}
-	return &Result{Command: command, Doc: out, Summary: sum}, nil
+	return &Result[Out]{Command: command, Doc: out, Summary: sum}, nil
 }
 
 func (e *env) agent() (string, error) {

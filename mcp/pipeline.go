@@ -9,11 +9,18 @@ import (
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/sessions"
 )
 
-type wpIn struct {
+type verifyIn struct {
 	Project string `json:"project" jsonschema:"the plan name"`
 	WP      string `json:"wp" jsonschema:"the work package id"`
+	Wait    string `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
+}
+
+type e2eIn struct {
+	Project string `json:"project" jsonschema:"the plan name (consolidated)"`
+	Wait    string `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
 }
 
 type checkpointIn struct {
@@ -26,6 +33,7 @@ type consolidateIn struct {
 	Project string   `json:"project" jsonschema:"the plan name"`
 	DryRun  bool     `json:"dry_run,omitempty" jsonschema:"say what would be merged and wired; write nothing"`
 	Rename  []string `json:"rename,omitempty" jsonschema:"move the config key OLD a work package adds to NEW, each WPn:OLD=NEW (what a config-collision finding proposes); recorded, and standing for later consolidations"`
+	Wait    string   `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
 }
 
 type prIn struct {
@@ -45,80 +53,85 @@ type policyIn struct {
 }
 
 func addPipelineTools(s *sdk.Server, e *env) {
-	addTool(s, "verify", "Verify a work package on disk: changed paths against its perimeter, the gate re-run. Anything but pass is a tool error carrying the verification.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in wpIn) (*Result, error) {
-			vd, err := e.app.Verify(ctx, in.Project, in.WP, false)
-			if err != nil {
-				return nil, err
-			}
-			v := vd.Verification
-			res := &Result{Command: "verify", Doc: v, Summary: fmt.Sprintf("%s %s: %s (%d changed, %d outside the perimeter, gate exit %d)",
-				in.Project, v.WP, v.Verdict, len(v.Changed), len(v.OutOfScope), v.Gate.ExitCode)}
-			if v.Verdict != pipeline.Pass {
-				res.Fail = fmt.Errorf("%s failed verification", v.WP)
-			}
-			return res, nil
+	addTool(s, "verify", "Verify a work package on disk: changed paths against its perimeter, the gate re-run; recorded. Anything but pass is a tool error carrying the verification. "+
+		"A dispatched work package is verified by the sessions daemon at its turn's end: use dispatch_wait for those, verify for a session you started by hand."+longNote,
+		func(ctx context.Context, req *sdk.CallToolRequest, in verifyIn) (*Result[*pipeline.Verification], error) {
+			return runLong(ctx, e, req, "verify", in.Wait, []string{"verify", "--json", "--", in.Project, in.WP},
+				func(v *pipeline.Verification) *Result[*pipeline.Verification] {
+					res := &Result[*pipeline.Verification]{Command: "verify", Doc: v, Summary: fmt.Sprintf("%s %s: %s (%d changed, %d outside the perimeter, gate exit %d)",
+						in.Project, v.WP, v.Verdict, len(v.Changed), len(v.OutOfScope), v.Gate.ExitCode)}
+					if v.Verdict != pipeline.Pass {
+						res.Fail = fmt.Errorf("%s failed verification", v.WP)
+					}
+					return res
+				})
 		})
-	addTool(s, "checkpoint", "Commit exactly the in-perimeter changed paths of a verified work package (never pushes).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in checkpointIn) (*Result, error) {
+	addTool(s, "checkpoint", "Commit exactly the in-perimeter changed paths of a verified work package (never pushes). Every WP consolidate merges needs one, the last wave included.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in checkpointIn) (*Result[*pipeline.Checkpoint], error) {
 			_, cp, err := e.app.Checkpoint(ctx, in.Project, in.WP, in.Message)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "checkpoint", Doc: cp, Summary: fmt.Sprintf("%s %s: %.12s (%d paths)", in.Project, cp.WP, cp.Commit, len(cp.Paths))}, nil
+			return &Result[*pipeline.Checkpoint]{Command: "checkpoint", Doc: cp, Summary: fmt.Sprintf("%s %s: %.12s (%d paths)", in.Project, cp.WP, cp.Commit, len(cp.Paths))}, nil
 		})
-	addTool(s, "consolidate", "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate (dry_run writes nothing).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in consolidateIn) (*Result, error) {
-			c, err := e.app.Consolidate(ctx, in.Project, in.DryRun, in.Rename)
-			if c == nil {
-				return nil, err
+	addTool(s, "consolidate", "Single writer: merge the verified and checkpointed WP branches into the integration worktree, apply shared-file wiring, run the gate; "+
+		"dry_run writes nothing. Findings are a tool error carrying the consolidation."+longNote,
+		func(ctx context.Context, req *sdk.CallToolRequest, in consolidateIn) (*Result[*pipeline.Consolidation], error) {
+			argv := []string{"consolidate", "--json"}
+			if in.DryRun {
+				argv = append(argv, "--dry-run")
 			}
-			res := &Result{Command: "consolidate", Doc: c, Fail: err,
-				Summary: fmt.Sprintf("merged %s; %d wiring lines, %d findings", strings.Join(c.Merged, ", "), len(c.Wiring), len(c.Findings))}
-			if c.DryRun {
-				res.Summary = fmt.Sprintf("would merge %s; dry run: nothing written", strings.Join(c.WouldMerge, ", "))
+			for _, r := range in.Rename {
+				argv = append(argv, "--rename", r)
 			}
-			return res, nil
+			return runLong(ctx, e, req, "consolidate", in.Wait, append(argv, "--", in.Project),
+				func(c *pipeline.Consolidation) *Result[*pipeline.Consolidation] {
+					res := &Result[*pipeline.Consolidation]{Command: "consolidate", Doc: c,
+						Summary: fmt.Sprintf("merged %s; %d wiring lines, %d findings", strings.Join(c.Merged, ", "), len(c.Wiring), len(c.Findings))}
+					if c.DryRun {
+						res.Summary = fmt.Sprintf("would merge %s; dry run: nothing written", strings.Join(c.WouldMerge, ", "))
+					}
+					return res
+				})
 		})
-	addTool(s, "e2e", "Run the [e2e] commands against the integration worktree and record their exit codes; a failure is a tool error carrying them.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
-			r, err := e.app.E2E(ctx, in.Project)
-			if err != nil {
-				return nil, err
-			}
-			res := &Result{Command: "e2e", Doc: r, Summary: fmt.Sprintf("%d e2e commands, ok=%v", len(r.Commands), r.OK)}
-			if !r.OK {
-				res.Fail = fmt.Errorf("e2e failed")
-			}
-			return res, nil
+	addTool(s, "e2e", "Run the [e2e] commands against the integration worktree (after consolidate) and record their exit codes; a failure is a tool error carrying them."+longNote,
+		func(ctx context.Context, req *sdk.CallToolRequest, in e2eIn) (*Result[*pipeline.E2EResult], error) {
+			return runLong(ctx, e, req, "e2e", in.Wait, []string{"e2e", "--json", "--", in.Project},
+				func(r *pipeline.E2EResult) *Result[*pipeline.E2EResult] {
+					res := &Result[*pipeline.E2EResult]{Command: "e2e", Doc: r, Summary: fmt.Sprintf("%d e2e commands, ok=%v", len(r.Commands), r.OK)}
+					if !r.OK {
+						res.Fail = fmt.Errorf("e2e failed")
+					}
+					return res
+				})
 		})
 	addTool(s, "pr_open", "Push the integration branch and open (or update) the plan's pull request on GitHub (never merged); "+
 		"dry_run returns the push and the request and sends nothing. The token comes from GH_TOKEN, GITHUB_TOKEN or gh's configuration and is never shown.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in prIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in prIn) (*Result[prDoc], error) {
 			out, err := e.app.OpenPR(ctx, app.PROptions{Project: in.Project, Base: in.Base, Title: in.Title, Draft: in.Draft, DryRun: in.DryRun})
 			if err != nil {
 				return nil, err
 			}
 			if in.DryRun {
-				return &Result{Command: "pr open", Doc: map[string]any{"project": in.Project, "repo": out.Repo.String(), "dry_run": true, "request": out.Request},
+				return &Result[prDoc]{Command: "pr open", Doc: prDoc{Project: in.Project, Repo: out.Repo.String(), DryRun: true, Request: out.Request},
 					Summary: "dry run: nothing pushed or sent; the request is in the result"}, nil
 			}
 			verb := "opened"
 			if out.Result.Updated {
 				verb = "updated"
 			}
-			return &Result{Command: "pr open", Doc: out.Result, Summary: fmt.Sprintf("%s pull request #%d: %s", verb, out.Result.Number, out.Result.URL)}, nil
+			return &Result[prDoc]{Command: "pr open", Doc: prResultDoc(out.Result), Summary: fmt.Sprintf("%s pull request #%d: %s", verb, out.Result.Number, out.Result.URL)}, nil
 		})
 	addTool(s, "policy_attach", "Attach a policy to sessions: actions the sessions daemon runs on turn-end or idleness, without polling.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in policyIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in policyIn) (*Result[*sessions.Policy], error) {
 			p, err := e.app.AttachPolicy(ctx, app.PolicyOptions{Sessions: in.Sessions, On: in.On, Do: in.Do, Plan: in.Plan, Repeat: in.Repeat})
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "policy attach", Doc: p, Summary: fmt.Sprintf("attached policy %s to %s", p.ID, strings.Join(in.Sessions, " "))}, nil
+			return &Result[*sessions.Policy]{Command: "policy attach", Doc: p, Summary: fmt.Sprintf("attached policy %s to %s", p.ID, strings.Join(in.Sessions, " "))}, nil
 		})
-	addTool(s, "policy_cancel", "Cancel a policy: it fires no more (what it started goes on).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result, error) {
+	addTool(s, "policy_cancel", "Cancel a policy (by the id policy_attach returned): it fires no more; what it started goes on.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result[canceledDoc], error) {
 			c, err := e.app.Sessions()
 			if err != nil {
 				return nil, err
@@ -126,6 +139,6 @@ func addPipelineTools(s *sdk.Server, e *env) {
 			if err := c.CancelPolicy(ctx, in.ID); err != nil {
 				return nil, err
 			}
-			return &Result{Command: "policy cancel", Doc: map[string]any{"id": in.ID, "canceled": true}, Summary: "canceled policy " + in.ID}, nil
+			return &Result[canceledDoc]{Command: "policy cancel", Doc: canceledDoc{ID: in.ID, Canceled: true}, Summary: "canceled policy " + in.ID}, nil
 		})
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/plans"
 )
 
 type ledgerLogIn struct {
@@ -19,8 +22,9 @@ type ledgerLogIn struct {
 }
 
 func addLedgerTools(s *sdk.Server, e *env) {
-	addTool(s, "ledger_log", "List ledger events, newest first: each item is one event envelope exactly as stored (as `ledger log --json`).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in ledgerLogIn) (*Result, error) {
+	addTool(s, "ledger_log", "List ledger events, newest first (50 by default, at most 1000): each item is one event envelope exactly as stored (as `ledger log --json`). "+
+		"The raw history: for where a plan stands prefer plan_status and dispatch_status.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in ledgerLogIn) (*Result[[]json.RawMessage], error) {
 			switch {
 			case in.Limit < 0 || in.Limit > maxLogEvents:
 				return nil, fault.Invalidf("limit must be between 1 and %d, got %d", maxLogEvents, in.Limit)
@@ -35,7 +39,7 @@ func addLedgerTools(s *sdk.Server, e *env) {
 			if len(items) == in.Limit {
 				summary += fmt.Sprintf(" (there may be more: ask with a larger limit, up to %d, or a kind)", maxLogEvents)
 			}
-			return &Result{Command: "ledger log", Doc: items, Summary: summary}, nil
+			return &Result[[]json.RawMessage]{Command: "ledger log", Doc: items, Summary: summary}, nil
 		})
 }
 
@@ -66,12 +70,12 @@ type lessonIn struct {
 
 func addPlanTools(s *sdk.Server, e *env) {
 	addTool(s, "plan_check", "Check a plan: perimeters, contract blocks, briefs, dependencies. Findings are data; a plan with errors is a tool error carrying them.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result[*plans.Report], error) {
 			p, rep, err := e.app.CheckPlan(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
-			res := &Result{Command: "plan check", Doc: rep,
+			res := &Result[*plans.Report]{Command: "plan check", Doc: rep,
 				Summary: fmt.Sprintf("plan %s: %d errors, %d warnings", rep.Project, rep.Errors, rep.Warnings)}
 			if !rep.OK {
 				res.Fail = fmt.Errorf("plan %s has %d errors", p.Name, rep.Errors)
@@ -79,7 +83,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 			return res, nil
 		})
 	addTool(s, "plan_freeze", "Record the checked plan in the ledger (plan_frozen, every file attached). Refused (exit 5) while the check has errors.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result[freezeDoc], error) {
 			f, err := e.app.FreezePlan(ctx, in.Project)
 			var pe *app.PlanErrors
 			if errors.As(err, &pe) {
@@ -93,18 +97,18 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if !written {
 				sum = fmt.Sprintf("plan %s is already frozen as %s; nothing written", p.Name, fr.RecordID)
 			}
-			return &Result{Command: "plan freeze", Doc: map[string]any{"record": fr.RecordID, "written": written, "files": fr.Files}, Summary: sum}, nil
+			return &Result[freezeDoc]{Command: "plan freeze", Doc: freezeDoc{Record: fr.RecordID, Written: written, Files: fr.Files}, Summary: sum}, nil
 		})
 	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version, and the work packages waiting_decision "+
 		"(stopped on a question: its options and default; answer with plan_answer), and its pull request as pr watch last saw it "+
 		"(state, reactions pending with their retries left, escalations waiting for the supervisor).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result[*app.PlanStatus], error) {
 			p, st, err := e.app.PlanStatus(ctx, in.Project)
 			if err != nil {
 				return nil, err
 			}
 			if !st.Frozen {
-				return &Result{Command: "plan status", Doc: st, Summary: fmt.Sprintf("plan %s is not frozen", p.Name)}, nil
+				return &Result[*app.PlanStatus]{Command: "plan status", Doc: st, Summary: fmt.Sprintf("plan %s is not frozen", p.Name)}, nil
 			}
 			changed := 0
 			for _, d := range st.Files {
@@ -119,18 +123,18 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if pr := st.PR; pr != nil {
 				sum += fmt.Sprintf("; pull request #%d %s, %d reactions pending", pr.PR.Number, pr.PR.State, len(pr.Pending))
 			}
-			return &Result{Command: "plan status", Doc: st, Summary: sum}, nil
+			return &Result[*app.PlanStatus]{Command: "plan status", Doc: st, Summary: sum}, nil
 		})
 	addTool(s, "plan_answer", "Answer the question a waiting_decision work package stopped on: the choice is recorded in the SPEC as a dated DECISION "+
 		"and sent to the WP's live session; its policy (or verify) checks it at the turn's end. Refused (exit 5) for a WP that is not waiting.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in answerIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in answerIn) (*Result[*pipeline.Answer], error) {
 			_, a, err := e.app.AnswerDecision(ctx, in.Project, in.WP, in.Choice)
 			if a == nil {
 				return nil, err
 			}
 			if err != nil {
 				// Recorded, not sent: the document says so.
-				return &Result{Command: "plan answer", Doc: a, Fail: err}, nil
+				return &Result[*pipeline.Answer]{Command: "plan answer", Doc: a, Fail: err}, nil
 			}
 			sum := fmt.Sprintf("recorded the answer for %s and sent it to session %s; verify it when its turn ends", a.WP, a.Session)
 			if !a.Recorded {
@@ -139,19 +143,19 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if a.OffOptions {
 				sum += " (the choice is none of the options the session offered)"
 			}
-			return &Result{Command: "plan answer", Doc: a, Summary: sum}, nil
+			return &Result[*pipeline.Answer]{Command: "plan answer", Doc: a, Summary: sum}, nil
 		})
 	addTool(s, "plan_render", "The executor's session prompt for one work package: a pointer to its frozen brief and the overrides.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in renderIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in renderIn) (*Result[*app.Prompt], error) {
 			pr, err := e.app.RenderPrompt(ctx, in.Project, in.WP)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "plan render", Doc: pr,
+			return &Result[*app.Prompt]{Command: "plan render", Doc: pr,
 				Summary: fmt.Sprintf("prompt for %s of plan %s (%d bytes)", in.WP, pr.Project, len(pr.Prompt))}, nil
 		})
 	addTool(s, "plan_amend", "Append a dated CORRECTION to the plan's SPEC and record it in the ledger.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in amendIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in amendIn) (*Result[amendDoc], error) {
 			if strings.TrimSpace(in.Correction) == "" {
 				return nil, fault.Invalidf("correction is empty")
 			}
@@ -163,10 +167,10 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if !recorded {
 				sum = "this correction is already recorded; nothing written"
 			}
-			return &Result{Command: "plan amend", Doc: map[string]any{"project": p.Name, "recorded": recorded}, Summary: sum}, nil
+			return &Result[amendDoc]{Command: "plan amend", Doc: amendDoc{Project: p.Name, Recorded: recorded}, Summary: sum}, nil
 		})
 	addTool(s, "lesson_add", "Record a lesson: the next supervisor and every executor prompt of a plan sharing a tag learn it.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in lessonIn) (*Result, error) {
+		func(ctx context.Context, _ *sdk.CallToolRequest, in lessonIn) (*Result[writtenDoc], error) {
 			written, err := e.app.AddLesson(ctx, in.Text, in.Tags)
 			if err != nil {
 				return nil, err
@@ -175,7 +179,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 			if !written {
 				sum = "this lesson is already recorded"
 			}
-			return &Result{Command: "lesson add", Doc: map[string]any{"written": written}, Summary: sum}, nil
+			return &Result[writtenDoc]{Command: "lesson add", Doc: writtenDoc{Written: written}, Summary: sum}, nil
 		})
 }
 

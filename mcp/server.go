@@ -90,12 +90,15 @@ func New(opts Options) (*sdk.Server, error) {
 		return s, nil
 	}
 	addLedgerTools(s, e)
+	addSetupTools(s, e)
 	addPlanTools(s, e)
 	addPreflightTools(s, e)
 	addWorktreeTools(s, e)
 	addSessionTools(s, e)
 	addPipelineTools(s, e)
 	addDispatchTools(s, e)
+	addJobTools(s, e)
+	addDispatchWait(s, e)
 	addPeerTools(s, e)
 	addBriefResources(s, e)
 	addSessionResources(s, e)
@@ -131,11 +134,11 @@ func instructions(role string) string {
 			"(my_changes), record evidence (evidence_add) and check your own quota (quota_guard). " +
 			"You cannot start, steer or dispatch other agents."
 	}
-	return fmt.Sprint("agentproto supervisor tools. A loop: plan_check, plan_freeze, plan_render; ",
-		"session_start (in a worktree); session_wait or session_monitor (each returns within 50s: call again ",
-		"while pending is not empty); session_output with clean; session_prompt; session_kill. ",
-		"For a whole plan: dispatch returns once the first wave is launched and the sessions daemon runs the rest, ",
-		"also after you disconnect; read dispatch_status, answer a WP waiting_decision (plan_status) with plan_answer, ",
-		"then consolidate, review, e2e and pr_open. ",
+	return fmt.Sprint("agentproto supervisor tools. Set up: init, plan_new, plan_write (it checks the plan), plan_freeze; goal_new for peers. ",
+		"Run a plan: dispatch (returns once the first wave is launched; the sessions daemon verifies each session at its turn's end and launches the rest, ",
+		"also after you disconnect), then dispatch_wait (returns within 45s: when all are verified, when one waits for you, or with what is pending: call again). ",
+		"Answer a WP waiting_decision with plan_answer. Then checkpoint each WP, consolidate, review, e2e and pr_open. ",
+		"verify, review, consolidate and e2e answer within 40s with their result or with a job: give it to job_wait. ",
+		"By hand: session_start (in a worktree), session_wait or session_monitor, session_output, session_prompt, session_kill. ",
 		"Errors carry exit_code: 2 invalid input, 3 conflict, 4 timeout, 5 refused.")
 }

@@ -51,7 +51,7 @@ func (w *worktreeArg) UnmarshalJSON(b []byte) error {
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {Type: "object"},
 	reflect.TypeFor[worktreeArg](): {
-		Description: "run in this agentproto worktree: a slug, or {slug, base} (it is provisioned, setup hooks run once trusted, when it does not exist)",
+		Description: "run in this agentproto worktree: a slug, or {slug, base} (it is provisioned, setup hooks run once trusted, when it does not exist); exactly one of worktree and dir is required",
 		OneOf: []*jsonschema.Schema{
 			{Type: "string"},
 			{Type: "object", Required: []string{"slug"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
@@ -61,10 +61,10 @@ var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 }
 
 type startIn struct {
-	Adapter  string      `json:"adapter,omitempty" jsonschema:"adapter name (or give profile)"`
-	Profile  string      `json:"profile,omitempty" jsonschema:"executor profile ([profiles.NAME]): adapter, model and auth"`
+	Adapter  string      `json:"adapter,omitempty" jsonschema:"adapter name; required unless profile is given (never both)"`
+	Profile  string      `json:"profile,omitempty" jsonschema:"executor profile ([profiles.NAME]): adapter, model and auth; required unless adapter is given (never both)"`
 	Model    string      `json:"model,omitempty" jsonschema:"model id"`
-	Dir      string      `json:"dir,omitempty" jsonschema:"run in this directory (or give worktree)"`
+	Dir      string      `json:"dir,omitempty" jsonschema:"run in this directory, inside the repository or one of its worktrees; exactly one of dir and worktree is required"`
 	Worktree worktreeArg `json:"worktree,omitempty"`
 	Prompt   string      `json:"prompt" jsonschema:"the first prompt"`
 	Label    string      `json:"label,omitempty" jsonschema:"a label for people"`
@@ -103,8 +103,9 @@ type idIn struct {
 }
 
 func addSessionTools(s *sdk.Server, e *env) {
-	addTool(s, "session_start", "Start an executor session (owned by the sessions daemon: it outlives this connection) and return its record.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in startIn) (*Result, error) {
+	addTool(s, "session_start", "Start one executor session by hand and return its record; the sessions daemon owns it, so it outlives this connection. "+
+		"Give adapter or profile, and worktree or dir. To run a frozen plan use dispatch instead: it starts each work package with its brief in its own worktree and verifies it.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in startIn) (*Result[*sessions.Record], error) {
 			rec, err := e.startSession(ctx, in)
 			if err != nil {
 				if rec != nil {
@@ -113,34 +114,37 @@ func addSessionTools(s *sdk.Server, e *env) {
 				}
 				return nil, err
 			}
-			return &Result{Command: "sessions start", Doc: rec, Summary: fmt.Sprintf("started %s (%s) in %s", rec.ID, rec.State, rec.Dir)}, nil
+			return &Result[*sessions.Record]{Command: "sessions start", Doc: rec, Summary: fmt.Sprintf("started %s (%s) in %s", rec.ID, rec.State, rec.Dir)}, nil
 		})
-	addTool(s, "session_list", "List sessions: id, label, adapter, model, dir, state, turns, last activity.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*Result, error) {
+	addTool(s, "session_list", "List sessions: id, label, adapter, model, dir, state, turns, last activity. For one plan's work packages and their verdicts, dispatch_status says more.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*Result[[]*sessions.Record], error) {
 			rows, err := e.app.ListSessions(ctx, in.All)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "sessions ls", Doc: rows, Summary: fmt.Sprintf("%d sessions", len(rows))}, nil
+			return &Result[[]*sessions.Record]{Command: "sessions ls", Doc: rows, Summary: fmt.Sprintf("%d sessions", len(rows))}, nil
 		})
-	addTool(s, "session_monitor", "Return as soon as a named session changes state or turn, or after `for` (at most 45s); at once when all are over.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in monitorIn) (*Result, error) {
-			return e.monitor(ctx, in)
+	addTool(s, "session_monitor", "Fan-in: return as soon as any one of the named sessions changes state or turn, or after `for` (at most 45s); at once when all are over. "+
+		"Use session_wait to wait for all of them, dispatch_wait for a whole dispatch (it also waits for the verdicts).",
+		func(ctx context.Context, req *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
+			return e.monitor(ctx, req, in)
 		})
-	addTool(s, "session_wait", "Wait until every named session reaches `until`. One call waits at most 50s; while `pending` is not empty, call again.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in waitIn) (*Result, error) {
-			return e.wait(ctx, in)
+	addTool(s, "session_wait", "Wait until every named session reaches `until` (turn-end or exit). One call waits at most 50s; while `pending` is not empty, call again. "+
+		"For a dispatch's sessions use dispatch_wait: it also waits for each verdict; for the first change of several use session_monitor.",
+		func(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
+			return e.wait(ctx, req, in)
 		})
-	addTool(s, "session_output", "A session's output, one item per line (last N; clean strips terminal escapes).",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result, error) {
+	addTool(s, "session_output", "A session's output, one item per line: the last 60 by default (at most 2000), a line past 4 KiB cut with a marker; clean strips terminal escapes. "+
+		"Read it after a turn ends to see how it ended.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result[[]outputLine], error) {
 			lines, err := e.output(ctx, in.ID, in.Last, in.Clean)
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
+			return &Result[[]outputLine]{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
 		})
-	addTool(s, "session_prompt", "Send a session another turn, or interrupt its current one.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in promptIn) (*Result, error) {
+	addTool(s, "session_prompt", "Send a session another turn, or interrupt its current one (the turn in progress is lost). To answer a work package waiting_decision use plan_answer: it also records the choice.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in promptIn) (*Result[promptDoc], error) {
 			if err := sessions.ValidateID(in.ID); err != nil {
 				return nil, err
 			}
@@ -154,11 +158,11 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if err := c.Prompt(ctx, in.ID, in.Text, in.Interrupt); err != nil {
 				return nil, err
 			}
-			return &Result{Command: "sessions prompt", Doc: map[string]any{"id": in.ID, "sent": true, "interrupt": in.Interrupt},
+			return &Result[promptDoc]{Command: "sessions prompt", Doc: promptDoc{ID: in.ID, Sent: true, Interrupt: in.Interrupt},
 				Summary: "sent to " + in.ID}, nil
 		})
-	addTool(s, "session_kill", "End a session and every process it started.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result, error) {
+	addTool(s, "session_kill", "End a session and every process it started; its worktree stays. A dispatched session is ended by the daemon once verified: kill only what is stuck.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result[*sessions.Record], error) {
 			if err := sessions.ValidateID(in.ID); err != nil {
 				return nil, err
 			}
@@ -170,7 +174,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			return &Result{Command: "sessions kill", Doc: rec, Summary: fmt.Sprintf("%s is %s", in.ID, rec.State)}, nil
+			return &Result[*sessions.Record]{Command: "sessions kill", Doc: rec, Summary: fmt.Sprintf("%s is %s", in.ID, rec.State)}, nil
 		})
 }
 
@@ -199,9 +203,25 @@ func (e *env) startSession(ctx context.Context, in startIn) (*sessions.Record, e
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, fault.Invalidf("a session starts with a prompt")
 	}
-	return e.app.StartSession(ctx, app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
+	// The start itself is not cut short: a start the daemon carried out
+	// after this end stopped listening would leave a session no one
+	// knows of. A call cancelled meanwhile kills what it started.
+	rec, err := e.app.StartSession(context.WithoutCancel(ctx), app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
 		Worktree: in.Worktree.Slug, Base: in.Worktree.Base, Dir: in.Dir, Confined: true,
 		Prompt: in.Prompt, Label: in.Label, NoPing: in.NoPing, By: "mcp"})
+	if ctx.Err() == nil || rec == nil {
+		return rec, err
+	}
+	c, cerr := e.app.Sessions()
+	if cerr == nil {
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, cerr = c.Kill(kctx, rec.ID)
+	}
+	if cerr != nil {
+		return nil, fmt.Errorf("session_start was canceled, and killing the session it started (%s) failed: %v", rec.ID, cerr)
+	}
+	return nil, fmt.Errorf("session_start was canceled; the session it started (%s) was killed", rec.ID)
 }
 
 func allOver(recs []*sessions.Record) bool {
@@ -228,7 +248,7 @@ func boundedWait(s, def string, limit time.Duration, what string) (time.Duration
 	return d, false, nil
 }
 
-func (e *env) monitor(ctx context.Context, in monitorIn) (*Result, error) {
+func (e *env) monitor(ctx context.Context, req *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
 	recs, err := e.app.Records(ctx, in.IDs)
 	if err != nil {
 		return nil, err
@@ -242,7 +262,9 @@ func (e *env) monitor(ctx context.Context, in monitorIn) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		stop := waiting(ctx, req, "session_monitor", len(in.IDs))
 		changed, err := c.Monitor(ctx, in.IDs, d)
+		stop()
 		if err != nil {
 			return nil, err
 		}
@@ -252,21 +274,29 @@ func (e *env) monitor(ctx context.Context, in monitorIn) (*Result, error) {
 	for _, r := range recs {
 		parts = append(parts, fmt.Sprintf("%s %s turns=%d", r.ID, r.State, r.Turns))
 	}
-	return &Result{Command: "sessions monitor", Doc: map[string]any{"sessions": recs, "waited_at_most": d.String()},
+	return &Result[monitorDoc]{Command: "sessions monitor", Doc: monitorDoc{Sessions: recs, WaitedAtMost: d.String()},
 		Summary: strings.Join(parts, "; ") + fmt.Sprintf(" (a call waits at most %s)", d)}, nil
 }
 
-func (e *env) wait(ctx context.Context, in waitIn) (*Result, error) {
+// checkUntil is session_wait's until: turn-end (the default) or exit.
+func checkUntil(until string) (string, error) {
+	switch until {
+	case "":
+		return "turn-end", nil
+	case "turn-end", "exit":
+		return until, nil
+	}
+	return "", fault.Invalidf("until %q: give turn-end or exit", until)
+}
+
+func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
 	recs, err := e.app.Records(ctx, in.IDs)
 	if err != nil {
 		return nil, err
 	}
-	until := in.Until
-	if until == "" {
-		until = "turn-end"
-	}
-	if until != "turn-end" && until != "exit" {
-		return nil, fault.Invalidf("until %q: give turn-end or exit", until)
+	until, err := checkUntil(in.Until)
+	if err != nil {
+		return nil, err
 	}
 	d, capped, err := boundedWait(in.Timeout, "40m", maxWait, "timeout")
 	if err != nil {
@@ -278,7 +308,9 @@ func (e *env) wait(ctx context.Context, in waitIn) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		stop := waiting(ctx, req, "session_wait", len(in.IDs))
 		still, err := c.Wait(ctx, in.IDs, until, d)
+		stop()
 		if err != nil {
 			return nil, err
 		}
@@ -287,15 +319,14 @@ func (e *env) wait(ctx context.Context, in waitIn) (*Result, error) {
 			return nil, err
 		}
 	}
-	doc := map[string]any{"sessions": recs, "pending": pending}
-	res := &Result{Command: "sessions wait", Doc: doc}
+	res := &Result[waitDoc]{Command: "sessions wait", Doc: waitDoc{Sessions: recs, Pending: pending}}
 	switch {
 	case len(pending) == 0:
 		res.Summary = fmt.Sprintf("all %d sessions reached %s", len(recs), until)
 	case capped:
-		doc["capped"] = true
-		doc["note"] = fmt.Sprintf("one call waits at most %s; still running: %s; call session_wait again", maxWait, strings.Join(pending, " "))
-		res.Summary = doc["note"].(string)
+		res.Doc.Capped = true
+		res.Doc.Note = fmt.Sprintf("one call waits at most %s; still running: %s; call session_wait again", maxWait, strings.Join(pending, " "))
+		res.Summary = res.Doc.Note
 	default:
 		res.Fail = fault.Timeoutf("timed out after %s; still running: %s", d, strings.Join(pending, " "))
 	}

@@ -22,16 +22,21 @@ const schemaVersion = "v1"
 
 // Result is what a tool hands back: the document the matching command
 // prints with --json, stamped with that command's schema name, and a
-// one-line summary for the model to read first.
-type Result struct {
+// one-line summary for the model to read first. Out is the document's
+// type: the tool's output schema is inferred from it, so what a tool says
+// it returns is what the compiler lets it return.
+type Result[Out any] struct {
 	// Command is the CLI path of the matching command ("plan check"); the
 	// schema is derived from it exactly as the CLI derives its own.
 	Command string
-	Doc     any
+	Doc     Out
 	Summary string
 	// Fail, when set, makes the call a tool error that still carries the
 	// document (a plan check with errors: its findings are data).
 	Fail error
+	// Job, when set, is the answer instead of Doc: the work goes on past
+	// the call's bound and job_wait reads its result.
+	Job *jobDoc
 }
 
 // SchemaOf is the schema name of a command's --json shape: "plan check"
@@ -41,24 +46,42 @@ func SchemaOf(command string) string {
 }
 
 // handler is a tool's body, called with arguments already checked.
-type handler[In any] func(ctx context.Context, req *sdk.CallToolRequest, in In) (*Result, error)
+type handler[In, Out any] func(ctx context.Context, req *sdk.CallToolRequest, in In) (*Result[Out], error)
 
-// addTool registers a tool whose arguments are the JSON form of In. The
-// input schema is inferred from In and closed (additionalProperties
-// false). Before the body runs, the arguments are refused when they hold
-// something credential-shaped (named by JSON path, never echoed) and
-// decoded strictly: an unknown argument or a wrong type is exit 2 with
-// nothing done.
-func addTool[In any](s *sdk.Server, name, desc string, h handler[In]) {
+// addTool registers a tool whose arguments are the JSON form of In and
+// whose document is the JSON form of Out. The input schema is inferred
+// from In and closed (additionalProperties false), then given the enums
+// and patterns the handler checks (hints.go); the output schema is
+// inferred from Out, with the "schema" name every document carries. The
+// tool's annotations come from the table in hints.go: a tool missing
+// there does not start. Before the body runs, the arguments are refused
+// when they hold something credential-shaped (named by JSON path, never
+// echoed) and decoded strictly: an unknown argument or a wrong type is
+// exit 2 with nothing done.
+func addTool[In, Out any](s *sdk.Server, name, desc string, h handler[In, Out]) {
+	hint, ok := hints[name]
+	if !ok {
+		panic(fmt.Sprintf("tool %s has no entry in hints", name))
+	}
 	schema, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}
+	refineInput(name, schema)
 	resolved, err := schema.Resolve(nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}
-	tool := &sdk.Tool{Name: name, Description: desc, InputSchema: schema}
+	out, err := outputSchema[Out](hint.long)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output: %v", name, err))
+	}
+	outResolved, err := out.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output: %v", name, err))
+	}
+	tool := &sdk.Tool{Name: name, Title: hint.title, Description: desc, InputSchema: schema, OutputSchema: out,
+		Annotations: hint.annotations()}
 	s.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		raw := []byte(req.Params.Arguments)
 		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
@@ -76,7 +99,7 @@ func addTool[In any](s *sdk.Server, name, desc string, h handler[In]) {
 			}
 			return errorResult(err, nil), nil
 		}
-		return toolResult(res)
+		return toolResult(res, outResolved)
 	})
 }
 
@@ -132,18 +155,35 @@ func jsonKind(t reflect.Type) string {
 	return "an object"
 }
 
-// toolResult turns a tool's Result into the call's answer.
-func toolResult(res *Result) (*sdk.CallToolResult, error) {
-	doc, err := stamped(res.Doc, SchemaOf(res.Command))
+// toolResult turns a tool's Result into the call's answer: the summary
+// first, then the document itself as JSON text (a client that shows
+// only text content still has every field), and the same document as
+// structured content, checked against the tool's output schema.
+func toolResult[Out any](res *Result[Out], out *jsonschema.Resolved) (*sdk.CallToolResult, error) {
+	var doc []byte
+	var err error
+	if res.Job != nil {
+		doc, err = stamped(res.Job, SchemaOf("job"))
+	} else {
+		doc, err = stamped(res.Doc, SchemaOf(res.Command))
+	}
 	if err != nil {
 		return nil, err
 	}
 	if res.Fail != nil {
-		out := errorResult(res.Fail, doc)
-		return out, nil
+		return errorResult(res.Fail, doc), nil
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(doc, &generic); err != nil {
+		return nil, err
+	}
+	if err := out.Validate(generic); err != nil {
+		// A defect of ours, never the caller's: say it rather than send a
+		// document that contradicts the schema the client was given.
+		return nil, fmt.Errorf("the %s document does not match the tool's output schema: %v", res.Command, err)
 	}
 	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: res.Summary}},
+		Content:           []sdk.Content{&sdk.TextContent{Text: res.Summary}, &sdk.TextContent{Text: string(doc)}},
 		StructuredContent: json.RawMessage(doc),
 	}, nil
 }
@@ -151,11 +191,11 @@ func toolResult(res *Result) (*sdk.CallToolResult, error) {
 // errorDoc is the structured part of a tool error: the exit code the CLI
 // would end with, its class, and the one-line message.
 type errorDoc struct {
-	Schema   string          `json:"schema"`
-	Error    string          `json:"error"`
-	ExitCode int             `json:"exit_code"`
-	Class    string          `json:"class"`
-	Result   json.RawMessage `json:"result,omitempty"`
+	Schema   string          `json:"schema" jsonschema:"agentproto.error/v1"`
+	Error    string          `json:"error" jsonschema:"what went wrong, and the next step when there is one"`
+	ExitCode int             `json:"exit_code" jsonschema:"the CLI's exit code: 1 failure, 2 invalid input, 3 conflict, 4 timeout, 5 refused"`
+	Class    string          `json:"class" jsonschema:"error, invalid, conflict, timeout or refused"`
+	Result   json.RawMessage `json:"result,omitempty" jsonschema:"the tool's document, when it has one to show (a check's findings)"`
 }
 
 // errorResult is a tool error (isError) for err; doc, when given, is the
@@ -170,7 +210,7 @@ func errorResult(err error, doc []byte) *sdk.CallToolResult {
 	b, _ := json.Marshal(d)
 	return &sdk.CallToolResult{
 		IsError:           true,
-		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("exit %d (%s): %s", kind, d.Class, msg)}},
+		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("exit %d (%s): %s", kind, d.Class, msg)}, &sdk.TextContent{Text: string(b)}},
 		StructuredContent: json.RawMessage(b),
 	}
 }
