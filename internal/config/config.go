@@ -31,6 +31,8 @@ type Config struct {
 	Policies Policies           `toml:"policies" json:"policies"`
 	Review   Review             `toml:"review" json:"review"`
 	Sandbox  Sandbox            `toml:"sandbox" json:"sandbox"`
+	Prices   map[string]Price   `toml:"prices" json:"prices,omitempty"`
+	Budgets  Budgets            `toml:"budgets" json:"budgets,omitzero"`
 }
 
 // Default returns the configuration used when a key is absent.

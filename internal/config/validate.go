@@ -54,6 +54,9 @@ func (c *Config) validate() error {
 	if err := c.Sandbox.validate(); err != nil {
 		return err
 	}
+	if err := c.validateSpend(); err != nil {
+		return err
+	}
 	if c.Ledger.PackThreshold < 1 {
 		return BadValue("must be at least 1", "ledger", "pack_threshold")
 	}
