@@ -172,3 +172,35 @@ func containsStr(list []string, s string) bool {
 	}
 	return false
 }
+
+// An executor cannot raise its budget: the daemon holds the budget it
+// read when the session started, and the sandbox keeps agentproto.toml
+// read-only even to a session in the main checkout.
+func TestAnExecutorCannotRaiseItsBudget(t *testing.T) {
+	dir := newRepo(t)
+	const cfg = "[budgets]\nsession_tokens = 1000\n"
+	writeConfig(t, filepath.Join(dir, "agentproto.toml"), cfg)
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", script(
+		`{"op":"run","cmd":"printf '[budgets]\\nsession_tokens = 100000000\\n' > agentproto.toml && echo RAISED || echo REFUSED"}`,
+		`{"op":"usage","usage":{"input":1500}}`,
+		`{"op":"sleep","ms":3000}`,
+		`{"op":"say","text":"still running"}`))
+	if err != nil {
+		t.Fatalf("start: %v %s", err, errOut)
+	}
+	sh(t, dir, nil, "git", "agentproto", "sessions", "wait", id, "--until", "exit", "--timeout", "20s")
+	r := loadRecord(t, dir, id)
+	if r.State != sessions.StateFailed || !containsStr(r.Faults, spend.FaultBudgetExhausted) {
+		t.Fatalf("the session ran past the budget it started with: %s %v %q", r.State, r.Faults, r.Failure)
+	}
+	if strings.Contains(outputLog(dir, id), "still running") {
+		t.Fatal("the turn went on after the cap")
+	}
+	if r.Sandbox != "landlock" {
+		t.Skipf("no sandbox on this machine (%s): the budget held, the file is not protected", r.SandboxNote)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "agentproto.toml"))
+	if string(b) != cfg || !strings.Contains(outputLog(dir, id), "REFUSED") {
+		t.Fatalf("the session rewrote agentproto.toml: %q\n%s", b, outputLog(dir, id))
+	}
+}
