@@ -204,3 +204,51 @@ func TestAnExecutorCannotRaiseItsBudget(t *testing.T) {
 		t.Fatalf("the session rewrote agentproto.toml: %q\n%s", b, outputLog(dir, id))
 	}
 }
+
+// A plan's spend is whole: its executors' turns by work package, from the
+// sessions daemon's usage events, and the supervisor's own report; plan
+// status (and --json) and spend show say it, a report sent twice counts
+// once.
+func TestPlanSpendIsWhole(t *testing.T) {
+	dir := pipelineRepoConfig(t, "[prices.\"sup-model\"]\ninput = 1.0\ncached_input = 0.1\noutput = 2.0\n",
+		`{"op":"usage","usage":{"input":1000,"cached":3000,"output":100,"cost":0.02}}`, "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--no-ping")
+	for i := 0; i < 2; i++ {
+		must(t, dir, "git", "agentproto", "spend", "report", "demo", "--id", "sup-1", "--model", "sup-model", "--input", "500000", "--output", "10000")
+	}
+	var st struct {
+		Spend *spend.Plan `json:"spend"`
+	}
+	if err := json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "plan", "status", "demo", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	s := st.Spend
+	if s == nil {
+		t.Fatal("plan status has no spend")
+	}
+	wp2 := s.WPs["WP2"]
+	if wp2.Turns != 1 || wp2.Tokens() != 4100 || wp2.CostUSD != 0.02 {
+		t.Errorf("WP2: %+v", wp2)
+	}
+	if w := s.WPs["WP0"]; w.Turns != 1 || w.UnknownTurns != 1 || w.Tokens() != 0 {
+		t.Errorf("WP0 reported no usage: its turn must be unknown: %+v", w)
+	}
+	sup := 0.5 + 0.02 // 500k input at $1, 10k output at $2 per million
+	if s.Supervisor.Turns != 1 || s.Supervisor.Tokens() != 510000 || math.Abs(s.Supervisor.CostUSD-sup) > 1e-12 {
+		t.Errorf("supervisor: %+v", s.Supervisor)
+	}
+	if s.Executors.Turns != 3 || s.Total.Turns != 4 || math.Abs(s.Total.CostUSD-(sup+0.02)) > 1e-12 || s.Total.UnknownTurns != 2 {
+		t.Errorf("executors %+v total %+v", s.Executors, s.Total)
+	}
+	text := must(t, dir, "git", "agentproto", "plan", "status", "demo")
+	if !strings.Contains(text, "spend: "+s.Total.String()) {
+		t.Errorf("plan status does not show the spend %q:\n%s", s.Total, text)
+	}
+	show := must(t, dir, "git", "agentproto", "spend", "show")
+	if !strings.Contains(show, "plan demo: "+s.Total.String()) || !strings.Contains(show, "day "+spend.Day(time.Now())) {
+		t.Errorf("spend show:\n%s", show)
+	}
+	if _, errOut, err := sh(t, dir, nil, "git", "agentproto", "spend", "report", "demo", "--id", "sup-1", "--input", "1"); err == nil || !strings.Contains(errOut, "with other content") {
+		t.Errorf("the same report id with other figures was taken: %v %s", err, errOut)
+	}
+}

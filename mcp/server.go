@@ -97,6 +97,7 @@ func New(opts Options) (*sdk.Server, error) {
 	addPipelineTools(s, e)
 	addDispatchTools(s, e)
 	addPeerTools(s, e)
+	addSpendTools(s, e)
 	addBriefResources(s, e)
 	addSessionResources(s, e)
 	return s, nil

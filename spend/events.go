@@ -2,6 +2,7 @@ package spend
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
@@ -50,14 +51,15 @@ type SupervisorEvent struct {
 	Note string `json:"note,omitempty"`
 }
 
-// RecordSupervisor appends a supervisor's report of its own spend.
+// RecordSupervisor appends a supervisor's report of its own spend, dated
+// by its event.
 func RecordSupervisor(s gitstore.Store, e SupervisorEvent) (*gitstore.AppendResult, error) {
 	if e.Plan == "" || e.ID == "" {
 		return nil, fmt.Errorf("a supervisor's spend names its plan and the report's id")
 	}
-	if e.At.IsZero() {
-		e.At = time.Now().UTC()
-	}
+	// The event's own time dates it: a report sent again is the same
+	// record, whenever it is sent.
+	e.At = time.Time{}
 	return supervisorKind.Record(s, fmt.Sprintf("usage/supervisor/%s/%s", e.Plan, e.ID), e)
 }
 
@@ -109,6 +111,37 @@ func Read(s gitstore.Store) (*Rollup, gitstore.Warnings, error) {
 	r := NewRollup()
 	warn, err := gitstore.Fold(s, r,
 		gitstore.On(turnKind, func(r *Rollup, _ *gitstore.Event, e TurnEvent) { r.AddTurn(e.Session, e.Label, e.Turn) }),
-		gitstore.On(supervisorKind, func(r *Rollup, _ *gitstore.Event, e SupervisorEvent) { r.AddSupervisor(e.Plan, e.Turn) }))
+		gitstore.On(supervisorKind, func(r *Rollup, ev *gitstore.Event, e SupervisorEvent) {
+			if e.At.IsZero() {
+				e.At, _ = time.Parse(time.RFC3339Nano, ev.Time)
+			}
+			r.AddSupervisor(e.Plan, e.Turn)
+		}))
 	return r, warn, err
+}
+
+// Plan is one plan's spend: its executors' sessions by work package, the
+// supervisor's own reports, and both together.
+type Plan struct {
+	Total      Total            `json:"total"`
+	Executors  Total            `json:"executors"`
+	Supervisor Total            `json:"supervisor"`
+	WPs        map[string]Total `json:"wps,omitempty"` // by WP id
+}
+
+// Plan is the spend of plan, nil when nothing was recorded for it.
+func (r *Rollup) Plan(plan string) *Plan {
+	total, ok := r.Plans[plan]
+	if !ok {
+		return nil
+	}
+	p := &Plan{Total: total, Supervisor: r.Supervisor[plan], WPs: map[string]Total{}}
+	for label, t := range r.WPs {
+		if PlanOf(label) == plan {
+			_, wp, _ := strings.Cut(label, "/")
+			p.WPs[wp] = t
+			p.Executors.Merge(t)
+		}
+	}
+	return p
 }

@@ -93,6 +93,7 @@ func TestLabels(t *testing.T) {
 // supervisor's own spend in its plan.
 func TestRollupFromTheLedger(t *testing.T) {
 	s := memstore.New()
+	s.Now = func() time.Time { return day } // dates the supervisor's report
 	turns := []TurnEvent{
 		{Session: "s-1", Label: "p/WP1", Adapter: "claude-code", Turn: Turn{Turn: 1, At: day, InputTokens: 10, OutputTokens: 5, CostUSD: 0.1, CostFrom: CostFromAgent}},
 		{Session: "s-1", Label: "p/WP1", Adapter: "claude-code", Turn: Turn{Turn: 2, At: day.Add(2 * time.Minute), InputTokens: 1, CostUSD: 0.2, CostFrom: CostFromAgent}},

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -214,6 +216,12 @@ func newCmdStatus(f *cmdutil.Factory) *cobra.Command {
 			}
 			for _, w := range st.Waiting {
 				fmt.Fprintf(f.IO.Out, "  %s %s: %s\n", w.WP, pipeline.WaitingDecision, w.Stop.Describe())
+			}
+			if s := st.Spend; s != nil {
+				fmt.Fprintf(f.IO.Out, "spend: %s (executors %s, supervisor %s)\n", s.Total, s.Executors, s.Supervisor)
+				for _, wp := range slices.Sorted(maps.Keys(s.WPs)) {
+					fmt.Fprintf(f.IO.Out, "  %-10s %s\n", wp, s.WPs[wp])
+				}
 			}
 			return nil
 		},
