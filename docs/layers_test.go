@@ -37,7 +37,7 @@ func layer(pkg string) int {
 		return composed
 	case "sessions", "worktree", "forge", "hooks", "lessons":
 		return service
-	case "plans", "profiles", "scout",
+	case "plans", "profiles", "scout", "spend",
 		// The review engine: it knows diffs and findings, not plans or
 		// sessions.
 		"judge":

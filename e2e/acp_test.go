@@ -113,6 +113,17 @@ options = %s
 			if !prompts[first] || !prompts["write src/hello.txt"] {
 				t.Fatalf("prompts that arrived: %v", prompts)
 			}
+			// What an agent did not report is unknown, never zero.
+			rec := loadRecord(t, dir, id)
+			for _, u := range rec.Usage {
+				if !u.Unknown && u.Tokens() == 0 {
+					t.Errorf("turn %d: usage known and zero: %+v", u.Turn, u)
+				}
+			}
+			if len(rec.Usage) != rec.Turns {
+				t.Errorf("%d turns, %d with usage recorded: %+v", rec.Turns, len(rec.Usage), rec.Usage)
+			}
+			t.Logf("usage: %s", rec.Spend)
 		})
 	}
 }

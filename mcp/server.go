@@ -100,6 +100,7 @@ func New(opts Options) (*sdk.Server, error) {
 	addJobTools(s, e)
 	addDispatchWait(s, e)
 	addPeerTools(s, e)
+	addSpendTools(s, e)
 	addBriefResources(s, e)
 	addSessionResources(s, e)
 	return s, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/agentproto/agentproto/plugins/sdk"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/spend"
 )
 
 // KindFallback records a WP moving to the next profile.
@@ -72,9 +73,12 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 			return false, err
 		}
 		// The provider's own fault says more than the empty turn it causes.
+		// A session the daemon stopped at a budget is a dead provider too:
+		// the next profile is the cheaper one, and without one dispatch
+		// stops for the supervisor.
 		fault := ""
 		for _, f := range rec.Faults {
-			if (profiles.DeadFaults[f] || f == sdk.FaultRateLimited) && (fault == "" || fault == sdk.FaultEmptyTurn) {
+			if (profiles.DeadFaults[f] || f == sdk.FaultRateLimited || f == spend.FaultBudgetExhausted) && (fault == "" || fault == sdk.FaultEmptyTurn) {
 				fault = f
 			}
 		}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/spend"
 )
 
 // PlanStatus is where a plan stands: frozen or not, how its working files
@@ -12,6 +13,9 @@ type PlanStatus struct {
 	Frozen  bool   `json:"frozen"`
 	*FrozenStatus
 	Waiting []WaitingWP `json:"waiting_decision,omitempty"`
+	// Spend is what the plan's sessions and its supervisor used, from
+	// the ledger's usage events; nil before any was recorded.
+	Spend *spend.Plan `json:"spend,omitempty"`
 }
 
 // FrozenStatus is the part of a PlanStatus only a frozen plan has.
@@ -36,6 +40,11 @@ func Status(l gitstore.Store, p *plans.Project, h *plans.History) (*PlanStatus, 
 	if err != nil {
 		return nil, err
 	}
+	use, _, err := spend.Read(l)
+	if err != nil {
+		return nil, err
+	}
+	st.Spend = use.Plan(p.Name)
 	st.Frozen = true
 	st.FrozenStatus = &FrozenStatus{Record: h.Frozen.RecordID, Time: h.Frozen.Time, Amendments: len(h.Amendments), Files: drift}
 	if len(waiting) > 0 {

@@ -79,6 +79,7 @@ func (e *Env) Body(st *State, repo forge.Repo, base, agentsFile string) string {
 			fmt.Fprintf(&b, "- `%s`: exit %d\n", c.Gate.Command, c.Gate.ExitCode)
 		}
 	}
+	writeSpend(&b, e.Ledger, p.Name)
 	b.WriteString("\n_Opened by git agentproto, which never merges._\n")
 	return b.String()
 }

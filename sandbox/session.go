@@ -192,7 +192,10 @@ func checkAdded(path string, s SessionSpec, what string) error {
 // the directory of its branch when that is a wt/ branch (git writes a
 // ref by renaming a lock file beside it, so the right is the
 // directory's). Started in the main checkout, each of its entries but
-// the git dir is writable, and no new entry can be made at its top.
+// the git dir and agentproto.toml is writable, and no new entry can be
+// made at its top: the configuration is where the sessions daemon reads
+// the [budgets] it holds the session to, which the session must not
+// raise.
 func sessionDirWrites(s SessionSpec) ([]string, error) {
 	if s.Dir == "" {
 		return nil, nil
@@ -223,6 +226,9 @@ func sessionDirWrites(s SessionSpec) ([]string, error) {
 	return out, nil
 }
 
+// configFile is the repository's agentproto.toml (config.FileName).
+const configFile = "agentproto.toml"
+
 func mainCheckoutWrites(dir, common string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -231,7 +237,7 @@ func mainCheckoutWrites(dir, common string) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
-		if e.Name() == ".git" || within(common, p) || within(p, common) {
+		if e.Name() == ".git" || e.Name() == configFile || within(common, p) || within(p, common) {
 			continue
 		}
 		out = append(out, p)

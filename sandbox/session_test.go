@@ -93,11 +93,15 @@ func TestForSessionRefusesWritablePathsOverDenials(t *testing.T) {
 func TestForSessionInTheMainCheckout(t *testing.T) {
 	main, common, _ := repoWithWorktree(t)
 	os.WriteFile(filepath.Join(main, "a.go"), nil, 0o644)
+	os.WriteFile(filepath.Join(main, "agentproto.toml"), nil, 0o644)
 	p, err := sandbox.ForSession(sandbox.SessionSpec{Dir: main, CommonDir: common, WorkTree: main})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Writable(filepath.Join(main, "a.go")) || p.Writable(common) || p.Writable(filepath.Join(common, "hooks", "pre-commit")) {
+	// agentproto.toml holds the budgets the daemon enforces: never the
+	// session's to write.
+	if !p.Writable(filepath.Join(main, "a.go")) || p.Writable(common) || p.Writable(filepath.Join(common, "hooks", "pre-commit")) ||
+		p.Writable(filepath.Join(main, "agentproto.toml")) {
 		t.Fatalf("writes: %v", p.Write)
 	}
 }

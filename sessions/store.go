@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/spend"
 )
 
 // Record is what is known of a session; it is kept on disk as meta.json.
@@ -55,6 +56,10 @@ type Record struct {
 	// or "none" with SandboxNote saying why.
 	Sandbox     string `json:"sandbox,omitempty"`
 	SandboxNote string `json:"sandbox_note,omitempty"`
+	// Usage is what each turn used as its agent reported it (a turn it
+	// reported nothing of is Unknown, never zero); Spend sums it.
+	Usage []spend.Turn `json:"usage,omitempty"`
+	Spend spend.Total  `json:"spend,omitzero"`
 }
 
 // Where a record's Capabilities come from.

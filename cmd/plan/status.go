@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -53,6 +55,12 @@ func statusRun(o *StatusOptions) error {
 	}
 	for _, w := range st.Waiting {
 		fmt.Fprintf(o.IO.Out, "  %s %s: %s\n", w.WP, app.WaitingDecision, w.Stop.Describe())
+	}
+	if s := st.Spend; s != nil {
+		fmt.Fprintf(o.IO.Out, "spend: %s (executors %s, supervisor %s)\n", s.Total, s.Executors, s.Supervisor)
+		for _, wp := range slices.Sorted(maps.Keys(s.WPs)) {
+			fmt.Fprintf(o.IO.Out, "  %-10s %s\n", wp, s.WPs[wp])
+		}
 	}
 	printPR(o.IO.Out, st.PR)
 	return nil

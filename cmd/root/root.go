@@ -26,6 +26,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/profilecmd"
 	"github.com/agentproto/agentproto/cmd/scoutcmd"
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
+	"github.com/agentproto/agentproto/cmd/spendcmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/cmd/watchcmd"
 	"github.com/agentproto/agentproto/cmd/worktreecmd"
@@ -91,6 +92,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(watchcmd.NewCmdWatch(f))
 	cmd.AddCommand(scoutcmd.NewCmdScout(f))
 	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
+	cmd.AddCommand(spendcmd.NewCmdSpend(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)
 	addDynamicCompletion(cmd, f)

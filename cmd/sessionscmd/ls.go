@@ -50,6 +50,9 @@ func lsRun(o *LsOptions) error {
 		}
 		fmt.Fprintf(o.IO.Out, "%s  %-12s %-9s %-10s %-12s turns=%-3d %s  pid=%d  %s\n", r.ID, label, r.State, r.Adapter,
 			orDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), r.Pid, r.Dir)
+		if r.Spend.Turns > 0 {
+			fmt.Fprintf(o.IO.Out, "    spend: %s\n", r.Spend)
+		}
 		for _, w := range r.Warnings {
 			fmt.Fprintf(o.IO.Out, "    warning: %s\n", w)
 		}

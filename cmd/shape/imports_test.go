@@ -53,7 +53,9 @@ var frontEndExceptions = map[string][]string{
 	"cmd/sessionscmd":    {"sessions", "sessions/daemon"}, // serve alone runs the daemon
 	"cmd/watchcmd":       {"watch"},
 	"cmd/worktreecmd":    {"worktree"},
-	"mcp":                {"internal/secrets", "judge", "peers", "pipeline", "profiles", "sessions"},
+	// mcp's output schemas are inferred from the document types it
+	// returns: these are read for their types, not called.
+	"mcp": {"internal/secrets", "judge", "launch", "peers", "pipeline", "plans", "profiles", "sessions", "spend", "worktree"},
 }
 
 // frontEndImports maps each front-end package (its path in the module) to

@@ -33,7 +33,9 @@ type Config struct {
 	Sandbox  Sandbox            `toml:"sandbox" json:"sandbox"`
 	// Reactions say what pr watch does with what happens on a pull
 	// request agentproto opened (reactions.go).
-	Reactions Reactions `toml:"reactions" json:"reactions"`
+	Reactions Reactions        `toml:"reactions" json:"reactions"`
+	Prices    map[string]Price `toml:"prices" json:"prices,omitempty"`
+	Budgets   Budgets          `toml:"budgets" json:"budgets,omitzero"`
 }
 
 // Default returns the configuration used when a key is absent.

@@ -57,6 +57,9 @@ func (c *Config) validate() error {
 	if err := c.Reactions.validate(); err != nil {
 		return err
 	}
+	if err := c.validateSpend(); err != nil {
+		return err
+	}
 	if c.Ledger.PackThreshold < 1 {
 		return BadValue("must be at least 1", "ledger", "pack_threshold")
 	}

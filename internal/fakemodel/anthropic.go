@@ -86,7 +86,9 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, req *Request)
 	if rep.Tool != nil {
 		stop = "tool_use"
 	}
-	usage := map[string]any{"input_tokens": 12, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	u := rep.usage()
+	req.Usage = u
+	usage := anthropicUsage(u, u.Output)
 	if !req.Stream {
 		var content []any
 		if rep.Text != "" {
@@ -100,8 +102,10 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, req *Request)
 		return
 	}
 	e := newSSE(w, r, rep.Delay)
+	// message_start counts the output so far (one token), message_delta
+	// the whole of it, as the API documents.
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{"id": msgID, "type": "message", "role": "assistant",
-		"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
+		"model": req.Model, "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": anthropicUsage(u, min(1, u.Output))}})
 	e.event("ping", map[string]any{"type": "ping"})
 	index := 0
 	if rep.Text != "" {
@@ -131,7 +135,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, req *Request)
 		}
 		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 	}
-	e.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 9}})
+	e.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": usage})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
 }
 

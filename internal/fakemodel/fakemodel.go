@@ -41,7 +41,18 @@ type Reply struct {
 	Cut bool
 	// Delay is the pause before each streamed delta (a slow stream).
 	Delay time.Duration
+	// Usage is the usage the reply reports; nil reports DefaultUsage.
+	Usage *Usage
 }
+
+// Usage is what one reply says it used, in each API's documented fields
+// (usage.go). Input is the uncached input.
+type Usage struct {
+	Input, CacheCreation, CacheRead, Output int64
+}
+
+// DefaultUsage is the usage of a reply that names none.
+var DefaultUsage = Usage{Input: 12, Output: 9}
 
 // Tool is a call of one of the agent's own tools. Input is marshalled as
 // the tool's JSON arguments.
@@ -76,6 +87,8 @@ type Request struct {
 	// Answered is what the server did: "reply", "default", or the status
 	// ("" while it is still answering).
 	Answered string
+	// Usage is the usage the answer reported (zero for an error).
+	Usage Usage
 }
 
 // Server is a running fake provider.
@@ -171,9 +184,9 @@ func (s *Server) record(r Request) int {
 	return len(s.reqs) - 1
 }
 
-func (s *Server) answered(n int, how string) {
+func (s *Server) answered(n int, req *Request) {
 	s.mu.Lock()
-	s.reqs[n].Answered = how
+	s.reqs[n].Answered, s.reqs[n].Usage = req.Answered, req.Usage
 	s.mu.Unlock()
 }
 
@@ -214,7 +227,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	// Recorded on arrival (a slow stream is watched while it runs), and
 	// again with what it was answered.
 	n := s.record(req)
-	defer func() { s.answered(n, req.Answered) }()
+	defer func() { s.answered(n, &req) }()
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		s.anthropic(w, r, &req)

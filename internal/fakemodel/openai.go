@@ -131,8 +131,9 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, req *Request) {
 		output = append(output, done)
 	}
 	resp["status"], resp["output"] = "completed", output
-	resp["usage"] = map[string]any{"input_tokens": 12, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": 9, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": 21}
+	u := rep.usage()
+	req.Usage = u
+	resp["usage"] = openaiUsage(u)
 	ev("response.completed", map[string]any{"response": resp})
 }
 

@@ -53,6 +53,7 @@ type recorder struct {
 	warnings []string // kind: text
 	ends     int
 	ended    chan struct{}
+	usage    map[int][]sdk.Usage // by turn, counted from 0 (ends when reported)
 }
 
 func newRecorder() *recorder { return &recorder{ended: make(chan struct{}, 16)} }
@@ -71,6 +72,14 @@ func (r *recorder) Error(text, fault string) {
 	r.mu.Unlock()
 }
 func (r *recorder) Exited(int) {}
+func (r *recorder) Usage(u sdk.Usage) {
+	r.mu.Lock()
+	if r.usage == nil {
+		r.usage = map[int][]sdk.Usage{}
+	}
+	r.usage[r.ends] = append(r.usage[r.ends], u)
+	r.mu.Unlock()
+}
 
 func (r *recorder) waitTurn(t *testing.T) {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentproto/agentproto/plugins/internal/proto"
+	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
 // EventKind says what a session did.
@@ -20,10 +21,13 @@ const (
 	// CapabilitiesDeclared: Capabilities is what the session has, within
 	// what the adapter's Describe declared; a later one replaces it.
 	CapabilitiesDeclared
+	// UsageReported: Usage is what the current turn has used so far; a
+	// later one of the same turn replaces it.
+	UsageReported
 )
 
 var kindNames = map[EventKind]string{Output: "output", TurnStarted: "turn_started", TurnEnded: "turn_ended", Error: "error", Exited: "exited",
-	CapabilitiesDeclared: "capabilities"}
+	CapabilitiesDeclared: "capabilities", UsageReported: "usage"}
 
 func (k EventKind) String() string {
 	if n, ok := kindNames[k]; ok {
@@ -45,6 +49,8 @@ type Event struct {
 	UnixNanos int64
 	// Capabilities of a CapabilitiesDeclared event (sdk.Cap*).
 	Capabilities []string
+	// Usage of a UsageReported event.
+	Usage *sdk.Usage
 }
 
 // wireKinds maps the protocol's kinds to the host's; the numbers are the
@@ -56,10 +62,16 @@ var wireKinds = map[proto.EventKind]EventKind{
 	proto.EventKind_EVENT_KIND_ERROR:        Error,
 	proto.EventKind_EVENT_KIND_EXITED:       Exited,
 	proto.EventKind_EVENT_KIND_CAPABILITIES: CapabilitiesDeclared,
+	proto.EventKind_EVENT_KIND_USAGE:        UsageReported,
 }
 
 // fromWire converts an event at the host boundary.
 func fromWire(e *proto.Event) *Event {
-	return &Event{Seq: e.Seq, Kind: wireKinds[e.Kind], Data: e.Data, Text: e.Text,
+	ev := &Event{Seq: e.Seq, Kind: wireKinds[e.Kind], Data: e.Data, Text: e.Text,
 		ExitCode: e.ExitCode, Fault: e.Fault, UnixNanos: e.UnixNanos, Capabilities: e.Capabilities}
+	if u := e.Usage; u != nil {
+		ev.Usage = &sdk.Usage{Model: u.Model, InputTokens: u.InputTokens, CachedInputTokens: u.CachedInputTokens,
+			CacheCreationTokens: u.CacheCreationTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUsd, HasCost: u.HasCost, Final: u.Final}
+	}
+	return ev
 }

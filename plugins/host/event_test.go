@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentproto/agentproto/plugins/internal/proto"
+	"github.com/agentproto/agentproto/plugins/sdk"
 )
 
 // Every kind the protocol can send has a host kind: a kind added to the
@@ -47,6 +48,15 @@ func TestFromWireKeepsEveryField(t *testing.T) {
 	caps := fromWire(&proto.Event{Kind: proto.EventKind_EVENT_KIND_CAPABILITIES, Capabilities: []string{"session_interrupt", "session_resume"}})
 	if caps.Kind != CapabilitiesDeclared || caps.Kind.String() != "capabilities" || !reflect.DeepEqual(caps.Capabilities, []string{"session_interrupt", "session_resume"}) {
 		t.Errorf("a capabilities event became %+v (%s)", caps, caps.Kind)
+	}
+	use := fromWire(&proto.Event{Kind: proto.EventKind_EVENT_KIND_USAGE, Usage: &proto.Usage{Model: "m", InputTokens: 1, CachedInputTokens: 2,
+		CacheCreationTokens: 3, OutputTokens: 4, CostUsd: 0.5, HasCost: true, Final: true}})
+	wantUse := sdk.Usage{Model: "m", InputTokens: 1, CachedInputTokens: 2, CacheCreationTokens: 3, OutputTokens: 4, CostUSD: 0.5, HasCost: true, Final: true}
+	if use.Kind != UsageReported || use.Kind.String() != "usage" || use.Usage == nil || *use.Usage != wantUse {
+		t.Errorf("a usage event became %+v (%s): %+v", use, use.Kind, use.Usage)
+	}
+	if fromWire(&proto.Event{Kind: proto.EventKind_EVENT_KIND_OUTPUT}).Usage != nil {
+		t.Error("an event without usage got one")
 	}
 }
 

@@ -40,6 +40,8 @@ type Daemon struct {
 	token     string
 	probeOnce sync.Once
 	support   sandbox.Support
+	// book is every session's spend, for the budgets wider than one.
+	book book
 }
 
 // live is a session with its plugin.
@@ -54,6 +56,10 @@ type live struct {
 	// errLog is the agent's own error log, read for a diagnosis when a
 	// turn goes wrong (nil: the profile names none).
 	errLog *errorLog
+	// limits are the prices and budgets it runs under (spend.go);
+	// stopped: a budget stopped it.
+	limits  limits
+	stopped bool
 }
 
 // NewDaemon prepares a daemon; Run serves it.

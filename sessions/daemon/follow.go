@@ -32,8 +32,13 @@ func (d *Daemon) follow(l *live) {
 // carries out what follows: output to the log, a transition, the end of
 // the plugin.
 func (d *Daemon) onEvent(l *live, e *host.Event) {
-	if e.Kind == host.Output {
+	switch e.Kind {
+	case host.Output:
 		l.out.Write(e.Data)
+	case host.UsageReported:
+		d.onUsage(l, e)
+	case host.TurnEnded:
+		d.endTurn(l) // before the transition: a policy may end the session
 	}
 	d.mu.Lock()
 	eff := apply(l.rec, &l.turn, e, time.Now().UTC(), l.client.StderrTail)
@@ -63,6 +68,7 @@ func (d *Daemon) fail(l *live, reason string) {
 	// Kill first: it returns once the plugin's stderr is read to the end,
 	// and a crash's last words are the ones worth keeping.
 	d.endPlugin(l)
+	d.endTurn(l)
 	d.mu.Lock()
 	l.rec.StderrTail = l.client.StderrTail()
 	d.mu.Unlock()

@@ -43,6 +43,14 @@ func (d *Daemon) start(a *sessions.StartArgs) (*sessions.Record, error) {
 	if !a.Deadline.IsZero() && !now.Before(a.Deadline) {
 		return nil, fault.Refusedf("the session's deadline %s has passed", a.Deadline.UTC().Format(time.RFC3339))
 	}
+	lim, err := d.loadLimits()
+	if err != nil {
+		return nil, err
+	}
+	d.book.load(d.store.View)
+	if err := d.refuseSpent(lim.budgets, a.Label); err != nil {
+		return nil, err
+	}
 	rec := &sessions.Record{ID: newID(), Label: a.Label, Adapter: a.Adapter, Model: a.Model, Profile: a.Profile, Dir: a.Dir, Worktree: a.Worktree,
 		State: sessions.StateLaunched, Created: now, LastActivity: now, Deadline: a.Deadline.UTC()}
 	out, err := d.openOutput(rec.ID)
@@ -67,7 +75,7 @@ func (d *Daemon) start(a *sessions.StartArgs) (*sessions.Record, error) {
 		return rec, startError(rec, err)
 	}
 	rec.Pid = client.Pid()
-	l := &live{rec: rec, client: client, out: out}
+	l := &live{rec: rec, client: client, out: out, limits: lim}
 	d.trackGroup(l)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -227,6 +235,7 @@ func (d *Daemon) kill(id, why string) (*sessions.Record, error) {
 	l.client.Terminate(ctx)
 	cancel()
 	d.endPlugin(l)
+	d.endTurn(l)
 	// A failed session keeps its failure: it was not cleaned, it died.
 	if d.state(l) != sessions.StateFailed {
 		d.transition(l.rec, sessions.StateCleaned, why, nil)

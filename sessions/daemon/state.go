@@ -55,6 +55,8 @@ type turn struct {
 	// told: the adapter already said why this turn ended (a fault, an
 	// interrupt), so no output is no sign of anything more.
 	told bool
+	// usage is the turn's spend (spend.go).
+	usage turnUsage
 }
 
 // effect is what an event asks of the daemon once applied to a record.

@@ -46,6 +46,17 @@ type recorder struct {
 	turnsRun int
 	// caps holds each declaration of the session's capabilities.
 	caps [][]string
+	// usage holds each usage report, by the turn it came in (from 1).
+	usage map[int][]sdk.Usage
+}
+
+func (r *recorder) Usage(u sdk.Usage) {
+	r.mu.Lock()
+	if r.usage == nil {
+		r.usage = map[int][]sdk.Usage{}
+	}
+	r.usage[r.turnsRun] = append(r.usage[r.turnsRun], u)
+	r.mu.Unlock()
 }
 
 func newRecorder() *recorder { return &recorder{ends: make(chan struct{}, 16)} }

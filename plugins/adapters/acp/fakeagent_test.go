@@ -31,6 +31,7 @@ const fakeAgentEnv = "ACP_FAKE_AGENT"
 //	                    that kind ("-": none), answered "ask ID OPTION"
 //	slow                wait for session/cancel
 //	fail MESSAGE        end the turn with a JSON-RPC error
+//	usage IN OUT CACHED the response reports that usage (unstable ACP)
 //
 // Anything else is echoed back as "echo: TEXT".
 type fakeAgent struct {
@@ -143,10 +144,15 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
 	}
 	var tool acpsdk.ToolCallId // the last tool call, for ask
+	var usage *acpsdk.Usage
 	for _, line := range strings.Split(text.String(), "\n") {
 		verb, rest, _ := strings.Cut(line, " ")
 		arg, body, _ := strings.Cut(rest, " ")
 		switch verb {
+		case "usage":
+			var in, out, cached int
+			fmt.Sscan(rest, &in, &out, &cached)
+			usage = &acpsdk.Usage{InputTokens: in, OutputTokens: out, CachedReadTokens: &cached, TotalTokens: in + out + cached}
 		case "say":
 			a.say(r.SessionId, rest+"\n")
 		case "write":
@@ -225,7 +231,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 			a.say(r.SessionId, "echo: "+line+"\n")
 		}
 	}
-	return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
+	return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn, Usage: usage}, nil
 }
 
 func (a *fakeAgent) write(ctx context.Context, sid acpsdk.SessionId, path, body string) {

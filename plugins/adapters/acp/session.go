@@ -309,6 +309,7 @@ func (s *Session) startTurn(text string) {
 // endTurn reports how a turn ended: a cancelled turn is a warning, an
 // error of the agent a typed fault when its words say which.
 func (s *Session) endTurn(resp acpsdk.PromptResponse, err error, interrupted bool) {
+	reportUsage(s.out, "", resp.Usage)
 	switch {
 	case interrupted && (err != nil || resp.StopReason == acpsdk.StopReasonCancelled):
 		warn(s.out, WarnInterrupted, "the turn was interrupted (session/cancel)")

@@ -68,6 +68,10 @@ type driver struct {
 	session string
 	tools   map[string]string // tool_use id -> what it touched
 	denied  map[string]bool   // tool_use ids already reported
+	usage   turnUsage         // what the turn's model calls used (usage.go)
+	// costSeen is the session's total_cost_usd at its last result.
+	costSeen    float64
+	costSession string
 }
 
 // Start checks the options and runs the first turn.
@@ -112,6 +116,7 @@ func (d *driver) Command(t *cliturn.Turn) (cliturn.Call, error) {
 	}
 	d.mu.Lock()
 	d.tools, d.denied = map[string]string{}, map[string]bool{}
+	d.usage.reset()
 	resume := d.session
 	d.mu.Unlock()
 	if t.N > 1 && resume != "" {
@@ -146,10 +151,13 @@ type line struct {
 	Error          string          `json:"error"`
 	APIErrorStatus int             `json:"api_error_status"`
 	// result
-	IsError           bool     `json:"is_error"`
-	Result            string   `json:"result"`
-	Errors            []string `json:"errors"`
-	TerminalReason    string   `json:"terminal_reason"`
+	IsError           bool                `json:"is_error"`
+	Result            string              `json:"result"`
+	Errors            []string            `json:"errors"`
+	TerminalReason    string              `json:"terminal_reason"`
+	Usage             *usageFields        `json:"usage"`
+	TotalCostUSD      *float64            `json:"total_cost_usd"`
+	ModelUsage        map[string]struct{} `json:"modelUsage"`
 	PermissionDenials []struct {
 		ToolName  string          `json:"tool_name"`
 		ToolUseID string          `json:"tool_use_id"`
@@ -209,6 +217,7 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 	case "system":
 		d.system(t, &l)
 	case "assistant":
+		d.call(t, l.Message)
 		blocks := l.content()
 		if l.Error != "" {
 			t.Fault(text(blocks), fault(l.Error, l.APIErrorStatus, text(blocks)))
@@ -233,6 +242,7 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 			}
 		}
 	case "result":
+		d.final(t, &l)
 		for _, p := range l.PermissionDenials {
 			d.deny(t, p.ToolUseID, p.ToolName, p.ToolInput, "")
 		}

@@ -69,6 +69,9 @@ type driver struct {
 	mu         sync.Mutex
 	thread     string
 	rolloutOff map[string]int64 // how far each rollout has been read
+	// count is the thread's usage at its last turn.completed (usage.go).
+	count       usage
+	countThread string
 }
 
 // Start checks the options and runs the first turn.
@@ -146,7 +149,8 @@ type event struct {
 	Error    *struct {
 		Message string `json:"message"`
 	} `json:"error"`
-	Item *struct {
+	Usage *usage `json:"usage"` // turn.completed
+	Item  *struct {
 		Type             string `json:"type"`
 		Text             string `json:"text"`
 		Message          string `json:"message"`
@@ -191,6 +195,10 @@ func (d *driver) Line(t *cliturn.Turn, b []byte) {
 			return
 		}
 		t.Fault(e.Message, sdk.ClassifyFault(e.Message))
+	case "turn.completed":
+		if e.Usage != nil {
+			sdk.ReportUsage(t.Out, d.turnUsage(*e.Usage))
+		}
 	case "turn.failed":
 		msg := e.Message
 		if e.Error != nil {

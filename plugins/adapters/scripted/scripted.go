@@ -10,7 +10,8 @@
 // Steps: write, append, delete (path, content); run (cmd, via sh -c); say
 // (text); sleep (ms); end_turn; exit (code); crash; hang (ignore everything
 // from then on, terminate included); spawn (cmd, a long-lived child); fault
-// (fault, text: a typed provider error); flood (bytes of output, for
+// (fault, text: a typed provider error); usage (usage: what the turn
+// used so far, as an agent reports it); flood (bytes of output, for
 // throughput measurements); report (report: the final report, printed as
 // an agentproto-report block). A prompt without a script block
 // gets its text echoed back — unless it points to a brief ("Your task is
@@ -62,6 +63,7 @@ type Step struct {
 	Fault   string          `json:"fault,omitempty"`
 	Bytes   int             `json:"bytes,omitempty"`
 	Report  json.RawMessage `json:"report,omitempty"`
+	Usage   usage           `json:"usage,omitzero"`
 }
 
 // Parse extracts the steps of the agentproto-script block of a prompt.
@@ -298,6 +300,8 @@ func (s *session) run(ctx context.Context, prompt string) bool {
 			s.out.Output([]byte(fmt.Sprintf("spawned pid %d\n", cmd.Process.Pid)))
 		case "fault":
 			s.out.Error(st.Text, st.Fault)
+		case "usage":
+			sdk.ReportUsage(s.out, st.Usage.sdk())
 		case "report":
 			// The final report, fenced as the pipeline reads it.
 			s.out.Output([]byte("```agentproto-report\n" + string(st.Report) + "\n```\n"))

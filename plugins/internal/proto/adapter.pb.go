@@ -36,6 +36,9 @@ const (
 	// The session's capabilities: what it has, a subset of what Describe
 	// declared. A later one replaces an earlier one.
 	EventKind_EVENT_KIND_CAPABILITIES EventKind = 6
+	// What the current turn has used so far, as the agent reported it: a
+	// later one of the same turn replaces an earlier one.
+	EventKind_EVENT_KIND_USAGE EventKind = 7
 )
 
 // Enum value maps for EventKind.
@@ -48,6 +51,7 @@ var (
 		4: "EVENT_KIND_ERROR",
 		5: "EVENT_KIND_EXITED",
 		6: "EVENT_KIND_CAPABILITIES",
+		7: "EVENT_KIND_USAGE",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":  0,
@@ -57,6 +61,7 @@ var (
 		"EVENT_KIND_ERROR":        4,
 		"EVENT_KIND_EXITED":       5,
 		"EVENT_KIND_CAPABILITIES": 6,
+		"EVENT_KIND_USAGE":        7,
 	}
 )
 
@@ -616,7 +621,9 @@ type Event struct {
 	Fault     string `protobuf:"bytes,6,opt,name=fault,proto3" json:"fault,omitempty"`
 	UnixNanos int64  `protobuf:"varint,7,opt,name=unix_nanos,json=unixNanos,proto3" json:"unix_nanos,omitempty"`
 	// capabilities of an EVENT_KIND_CAPABILITIES event.
-	Capabilities  []string `protobuf:"bytes,8,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	Capabilities []string `protobuf:"bytes,8,rep,name=capabilities,proto3" json:"capabilities,omitempty"`
+	// usage of an EVENT_KIND_USAGE event.
+	Usage         *Usage `protobuf:"bytes,9,opt,name=usage,proto3" json:"usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -707,6 +714,118 @@ func (x *Event) GetCapabilities() []string {
 	return nil
 }
 
+func (x *Event) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
+	}
+	return nil
+}
+
+// Usage is what one turn has used so far. Token counts are what the
+// provider billed; cost_usd is the agent's own figure, has_cost false
+// when the agent gave none.
+type Usage struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	Model               string                 `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	InputTokens         int64                  `protobuf:"varint,2,opt,name=input_tokens,json=inputTokens,proto3" json:"input_tokens,omitempty"`
+	CachedInputTokens   int64                  `protobuf:"varint,3,opt,name=cached_input_tokens,json=cachedInputTokens,proto3" json:"cached_input_tokens,omitempty"`
+	CacheCreationTokens int64                  `protobuf:"varint,4,opt,name=cache_creation_tokens,json=cacheCreationTokens,proto3" json:"cache_creation_tokens,omitempty"`
+	OutputTokens        int64                  `protobuf:"varint,5,opt,name=output_tokens,json=outputTokens,proto3" json:"output_tokens,omitempty"`
+	CostUsd             float64                `protobuf:"fixed64,6,opt,name=cost_usd,json=costUsd,proto3" json:"cost_usd,omitempty"`
+	HasCost             bool                   `protobuf:"varint,7,opt,name=has_cost,json=hasCost,proto3" json:"has_cost,omitempty"`
+	// final: the agent's own account of the whole turn (claude's result,
+	// codex's turn.completed), not a running figure.
+	Final         bool `protobuf:"varint,8,opt,name=final,proto3" json:"final,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Usage) Reset() {
+	*x = Usage{}
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Usage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Usage) ProtoMessage() {}
+
+func (x *Usage) ProtoReflect() protoreflect.Message {
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Usage.ProtoReflect.Descriptor instead.
+func (*Usage) Descriptor() ([]byte, []int) {
+	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Usage) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *Usage) GetInputTokens() int64 {
+	if x != nil {
+		return x.InputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCachedInputTokens() int64 {
+	if x != nil {
+		return x.CachedInputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCacheCreationTokens() int64 {
+	if x != nil {
+		return x.CacheCreationTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetOutputTokens() int64 {
+	if x != nil {
+		return x.OutputTokens
+	}
+	return 0
+}
+
+func (x *Usage) GetCostUsd() float64 {
+	if x != nil {
+		return x.CostUsd
+	}
+	return 0
+}
+
+func (x *Usage) GetHasCost() bool {
+	if x != nil {
+		return x.HasCost
+	}
+	return false
+}
+
+func (x *Usage) GetFinal() bool {
+	if x != nil {
+		return x.Final
+	}
+	return false
+}
+
 type TerminateRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -715,7 +834,7 @@ type TerminateRequest struct {
 
 func (x *TerminateRequest) Reset() {
 	*x = TerminateRequest{}
-	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[10]
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +846,7 @@ func (x *TerminateRequest) String() string {
 func (*TerminateRequest) ProtoMessage() {}
 
 func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[10]
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +859,7 @@ func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminateRequest.ProtoReflect.Descriptor instead.
 func (*TerminateRequest) Descriptor() ([]byte, []int) {
-	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{10}
+	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{11}
 }
 
 type TerminateResponse struct {
@@ -751,7 +870,7 @@ type TerminateResponse struct {
 
 func (x *TerminateResponse) Reset() {
 	*x = TerminateResponse{}
-	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[11]
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -763,7 +882,7 @@ func (x *TerminateResponse) String() string {
 func (*TerminateResponse) ProtoMessage() {}
 
 func (x *TerminateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[11]
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -776,7 +895,7 @@ func (x *TerminateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminateResponse.ProtoReflect.Descriptor instead.
 func (*TerminateResponse) Descriptor() ([]byte, []int) {
-	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{11}
+	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{12}
 }
 
 type Diagnostic struct {
@@ -790,7 +909,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[12]
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -802,7 +921,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[12]
+	mi := &file_plugins_internal_proto_adapter_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -815,7 +934,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{12}
+	return file_plugins_internal_proto_adapter_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Diagnostic) GetSeverity() Severity {
@@ -877,7 +996,7 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\x0ePromptResponse\x12C\n" +
 	"\vdiagnostics\x18\x01 \x03(\v2!.agentproto.adapter.v1.DiagnosticR\vdiagnostics\",\n" +
 	"\rEventsRequest\x12\x1b\n" +
-	"\tafter_seq\x18\x01 \x01(\x04R\bafterSeq\"\xed\x01\n" +
+	"\tafter_seq\x18\x01 \x01(\x04R\bafterSeq\"\xa1\x02\n" +
 	"\x05Event\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x124\n" +
 	"\x04kind\x18\x02 \x01(\x0e2 .agentproto.adapter.v1.EventKindR\x04kind\x12\x12\n" +
@@ -887,14 +1006,24 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\x05fault\x18\x06 \x01(\tR\x05fault\x12\x1d\n" +
 	"\n" +
 	"unix_nanos\x18\a \x01(\x03R\tunixNanos\x12\"\n" +
-	"\fcapabilities\x18\b \x03(\tR\fcapabilities\"\x12\n" +
+	"\fcapabilities\x18\b \x03(\tR\fcapabilities\x122\n" +
+	"\x05usage\x18\t \x01(\v2\x1c.agentproto.adapter.v1.UsageR\x05usage\"\x95\x02\n" +
+	"\x05Usage\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12!\n" +
+	"\finput_tokens\x18\x02 \x01(\x03R\vinputTokens\x12.\n" +
+	"\x13cached_input_tokens\x18\x03 \x01(\x03R\x11cachedInputTokens\x122\n" +
+	"\x15cache_creation_tokens\x18\x04 \x01(\x03R\x13cacheCreationTokens\x12#\n" +
+	"\routput_tokens\x18\x05 \x01(\x03R\foutputTokens\x12\x19\n" +
+	"\bcost_usd\x18\x06 \x01(\x01R\acostUsd\x12\x19\n" +
+	"\bhas_cost\x18\a \x01(\bR\ahasCost\x12\x14\n" +
+	"\x05final\x18\b \x01(\bR\x05final\"\x12\n" +
 	"\x10TerminateRequest\"\x13\n" +
 	"\x11TerminateResponse\"{\n" +
 	"\n" +
 	"Diagnostic\x12;\n" +
 	"\bseverity\x18\x01 \x01(\x0e2\x1f.agentproto.adapter.v1.SeverityR\bseverity\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail*\xc0\x01\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail*\xd6\x01\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11EVENT_KIND_OUTPUT\x10\x01\x12\x1b\n" +
@@ -902,7 +1031,8 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\x15EVENT_KIND_TURN_ENDED\x10\x03\x12\x14\n" +
 	"\x10EVENT_KIND_ERROR\x10\x04\x12\x15\n" +
 	"\x11EVENT_KIND_EXITED\x10\x05\x12\x1b\n" +
-	"\x17EVENT_KIND_CAPABILITIES\x10\x06*N\n" +
+	"\x17EVENT_KIND_CAPABILITIES\x10\x06\x12\x14\n" +
+	"\x10EVENT_KIND_USAGE\x10\a*N\n" +
 	"\bSeverity\x12\x18\n" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEVERITY_ERROR\x10\x01\x12\x14\n" +
@@ -928,7 +1058,7 @@ func file_plugins_internal_proto_adapter_proto_rawDescGZIP() []byte {
 }
 
 var file_plugins_internal_proto_adapter_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_plugins_internal_proto_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_plugins_internal_proto_adapter_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_plugins_internal_proto_adapter_proto_goTypes = []any{
 	(EventKind)(0),               // 0: agentproto.adapter.v1.EventKind
 	(Severity)(0),                // 1: agentproto.adapter.v1.Severity
@@ -942,36 +1072,38 @@ var file_plugins_internal_proto_adapter_proto_goTypes = []any{
 	(*PromptResponse)(nil),       // 9: agentproto.adapter.v1.PromptResponse
 	(*EventsRequest)(nil),        // 10: agentproto.adapter.v1.EventsRequest
 	(*Event)(nil),                // 11: agentproto.adapter.v1.Event
-	(*TerminateRequest)(nil),     // 12: agentproto.adapter.v1.TerminateRequest
-	(*TerminateResponse)(nil),    // 13: agentproto.adapter.v1.TerminateResponse
-	(*Diagnostic)(nil),           // 14: agentproto.adapter.v1.Diagnostic
-	nil,                          // 15: agentproto.adapter.v1.StartSessionRequest.EnvEntry
-	nil,                          // 16: agentproto.adapter.v1.StartSessionRequest.OptionsEntry
+	(*Usage)(nil),                // 12: agentproto.adapter.v1.Usage
+	(*TerminateRequest)(nil),     // 13: agentproto.adapter.v1.TerminateRequest
+	(*TerminateResponse)(nil),    // 14: agentproto.adapter.v1.TerminateResponse
+	(*Diagnostic)(nil),           // 15: agentproto.adapter.v1.Diagnostic
+	nil,                          // 16: agentproto.adapter.v1.StartSessionRequest.EnvEntry
+	nil,                          // 17: agentproto.adapter.v1.StartSessionRequest.OptionsEntry
 }
 var file_plugins_internal_proto_adapter_proto_depIdxs = []int32{
-	15, // 0: agentproto.adapter.v1.StartSessionRequest.env:type_name -> agentproto.adapter.v1.StartSessionRequest.EnvEntry
-	16, // 1: agentproto.adapter.v1.StartSessionRequest.options:type_name -> agentproto.adapter.v1.StartSessionRequest.OptionsEntry
-	14, // 2: agentproto.adapter.v1.StartSessionResponse.diagnostics:type_name -> agentproto.adapter.v1.Diagnostic
-	14, // 3: agentproto.adapter.v1.PromptResponse.diagnostics:type_name -> agentproto.adapter.v1.Diagnostic
+	16, // 0: agentproto.adapter.v1.StartSessionRequest.env:type_name -> agentproto.adapter.v1.StartSessionRequest.EnvEntry
+	17, // 1: agentproto.adapter.v1.StartSessionRequest.options:type_name -> agentproto.adapter.v1.StartSessionRequest.OptionsEntry
+	15, // 2: agentproto.adapter.v1.StartSessionResponse.diagnostics:type_name -> agentproto.adapter.v1.Diagnostic
+	15, // 3: agentproto.adapter.v1.PromptResponse.diagnostics:type_name -> agentproto.adapter.v1.Diagnostic
 	0,  // 4: agentproto.adapter.v1.Event.kind:type_name -> agentproto.adapter.v1.EventKind
-	1,  // 5: agentproto.adapter.v1.Diagnostic.severity:type_name -> agentproto.adapter.v1.Severity
-	2,  // 6: agentproto.adapter.v1.Adapter.Describe:input_type -> agentproto.adapter.v1.DescribeRequest
-	4,  // 7: agentproto.adapter.v1.Adapter.Ping:input_type -> agentproto.adapter.v1.PingRequest
-	6,  // 8: agentproto.adapter.v1.Adapter.StartSession:input_type -> agentproto.adapter.v1.StartSessionRequest
-	8,  // 9: agentproto.adapter.v1.Adapter.Prompt:input_type -> agentproto.adapter.v1.PromptRequest
-	10, // 10: agentproto.adapter.v1.Adapter.Events:input_type -> agentproto.adapter.v1.EventsRequest
-	12, // 11: agentproto.adapter.v1.Adapter.Terminate:input_type -> agentproto.adapter.v1.TerminateRequest
-	3,  // 12: agentproto.adapter.v1.Adapter.Describe:output_type -> agentproto.adapter.v1.DescribeResponse
-	5,  // 13: agentproto.adapter.v1.Adapter.Ping:output_type -> agentproto.adapter.v1.PingResponse
-	7,  // 14: agentproto.adapter.v1.Adapter.StartSession:output_type -> agentproto.adapter.v1.StartSessionResponse
-	9,  // 15: agentproto.adapter.v1.Adapter.Prompt:output_type -> agentproto.adapter.v1.PromptResponse
-	11, // 16: agentproto.adapter.v1.Adapter.Events:output_type -> agentproto.adapter.v1.Event
-	13, // 17: agentproto.adapter.v1.Adapter.Terminate:output_type -> agentproto.adapter.v1.TerminateResponse
-	12, // [12:18] is the sub-list for method output_type
-	6,  // [6:12] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	12, // 5: agentproto.adapter.v1.Event.usage:type_name -> agentproto.adapter.v1.Usage
+	1,  // 6: agentproto.adapter.v1.Diagnostic.severity:type_name -> agentproto.adapter.v1.Severity
+	2,  // 7: agentproto.adapter.v1.Adapter.Describe:input_type -> agentproto.adapter.v1.DescribeRequest
+	4,  // 8: agentproto.adapter.v1.Adapter.Ping:input_type -> agentproto.adapter.v1.PingRequest
+	6,  // 9: agentproto.adapter.v1.Adapter.StartSession:input_type -> agentproto.adapter.v1.StartSessionRequest
+	8,  // 10: agentproto.adapter.v1.Adapter.Prompt:input_type -> agentproto.adapter.v1.PromptRequest
+	10, // 11: agentproto.adapter.v1.Adapter.Events:input_type -> agentproto.adapter.v1.EventsRequest
+	13, // 12: agentproto.adapter.v1.Adapter.Terminate:input_type -> agentproto.adapter.v1.TerminateRequest
+	3,  // 13: agentproto.adapter.v1.Adapter.Describe:output_type -> agentproto.adapter.v1.DescribeResponse
+	5,  // 14: agentproto.adapter.v1.Adapter.Ping:output_type -> agentproto.adapter.v1.PingResponse
+	7,  // 15: agentproto.adapter.v1.Adapter.StartSession:output_type -> agentproto.adapter.v1.StartSessionResponse
+	9,  // 16: agentproto.adapter.v1.Adapter.Prompt:output_type -> agentproto.adapter.v1.PromptResponse
+	11, // 17: agentproto.adapter.v1.Adapter.Events:output_type -> agentproto.adapter.v1.Event
+	14, // 18: agentproto.adapter.v1.Adapter.Terminate:output_type -> agentproto.adapter.v1.TerminateResponse
+	13, // [13:19] is the sub-list for method output_type
+	7,  // [7:13] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_plugins_internal_proto_adapter_proto_init() }
@@ -985,7 +1117,7 @@ func file_plugins_internal_proto_adapter_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugins_internal_proto_adapter_proto_rawDesc), len(file_plugins_internal_proto_adapter_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

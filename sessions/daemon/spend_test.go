@@ -1,0 +1,110 @@
+package daemon
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/spend"
+)
+
+// accounting is a daemon on a real repository and one live session of
+// it, for the spend path alone (no plugin).
+func accounting(tb testing.TB, b config.Budgets) (*Daemon, *live) {
+	dir := tb.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		tb.Fatalf("git init: %v %s", err, out)
+	}
+	repo, err := gitrepo.Discover(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d := NewDaemon(repo, time.Minute, nil)
+	price := map[string]config.Price{"m": {Input: 3, CachedInput: 0.3, Output: 15}}
+	out, _ := os.Create(filepath.Join(dir, "out.log"))
+	tb.Cleanup(func() { out.Close() })
+	l := &live{rec: &sessions.Record{ID: "s-000000000001", Label: "p/WP1", Adapter: "scripted", State: sessions.StateRunning},
+		out: out, limits: limits{prices: price, budgets: b}}
+	return d, l
+}
+
+// usageEvent is a usage report as the host hands it over.
+func usageEvent(in, cached, output int64, final bool) *host.Event {
+	return &host.Event{Kind: host.UsageReported, UnixNanos: time.Now().UnixNano(),
+		Usage: &sdk.Usage{Model: "m", InputTokens: in, CachedInputTokens: cached, OutputTokens: output, Final: final}}
+}
+
+// turn runs one turn's accounting: a running report, the final one, the
+// turn's end.
+func accountTurn(d *Daemon, l *live) {
+	l.rec.Turns++
+	l.turn = turn{}
+	d.onUsage(l, usageEvent(1000, 90000, 1, false))
+	d.onUsage(l, usageEvent(1200, 184000, 355, true))
+	d.endTurn(l)
+}
+
+// A later report of a turn replaces the earlier one; every turn is one
+// usage_turn event; a silent turn is unknown.
+func TestTurnAccounting(t *testing.T) {
+	d, l := accounting(t, config.Budgets{})
+	accountTurn(d, l)
+	l.rec.Turns++
+	l.turn = turn{}
+	d.endTurn(l)
+	r := l.rec
+	if len(r.Usage) != 2 || r.Usage[0].InputTokens != 1200 || r.Usage[0].CachedInputTokens != 184000 || !r.Usage[1].Unknown {
+		t.Fatalf("usage: %+v", r.Usage)
+	}
+	want := (1200*3 + 184000*0.3 + 355*15) / 1e6
+	if r.Spend.Turns != 2 || r.Spend.UnknownTurns != 1 || r.Spend.CostUSD != want {
+		t.Fatalf("spend %+v, want $%v", r.Spend, want)
+	}
+	use, _, err := spend.Read(d.ledger)
+	if err != nil || use.Sessions[r.ID].Turns != 2 || use.WPs["p/WP1"].CostUSD != want {
+		t.Fatalf("ledger: %+v %v", use, err)
+	}
+}
+
+// The work package's cap counts the other sessions of the work package,
+// and refuses a new session once reached.
+func TestWiderBudgetsCountEverySession(t *testing.T) {
+	caps := config.Budgets{WPTokens: 500000}
+	d, l := accounting(t, caps)
+	d.book.set("s-000000000002", "p/WP1", []spend.Turn{{Turn: 1, At: time.Now(), InputTokens: 400000}})
+	if ex := d.book.check(caps, "p/WP2", spend.Day(time.Now())); ex != nil {
+		t.Fatalf("another WP's session counted: %v", ex)
+	}
+	l.rec.Turns = 1
+	l.stopped = true // the stop itself is the e2e tests'; here no plugin runs
+	d.onUsage(l, usageEvent(1000, 0, 0, false))
+	if ex := d.book.check(caps, "p/WP1", spend.Day(time.Now())); ex != nil {
+		t.Fatalf("401k of 500k: %v", ex)
+	}
+	d.onUsage(l, usageEvent(100000, 0, 0, false))
+	if err := d.refuseSpent(caps, "p/WP1"); err == nil {
+		t.Fatal("a session was let start on a spent work package")
+	}
+	if err := d.refuseSpent(caps, "p/WP2"); err != nil {
+		t.Fatalf("another work package refused: %v", err)
+	}
+}
+
+// BenchmarkTurnAccounting: what the daemon does for one turn's spend —
+// two reports priced, saved and checked against four budgets, the turn's
+// usage_turn event appended to the ledger.
+func BenchmarkTurnAccounting(b *testing.B) {
+	d, l := accounting(b, config.Budgets{SessionUSD: 1e9, WPUSD: 1e9, PlanUSD: 1e9, DayTokens: 1 << 60})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		accountTurn(d, l)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/turn")
+}
