@@ -103,6 +103,8 @@ var jsonCommands = []jsonCase{
 	{path: "ledger verify"},
 	{path: "ledger reindex"},
 	{path: "ledger repair"},
+	{path: "spend report", args: []string{"demo", "--id", "json-spend", "--usd", "0.01"}},
+	{path: "spend show"},
 	{path: "sync", args: []string{"origin"}},
 	{path: "plan amend", args: []string{"demo", "--correction", "the gate is sh test.sh"}},
 	{path: "plan init", args: []string{"scratch", "--gate", "sh test.sh"}, once: true},

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -109,8 +110,21 @@ func TestMCPLongWorkOutlivesTheClient(t *testing.T) {
 	// Cancelled at once: the session it started is killed, none is left.
 	b.call(3, "session_start", map[string]any{"adapter": "scripted", "worktree": map[string]any{"slug": "extra", "base": "main"}, "prompt": "hi", "label": "cancelled"})
 	b.cancel(3)
-	if isErr, doc := b.result(3, 20*time.Second); !isErr || !strings.Contains(doc["error"].(string), "was killed") {
-		t.Errorf("the cancelled start answered %v", doc)
+	// A cancellation that arrives before the tool runs is answered by the
+	// SDK itself (context canceled) and starts nothing; one that arrives
+	// while the start runs is answered once the session is killed.
+	answer := b.await(3, 20*time.Second)
+	cancelledEarly := false
+	if res, _ := answer["result"].(map[string]any); res != nil {
+		sc, _ := res["structuredContent"].(map[string]any)
+		isErr, _ := res["isError"].(bool)
+		if msg, _ := sc["error"].(string); !isErr || !strings.Contains(msg, "was killed") {
+			t.Errorf("the cancelled start answered %v", answer)
+		}
+	} else if e, _ := answer["error"].(map[string]any); e != nil && strings.Contains(fmt.Sprint(e["message"]), "context canceled") {
+		cancelledEarly = true
+	} else {
+		t.Fatalf("the cancelled start answered %v", answer)
 	}
 	started := 0
 	pollLedger(t, "the cancelled session ended", func() bool {
@@ -131,7 +145,7 @@ func TestMCPLongWorkOutlivesTheClient(t *testing.T) {
 	// The start was carried out before the cancellation was seen (it
 	// takes the daemon longer than the notification takes to arrive):
 	// what is checked above is that it was undone.
-	if started != 1 {
+	if started != 1 && !(cancelledEarly && started == 0) {
 		t.Errorf("%d sessions labelled cancelled; the start should have run and been undone", started)
 	}
 

@@ -73,9 +73,6 @@ func (w Writer) WriteLoose(o Object) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	var buf bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
 	fmt.Fprintf(zw, "%s %d\x00", o.Type, len(o.Body))
@@ -83,7 +80,20 @@ func (w Writer) WriteLoose(o Object) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, buf.Bytes(), 0o444)
+	// git prune removes empty fan-out directories while we write: the one
+	// made here can be gone again before the file lands in it. Try again.
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			if err = writeFileAtomic(path, buf.Bytes(), 0o444); err == nil {
+				return nil
+			}
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	return err
 }
 
 // WritePack stores many objects as one pack and its index, which is far
