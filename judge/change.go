@@ -94,7 +94,9 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	}
 	changed := strings.FieldsFunc(string(out), func(c rune) bool { return c == 0 })
 	r.Findings = append(r.Findings, goFindings(dirs["base"], dirs["head"], changed)...)
-	r.Findings = append(r.Findings, pyFindings(ctx, dirs["base"], dirs["head"], changed)...)
+	pfs, defined := pyFindings(ctx, dirs["base"], dirs["head"], changed)
+	r.Findings = append(r.Findings, pfs...)
+	r.Findings = append(r.Findings, uncollected(defined, runs["head"].results)...)
 	r.Findings = append(r.Findings, jsFindings(dirs["base"], dirs["head"], changed)...)
 	r.Findings = append(r.Findings, batsFindings(dirs["base"], dirs["head"], changed)...)
 	mfs, used := mutationSmoke(ctx, dirs["base"], dirs["head"], changed, opt.MutationBudget)
