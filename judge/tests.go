@@ -170,7 +170,6 @@ func readTestLog(path, dir string, r testResults, files map[string]string) {
 	}
 }
 
-
 var tapLine = lazyre.New(`^\s*(not )?ok \d+ - (.*?)(\s+# (SKIP|TODO)\b.*)?$`)
 
 func readTAP(path string, r testResults) {
