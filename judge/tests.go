@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -12,8 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Review judges the tests a change runs from what the test runners report,
@@ -24,8 +21,8 @@ import (
 //
 // The hooks: Python's unittest records each result through a
 // sitecustomize module put first on PYTHONPATH, and pytest through a
-// plugin beside it (runners.go); node's test runner writes TAP to a
-// file through NODE_OPTIONS; jest and vitest write their JSON results
+// plugin beside it (runners.go); node's test runner loads a reporter
+// through NODE_OPTIONS that appends every run's results (runners.go); jest and vitest write their JSON results
 // when the gate runs them directly. Any other runner can append JSON
 // lines {"id": ..., "outcome": "pass"|"fail"|"skip"} to the file named by
 // AGENTPROTO_TESTLOG. The Go test binaries and shell tests the gate runs
@@ -82,11 +79,10 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 	if err := os.WriteFile(filepath.Join(hooks, "sitecustomize.py"), []byte(pySiteHook), 0o644); err != nil {
 		return tr, err
 	}
-	logFile, tapFile := filepath.Join(hooks, "tests.jsonl"), filepath.Join(hooks, "node.tap")
+	logFile := filepath.Join(hooks, "tests.jsonl")
 	env := []string{
 		"AGENTPROTO_TESTLOG=" + logFile,
 		"PYTHONPATH=" + joinList(hooks, os.Getenv("PYTHONPATH")),
-		"NODE_OPTIONS=" + strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="+tapFile),
 	}
 	renv, err := runnerEnv(hooks)
 	if err != nil {
@@ -105,7 +101,6 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 		tr.gate.Command = gate // the gate as given, whatever reporter review added
 		heard := testResults{}
 		readTestLog(logFile, dir, heard, tr.files)
-		readTAP(tapFile, heard)
 		readJestJSON(jsonFile, dir, heard)
 		readGoExec(filepath.Join(hooks, "go"), dir, heard)
 		shellIDs(dir, heard)
@@ -153,44 +148,30 @@ func readTestLog(path, dir string, r testResults, files map[string]string) {
 		return
 	}
 	for _, l := range bytes.Split(b, []byte("\n")) {
-		var e struct{ ID, Outcome, File string }
-		if json.Unmarshal(l, &e) != nil || e.ID == "" {
+		var e struct{ ID, Node, Outcome, File string }
+		if json.Unmarshal(l, &e) != nil || e.ID == "" && e.Node == "" {
 			continue
+		}
+		rel := ""
+		if e.File != "" {
+			if !filepath.IsAbs(e.File) {
+				e.File = filepath.Join(dir, e.File)
+			}
+			rel, _ = inTree(dir, e.File)
+		}
+		if e.Node != "" { // node's runner names a test within its file
+			if e.Node == e.File {
+				continue // the file itself, as a test: its tests are heard
+			}
+			e.ID = "js:" + e.Node
+			if rel != "" {
+				e.ID = "js:" + rel + " > " + e.Node
+			}
 		}
 		r.record(e.ID, e.Outcome)
-		if e.File == "" {
-			continue
-		}
-		if !filepath.IsAbs(e.File) {
-			e.File = filepath.Join(dir, e.File)
-		}
-		if rel, ok := inTree(dir, e.File); ok {
+		if rel != "" {
 			files[e.ID] = rel
 		}
-	}
-}
-
-var tapLine = lazyre.New(`^\s*(not )?ok \d+ - (.*?)(\s+# (SKIP|TODO)\b.*)?$`)
-
-func readTAP(path string, r testResults) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		m := tapLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		out := "pass"
-		switch {
-		case m[4] != "":
-			out = "skip"
-		case m[1] != "":
-			out = "fail"
-		}
-		r.record("js:"+m[2], out)
 	}
 }
 
