@@ -79,7 +79,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			if p == "" {
 				continue
 			}
-			owners := plans.Owner(e.Project, p)
+			owners := plans.Owner(frozenPlan(e.Project, frozen), p)
 			if len(owners) != 1 || owners[0] != wp.ID {
 				r.Findings = append(r.Findings, judge.Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
 			}
