@@ -35,7 +35,11 @@ type ChangeOptions struct {
 	// does not read perimeters.
 	Inside func(path string) bool
 	Own    []string
-	// MutationBudget bounds the mutation smoke; zero turns it off.
+	// GateTimeout bounds each run of the tests (the gate and what review
+	// runs beside it), base and head each on its own; none when zero.
+	GateTimeout time.Duration
+	// MutationBudget bounds the mutation smoke and then the gate
+	// mutation, together; zero turns both off.
 	MutationBudget time.Duration
 }
 
@@ -64,7 +68,7 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		if err := extractTree(repo, side.commit, dir); err != nil {
 			return nil, err
 		}
-		tr, err := runTests(ctx, dir, gate)
+		tr, err := runTestsBounded(ctx, dir, gate, opt.GateTimeout)
 		if err != nil {
 			return nil, err
 		}
@@ -94,11 +98,27 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	}
 	changed := strings.FieldsFunc(string(out), func(c rune) bool { return c == 0 })
 	r.Findings = append(r.Findings, goFindings(dirs["base"], dirs["head"], changed)...)
-	r.Findings = append(r.Findings, pyFindings(ctx, dirs["base"], dirs["head"], changed)...)
+	pfs, defined := pyFindings(ctx, dirs["base"], dirs["head"], changed)
+	r.Findings = append(r.Findings, pfs...)
+	r.Findings = append(r.Findings, uncollected(defined, runs["head"].results)...)
 	r.Findings = append(r.Findings, jsFindings(dirs["base"], dirs["head"], changed)...)
 	r.Findings = append(r.Findings, batsFindings(dirs["base"], dirs["head"], changed)...)
 	mfs, used := mutationSmoke(ctx, dirs["base"], dirs["head"], changed, opt.MutationBudget)
 	r.Findings = append(r.Findings, mfs...)
+	if left := opt.MutationBudget - used; left > 0 && runs["head"].gate.ExitCode == 0 {
+		lines, err := changedLines(repo.Git, b, h)
+		if err != nil {
+			return nil, err
+		}
+		all, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
+		if err != nil {
+			return nil, err
+		}
+		touched := strings.FieldsFunc(string(all), func(c rune) bool { return c == 0 })
+		gfs, gused := gateMutation(ctx, dirs["head"], gate, lines, touched, left)
+		r.Findings = append(r.Findings, gfs...)
+		used += gused
+	}
 	if used > 0 {
 		r.MutationTime = used.Round(time.Millisecond).String()
 	}
@@ -125,6 +145,54 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 	}
 	r.OK = !AnyError(r.Findings)
 	return r, nil
+}
+
+// changedLines maps each file base..head added or modified to the lines
+// of the head the change added or modified.
+func changedLines(git func(args ...string) ([]byte, error), base, head string) (map[string][]int, error) {
+	out, err := git("diff", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--diff-filter=AM", base, head)
+	if err != nil {
+		return nil, err
+	}
+	lines := map[string][]int{}
+	file := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++ "):
+			file = ""
+			if p, ok := strings.CutPrefix(l, "+++ b/"); ok && !strings.HasPrefix(p, "\"") {
+				file = p // a quoted, unusual name is left unjudged
+			}
+		case strings.HasPrefix(l, "@@ ") && file != "":
+			var from, n int
+			_, plus, _ := strings.Cut(l, " +")
+			plus, _, _ = strings.Cut(plus, " ")
+			start, count, ok := strings.Cut(plus, ",")
+			if _, err := fmt.Sscan(start, &from); err != nil {
+				continue
+			}
+			n = 1
+			if ok {
+				if _, err := fmt.Sscan(count, &n); err != nil {
+					continue
+				}
+			}
+			for i := 0; i < n; i++ {
+				lines[file] = append(lines[file], from+i)
+			}
+		}
+	}
+	return lines, nil
+}
+
+// runTestsBounded is runTests with a bound of its own, when one is given.
+func runTestsBounded(ctx context.Context, dir, gate string, bound time.Duration) (testRun, error) {
+	if bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, bound)
+		defer cancel()
+	}
+	return runTests(ctx, dir, gate)
 }
 
 // resolveCommit turns a revision into a commit id, with one clear error.

@@ -24,6 +24,7 @@ func isJS(p string) bool {
 
 func jsFindings(baseDir, headDir string, changed []string) []Finding {
 	var fs []Finding
+	var async map[string]bool // read once, when a test changed
 	for _, rel := range changed {
 		if !isJS(rel) {
 			continue
@@ -36,14 +37,20 @@ func jsFindings(baseDir, headDir string, changed []string) []Finding {
 		if lst, err := os.Lstat(filepath.Join(baseDir, rel)); err == nil && lst.Mode().IsRegular() {
 			old, _ = os.ReadFile(filepath.Join(baseDir, rel))
 		}
-		fs = append(fs, jsJudge(rel, old, b)...)
+		if async == nil && isTestFile(rel) {
+			async = jsAsyncNames(headDir)
+		}
+		fs = append(fs, jsJudgeWith(rel, old, b, async)...)
 	}
 	return fs
 }
 
 // jsJudge judges one file, head against its base (nil when new). A file
 // that does not parse is left to the gate: it cannot run either.
-func jsJudge(rel string, old, src []byte) []Finding {
+func jsJudge(rel string, old, src []byte) []Finding { return jsJudgeWith(rel, old, src, nil) }
+
+// jsJudgeWith is jsJudge knowing the async functions of the code.
+func jsJudgeWith(rel string, old, src []byte, async map[string]bool) []Finding {
 	f, err := parseJS(rel, src)
 	if err != nil {
 		return nil
@@ -52,7 +59,7 @@ func jsJudge(rel string, old, src []byte) []Finding {
 	if of, err := parseJS(rel, old); err == nil && old != nil {
 		oldJS = of.src
 	}
-	j := &jsJudgement{f: f, rel: rel, old: oldJS, funcs: map[string]ast.Node{}}
+	j := &jsJudgement{f: f, rel: rel, old: oldJS, funcs: map[string]ast.Node{}, async: async}
 	for _, st := range f.prog.Body {
 		if d, ok := st.(*ast.FunctionDeclaration); ok && d.Function.Name != nil && d.Function.Body != nil {
 			j.funcs[string(d.Function.Name.Name)] = d.Function.Body
@@ -67,6 +74,7 @@ type jsJudgement struct {
 	rel   string
 	old   string              // the base's JavaScript, "" when new
 	funcs map[string]ast.Node // top-level function declarations: helpers
+	async map[string]bool     // the code's async functions (jsAsyncNames)
 	fs    []Finding
 }
 
@@ -96,8 +104,12 @@ func (j *jsJudgement) judge(test bool) {
 			if test {
 				if name, body, table, ok := jsTestCall(n); ok && !j.unchanged(n) {
 					j.judgeTest(n, name, body, table)
+					j.judgeTestTricks(n.ArgumentList[len(n.ArgumentList)-1], body)
 				}
 			}
+		}
+		if test {
+			j.judgeFileTricks(n)
 		}
 		return true
 	})

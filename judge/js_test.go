@@ -98,3 +98,44 @@ func FuzzJSJudge(f *testing.F) {
 		}
 	})
 }
+
+// Each node:test trick is found, and its honest twin is not.
+func TestJSTestTricks(t *testing.T) {
+	const head = "const { test, after } = require(\"node:test\");\nconst assert = require(\"node:assert\");\n"
+	async := map[string]bool{"total": true}
+	cases := []struct{ name, body, want string }{
+		{"ok with an expected value", `test("m", () => { assert.ok(mul(3, 4), 12); });`, "assertion-misused"},
+		{"ok with a message", `test("m", () => { assert.ok(mul(3, 4) > 0, "positive"); });`, ""},
+		{"loose deepEqual", `test("m", () => { assert.deepEqual(list("1"), [1]); });`, "assertion-loose"},
+		{"strict deepEqual", `test("m", () => { assert.deepStrictEqual(list("1"), [1]); });`, ""},
+		{"promise never awaited", `test("m", async () => { const got = total(); assert.ok(got); });`, "assertion-cannot-fail"},
+		{"promise awaited", `test("m", async () => { const got = await total(); assert.strictEqual(got, 6); });`, ""},
+		{"rejects takes the promise", `test("m", async () => { await assert.rejects(total()); });`, ""},
+		{"done before the assertion", `test("m", (t, done) => { done(); setTimeout(() => assert.strictEqual(mul(3, 4), 12), 5); });`, "assertion-after-done"},
+		{"done after the assertion", `test("m", (t, done) => { setTimeout(() => { assert.strictEqual(mul(3, 4), 12); done(); }, 5); });`, ""},
+		{"require.cache fake", `const p = require.resolve("../lib.js"); require.cache[p] = { exports: { mul: () => 12 } };` + "\n" + `test("m", () => { assert.strictEqual(mul(3, 4), 12); });`, "mock-of-unit"},
+		{"require.cache reset", `delete require.cache[require.resolve("../lib.js")];` + "\n" + `test("m", () => { assert.strictEqual(mul(3, 4), 12); });`, ""},
+		{"exit 0 after the tests", `test("m", () => { assert.strictEqual(mul(3, 4), 12); });` + "\n" + `after(() => process.exit(0));`, "gate-masks-failure"},
+		{"exit 1 on a failure", `test("m", () => { assert.strictEqual(mul(3, 4), 12); });` + "\n" + `process.on("unhandledRejection", () => process.exit(1));`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := codes(jsJudgeWith("test/m.test.js", nil, []byte(head+c.body+"\n"), async)); got != c.want {
+				t.Errorf("findings %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestJSAsyncNames(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"lib.js":         "async function total() {}\nconst load = async () => 1;\nfunction add() {}\n",
+		"other.mjs":      "export function add2() {}\nexport async function both() {}\n",
+		"more.js":        "function both() {}\n",
+		"test/x.test.js": "async function helper() {}\n",
+	})
+	got := jsAsyncNames(dir)
+	if !got["total"] || !got["load"] || got["add"] || got["both"] || got["helper"] || len(got) != 2 {
+		t.Fatalf("async names %v, want total and load", got)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +21,11 @@ import (
 // function whose every mutant survives is untested, whatever its tests
 // claim. The whole is bounded by a budget; what the budget does not reach
 // is left unjudged, and said so.
+//
+// A mutant must build to say anything: imports it leaves unused are
+// pruned, and one that still does not build is left out, never counted
+// as killed (a function whose every mutant breaks the build is not
+// thereby tested).
 
 type mutant struct {
 	what  string
@@ -147,13 +151,17 @@ func mutationSmoke(ctx context.Context, baseDir, headDir string, changed []strin
 				if !m.apply(mfn) {
 					continue
 				}
+				pruneImports(g, selected(f))
 				var buf bytes.Buffer
 				if printer.Fprint(&buf, token.NewFileSet(), g) != nil || os.WriteFile(file, buf.Bytes(), 0o644) != nil {
 					continue
 				}
-				tried++
-				if mutantSurvives(ctx, headDir, path.Dir(rel), deadline) {
+				switch mutantOutcome(ctx, headDir, path.Dir(rel), deadline) {
+				case mutantSurvived:
+					tried++
 					survived++
+				case mutantKilled:
+					tried++
 				}
 			}
 			if err := os.WriteFile(file, orig, 0o644); err != nil {
@@ -168,11 +176,87 @@ func mutationSmoke(ctx context.Context, baseDir, headDir string, changed []strin
 	return fs, time.Since(start)
 }
 
-// mutantSurvives runs the package's tests on the mutated copy; a build
-// failure kills the mutant.
-func mutantSurvives(ctx context.Context, dir, pkg string, deadline time.Time) bool {
+type outcome int
+
+const (
+	mutantKilled outcome = iota
+	mutantSurvived
+	mutantUnbuilt // or unjudged: the bound ended it
+)
+
+// mutantOutcome runs the package's tests on the mutated copy. A mutant
+// that does not build, or that the bound ended, says nothing.
+func mutantOutcome(ctx context.Context, dir, pkg string, deadline time.Time) outcome {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	r := runJudged(ctx, dir, []string{"GOFLAGS="}, nil, io.Discard, "go", "test", "-count=1", "-failfast", "./"+pkg)
-	return r.ExitCode == 0 && !r.TimedOut
+	var out bytes.Buffer
+	r := runJudged(ctx, dir, []string{"GOFLAGS="}, nil, &out, "go", "test", "-count=1", "-failfast", "./"+pkg)
+	switch {
+	case r.TimedOut || bytes.Contains(out.Bytes(), []byte("[build failed]")) || bytes.Contains(out.Bytes(), []byte("[setup failed]")):
+		return mutantUnbuilt
+	case r.ExitCode == 0:
+		return mutantSurvived
+	}
+	return mutantKilled
+}
+
+// selected is the set of names used as X in X.Sel in f.
+func selected(f *ast.File) map[string]bool {
+	used := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if s, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := s.X.(*ast.Ident); ok {
+				used[id.Name] = true
+			}
+		}
+		return true
+	})
+	return used
+}
+
+// pruneImports drops the imports the original used and the mutant no
+// longer does, so that replacing a body by its zero values still builds.
+// An import whose name cannot be told from its path is kept: a wrong
+// guess only leaves the mutant unbuilt.
+func pruneImports(f *ast.File, before map[string]bool) {
+	after := selected(f)
+	var kept []*ast.ImportSpec
+	decls := f.Decls[:0]
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.IMPORT {
+			decls = append(decls, d)
+			continue
+		}
+		specs := g.Specs[:0]
+		for _, s := range g.Specs {
+			is := s.(*ast.ImportSpec)
+			if name := importName(is); !before[name] || after[name] {
+				specs = append(specs, is)
+				kept = append(kept, is)
+			}
+		}
+		if g.Specs = specs; len(specs) > 0 {
+			decls = append(decls, g)
+		}
+	}
+	f.Decls, f.Imports = decls, kept
+}
+
+// importName is the name an import is used by: its alias, else the last
+// element of its path (a major version suffix such as /v3 skipped).
+func importName(is *ast.ImportSpec) string {
+	if is.Name != nil {
+		return is.Name.Name
+	}
+	p := strings.Trim(is.Path.Value, "`\"")
+	parts := strings.Split(p, "/")
+	last := parts[len(parts)-1]
+	if len(parts) > 1 && len(last) > 1 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		last = parts[len(parts)-2]
+	}
+	if i := strings.Index(last, ".v"); i > 0 {
+		last = last[:i] // gopkg.in/yaml.v3
+	}
+	return strings.TrimPrefix(strings.TrimSuffix(last, ".go"), "go-")
 }

@@ -34,8 +34,8 @@ def pytest_runtest_logreport(report):
         outcome = "skip" if report.outcome == "skipped" else "fail"  # at setup or teardown
     else:
         return
-    if hasattr(report, "wasxfail") and report.outcome == "skipped":
-        outcome = "skip"  # an expected failure proves nothing
+    if hasattr(report, "wasxfail"):
+        outcome = "xfail"  # an expected failure, or an xfail that passed: proves nothing
     try:
         with open(_log, "a") as f:
             f.write(json.dumps({"id": "pytest:" + report.nodeid, "outcome": outcome}) + "\n")
@@ -43,12 +43,41 @@ def pytest_runtest_logreport(report):
         sys.stderr.write("agentproto: cannot record a test result: %s\n" % e)
 `
 
-// runnerEnv is the environment that turns the pytest plugin on.
+// nodeReporter is a reporter for node's test runner (node 20 and later)
+// that appends each test's result to AGENTPROTO_TESTLOG. It appends, where
+// a reporter's destination file is rewritten by each run: a gate that runs
+// node --test twice is heard twice. A todo test proves nothing, as a skip.
+const nodeReporter = `import { appendFileSync } from "node:fs";
+const log = process.env.AGENTPROTO_TESTLOG;
+export default async function* agentproto(source) {
+  for await (const e of source) {
+    if (!log || (e.type !== "test:pass" && e.type !== "test:fail")) continue;
+    const d = e.data;
+    let outcome = e.type === "test:pass" ? "pass" : "fail";
+    if ((d.skip !== undefined && d.skip !== false) || (d.todo !== undefined && d.todo !== false)) outcome = "skip";
+    try {
+      appendFileSync(log, JSON.stringify({ node: String(d.name), outcome, file: d.file || "" }) + "\n");
+    } catch (err) {
+      process.stderr.write("agentproto: cannot record a test result: " + err.message + "\n");
+    }
+  }
+}
+`
+
+// runnerEnv is the environment that turns the pytest plugin and the node
+// reporter on.
 func runnerEnv(hooks string) ([]string, error) {
 	if err := os.WriteFile(filepath.Join(hooks, pytestPluginName+".py"), []byte(pytestPlugin), 0o644); err != nil {
 		return nil, err
 	}
-	return []string{"PYTEST_ADDOPTS=" + strings.TrimSpace(os.Getenv("PYTEST_ADDOPTS")+" -p "+pytestPluginName)}, nil
+	rep := filepath.Join(hooks, "agentproto-node-reporter.mjs")
+	if err := os.WriteFile(rep, []byte(nodeReporter), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{
+		"PYTEST_ADDOPTS=" + strings.TrimSpace(os.Getenv("PYTEST_ADDOPTS")+" -p "+pytestPluginName),
+		"NODE_OPTIONS=" + strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" --test-reporter=spec --test-reporter-destination=stdout --test-reporter="+rep+" --test-reporter-destination=stdout"),
+	}, nil
 }
 
 // withJSReporter returns the gate with the JSON reporter of jest or

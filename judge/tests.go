@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -12,8 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Review judges the tests a change runs from what the test runners report,
@@ -24,15 +21,17 @@ import (
 //
 // The hooks: Python's unittest records each result through a
 // sitecustomize module put first on PYTHONPATH, and pytest through a
-// plugin beside it (runners.go); node's test runner writes TAP to a
-// file through NODE_OPTIONS; jest and vitest write their JSON results
+// plugin beside it (runners.go); node's test runner loads a reporter
+// through NODE_OPTIONS that appends every run's results (runners.go); jest and vitest write their JSON results
 // when the gate runs them directly. Any other runner can append JSON
 // lines {"id": ..., "outcome": "pass"|"fail"|"skip"} to the file named by
 // AGENTPROTO_TESTLOG. The Go test binaries and shell tests the gate runs
 // itself are heard as well (gatehooks.go), so a gate that stops running
 // tests is seen even where review runs them on its own.
 
-// testResults maps a test's id to its outcome: pass, fail or skip.
+// testResults maps a test's id to its outcome: pass, fail, skip, or
+// xfail (a failure the test expects: it passes the run and proves
+// nothing).
 type testResults map[string]string
 
 // testRun is one tree's gate run and what its tests did.
@@ -44,6 +43,9 @@ type testRun struct {
 	same map[string]string
 	// heard is how many tests the gate itself was heard to run.
 	heard int
+	// files maps a test's id to its file, relative to the tree, where
+	// its runner said.
+	files map[string]string
 }
 
 const pySiteHook = `import json, os, sys, unittest.result as _r
@@ -52,22 +54,23 @@ def _wrap(name, outcome):
     orig = getattr(_r.TestResult, name)
     def rec(self, test, *args):
         try:
+            src = getattr(sys.modules.get(type(test).__module__), "__file__", None) or ""
             with open(_log, "a") as f:
-                f.write(json.dumps({"id": "py:" + ".".join(test.id().split(".")[-2:]), "outcome": outcome}) + "\n")
+                f.write(json.dumps({"id": "py:" + ".".join(test.id().split(".")[-2:]), "outcome": outcome, "file": src}) + "\n")
         except OSError as e:
             sys.stderr.write("agentproto: cannot record a test result: %s\n" % e)
         return orig(self, test, *args)
     setattr(_r.TestResult, name, rec)
 if _log:
     for _n, _o in (("addSuccess", "pass"), ("addFailure", "fail"), ("addError", "fail"), ("addSkip", "skip"),
-                   ("addExpectedFailure", "pass"), ("addUnexpectedSuccess", "fail")):
+                   ("addExpectedFailure", "xfail"), ("addUnexpectedSuccess", "fail")):
         _wrap(_n, _o)
 `
 
 // runTests runs the gate in dir with the reporters on, then the Go and
 // shell tests of the tree.
 func runTests(ctx context.Context, dir, gate string) (testRun, error) {
-	tr := testRun{results: testResults{}, same: map[string]string{}}
+	tr := testRun{results: testResults{}, same: map[string]string{}, files: map[string]string{}}
 	hooks, err := os.MkdirTemp("", "agentproto-hooks-")
 	if err != nil {
 		return tr, err
@@ -76,11 +79,10 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 	if err := os.WriteFile(filepath.Join(hooks, "sitecustomize.py"), []byte(pySiteHook), 0o644); err != nil {
 		return tr, err
 	}
-	logFile, tapFile := filepath.Join(hooks, "tests.jsonl"), filepath.Join(hooks, "node.tap")
+	logFile := filepath.Join(hooks, "tests.jsonl")
 	env := []string{
 		"AGENTPROTO_TESTLOG=" + logFile,
 		"PYTHONPATH=" + joinList(hooks, os.Getenv("PYTHONPATH")),
-		"NODE_OPTIONS=" + strings.TrimSpace(os.Getenv("NODE_OPTIONS")+" --test-reporter=spec --test-reporter-destination=stdout --test-reporter=tap --test-reporter-destination="+tapFile),
 	}
 	renv, err := runnerEnv(hooks)
 	if err != nil {
@@ -98,8 +100,7 @@ func runTests(ctx context.Context, dir, gate string) (testRun, error) {
 		tr.gate, _ = runEnv(ctx, dir, withJSReporter(gate, jsonFile), append(env, genv...), hooks)
 		tr.gate.Command = gate // the gate as given, whatever reporter review added
 		heard := testResults{}
-		readTestLog(logFile, heard)
-		readTAP(tapFile, heard)
+		readTestLog(logFile, dir, heard, tr.files)
 		readJestJSON(jsonFile, dir, heard)
 		readGoExec(filepath.Join(hooks, "go"), dir, heard)
 		shellIDs(dir, heard)
@@ -132,46 +133,45 @@ func runEnv(ctx context.Context, dir, command string, extra []string, writable .
 
 // record keeps the worst outcome of a test seen more than once.
 func (r testResults) record(id, outcome string) {
-	rank := map[string]int{"pass": 1, "skip": 2, "fail": 3}
+	rank := map[string]int{"pass": 1, "skip": 2, "xfail": 2, "fail": 3}
 	if rank[outcome] > rank[r[id]] {
 		r[id] = outcome
 	}
 }
 
-func readTestLog(path string, r testResults) {
+// readTestLog reads the JSON lines the hooks append: id, outcome and,
+// where the runner knows it, the test's file (absolute, or relative to
+// dir).
+func readTestLog(path, dir string, r testResults, files map[string]string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return
 	}
 	for _, l := range bytes.Split(b, []byte("\n")) {
-		var e struct{ ID, Outcome string }
-		if json.Unmarshal(l, &e) == nil && e.ID != "" {
-			r.record(e.ID, e.Outcome)
-		}
-	}
-}
-
-var tapLine = lazyre.New(`^\s*(not )?ok \d+ - (.*?)(\s+# (SKIP|TODO)\b.*)?$`)
-
-func readTAP(path string, r testResults) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		m := tapLine.FindStringSubmatch(sc.Text())
-		if m == nil {
+		var e struct{ ID, Node, Outcome, File string }
+		if json.Unmarshal(l, &e) != nil || e.ID == "" && e.Node == "" {
 			continue
 		}
-		out := "pass"
-		switch {
-		case m[4] != "":
-			out = "skip"
-		case m[1] != "":
-			out = "fail"
+		rel := ""
+		if e.File != "" {
+			if !filepath.IsAbs(e.File) {
+				e.File = filepath.Join(dir, e.File)
+			}
+			rel, _ = inTree(dir, e.File)
 		}
-		r.record("js:"+m[2], out)
+		if e.Node != "" { // node's runner names a test within its file
+			if e.Node == e.File {
+				continue // the file itself, as a test: its tests are heard
+			}
+			e.ID = "js:" + e.Node
+			if rel != "" {
+				e.ID = "js:" + rel + " > " + e.Node
+			}
+		}
+		r.record(e.ID, e.Outcome)
+		if rel != "" {
+			files[e.ID] = rel
+		}
 	}
 }
 
@@ -303,11 +303,20 @@ func compareTests(base, head testRun, renames map[string]string) []Finding {
 		if nid := movedID(id, renames); nid != "" && head.results[nid] == "pass" {
 			continue // its file was renamed, and it runs there
 		}
+		file := head.files[id]
+		if file == "" {
+			file = base.files[id]
+		}
+		if file == "" {
+			file = testFile(id)
+		}
 		switch head.results[id] {
 		case "":
-			fs = append(fs, Finding{Code: "test-lost", Severity: "error", File: testFile(id), Message: testName(id) + " passed at the base and no longer runs at the head: deleted, renamed away, excluded, build-tagged off or commented out"})
+			fs = append(fs, Finding{Code: "test-lost", Severity: "error", File: file, Message: testName(id) + " passed at the base and no longer runs at the head: deleted, renamed away, excluded, build-tagged off or commented out"})
 		case "skip":
-			fs = append(fs, Finding{Code: "test-skipped", Severity: "error", File: testFile(id), Message: testName(id) + " passed at the base and is skipped at the head"})
+			fs = append(fs, Finding{Code: "test-skipped", Severity: "error", File: file, Message: testName(id) + " passed at the base and is skipped at the head"})
+		case "xfail":
+			fs = append(fs, Finding{Code: "test-skipped", Severity: "error", File: file, Message: testName(id) + " passed at the base and is marked as an expected failure at the head: its failure now passes the run"})
 		}
 	}
 	if head.gate.ExitCode == 0 && head.gate.Command != "" && base.heard > 0 && head.heard == 0 {
@@ -336,6 +345,10 @@ func testName(id string) string {
 func testFile(id string) string {
 	if strings.HasPrefix(id, "sh:") {
 		return testName(id)
+	}
+	if f, ok := strings.CutPrefix(id, "pytest:"); ok {
+		f, _, _ = strings.Cut(f, "::")
+		return f
 	}
 	if f, ok := strings.CutPrefix(id, "bats:"); ok {
 		f, _, _ = strings.Cut(f, ":")

@@ -38,22 +38,29 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 		return nil, err
 	}
 	r := &ReviewResult{Project: e.Project.Name, Gates: []judge.GateRun{}, Findings: []judge.Finding{}}
-	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
-	defer cancel()
+	// Each gate run has gateTimeout of its own: one bound over them all
+	// ended the later gates of a large plan (137) and lost their tests.
+	ctx := context.Background()
+	runGate := func(dir string) judge.Gate {
+		gctx, cancel := context.WithTimeout(ctx, gateTimeout)
+		defer cancel()
+		g, _ := judge.RunGate(gctx, dir, frozen.Gate)
+		return g
+	}
 	base := frozen.BaseCommit
 	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
 		return nil, err
 	}
-	var heads, bases []string
-	var wpDirs [][2]string // WP id, worktree
+	var heads, bases, whose []string // whose: the WP of each head
+	var wpDirs [][2]string           // WP id, worktree
 	for _, wp := range order(e.Project) {
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 		if err != nil {
 			r.Findings = append(r.Findings, judge.Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
 			continue
 		}
-		g, _ := judge.RunGate(ctx, m.Path, frozen.Gate)
+		g := runGate(m.Path)
 		r.Gates = append(r.Gates, judge.GateRun{Where: wp.ID, Gate: g})
 		if g.ExitCode != 0 {
 			r.Findings = append(r.Findings, judge.Finding{Code: "gate-failed", WP: wp.ID, Message: fmt.Sprintf("the gate exits %d in %s's worktree", g.ExitCode, wp.ID)})
@@ -72,12 +79,12 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			if p == "" {
 				continue
 			}
-			owners := plans.Owner(e.Project, p)
+			owners := plans.Owner(frozenPlan(e.Project, frozen), p)
 			if len(owners) != 1 || owners[0] != wp.ID {
 				r.Findings = append(r.Findings, judge.Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
 			}
 		}
-		heads, bases = append(heads, branch), append(bases, wpBase)
+		heads, bases, whose = append(heads, branch), append(bases, wpBase), append(whose, wp.ID)
 		wpDirs = append(wpDirs, [2]string{wp.ID, m.Path})
 	}
 	claimsBy, registries := reportClaims(e.Project, st)
@@ -89,12 +96,12 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			all = append(all, claimsBy[wp.ID]...)
 		}
 		r.Findings = append(r.Findings, judge.RegistryFindings(m.Path, all, registries)...)
-		g, _ := judge.RunGate(ctx, m.Path, frozen.Gate)
+		g := runGate(m.Path)
 		r.Gates = append(r.Gates, judge.GateRun{Where: "integration", Gate: g})
 		if g.ExitCode != 0 {
 			r.Findings = append(r.Findings, judge.Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
 		}
-		heads, bases = []string{m.Branch}, []string{base}
+		heads, bases, whose = []string{m.Branch}, []string{base}, []string{""}
 	} else {
 		for _, w := range wpDirs {
 			r.Findings = append(r.Findings, judge.RegistryFindings(w[1], claimsBy[w[0]], registries)...)
@@ -104,7 +111,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	// tests at base and head, parsed code, text patterns as warnings.
 	seen := map[string]bool{}
 	for i, head := range heads {
-		cr, err := judge.ReviewChange(ctx, e.Repo, bases[i], head, judge.ChangeOptions{Gate: frozen.Gate, MutationBudget: mutationBudget})
+		cr, err := judge.ReviewChange(ctx, e.Repo, bases[i], head, judge.ChangeOptions{Gate: frozen.Gate, GateTimeout: gateTimeout, MutationBudget: mutationBudget})
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +122,9 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			key := f.Code + f.File + fmt.Sprint(f.Line) + f.Message
 			if f.Code != "gate-failed" && !seen[key] {
 				seen[key] = true
+				if f.WP == "" {
+					f.WP = whose[i] // every finding is routed to its WP
+				}
 				r.Findings = append(r.Findings, f)
 			}
 		}

@@ -33,7 +33,8 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	if err != nil {
 		return nil, err
 	}
-	wp, err := e.Project.WP(wpID)
+	frozenP := frozenPlan(e.Project, frozen)
+	wp, err := frozenP.WP(wpID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +88,17 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	}
 	sort.Strings(v.Changed)
 	for _, p := range v.Changed {
-		owners := plans.Owner(e.Project, p)
+		owners := plans.Owner(frozenP, p)
 		if len(owners) != 1 || owners[0] != wp.ID {
 			v.OutOfScope = append(v.OutOfScope, p)
 		}
+	}
+	changedPlan, err := e.planChanged()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range changedPlan {
+		fail(f)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gateTimeout)
 	defer cancel()
