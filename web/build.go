@@ -2,10 +2,12 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/pipeline"
+	"github.com/agentproto/agentproto/plans"
 )
 
 // Objects reads the git objects the ledger's events name: a gate log's
@@ -84,7 +86,9 @@ func Build(f *Facts, objs Objects) *Page {
 			pg.Consol = x.Consol
 			tl.add(Entry{Time: x.Time, What: "consolidate", Text: fmt.Sprintf("merged %s; %d wiring lines; %d findings", strings.Join(x.Consol.Merged, ", "), len(x.Consol.Wiring), len(x.Consol.Findings)), Tone: tone(x.Consol.OK)})
 		case x.Review != nil:
-			pg.Review = x.Review
+			rv := *x.Review // the findings get their WP below: the facts stay as read
+			rv.Findings = slices.Clone(rv.Findings)
+			pg.Review = &rv
 			tl.add(Entry{Time: x.Time, What: "review", Text: fmt.Sprintf("%d gates re-run, %d findings", len(x.Review.Gates), len(x.Review.Findings)), Tone: tone(x.Review.OK)})
 		case x.E2E != nil:
 			pg.E2E = x.E2E
@@ -95,9 +99,21 @@ func Build(f *Facts, objs Objects) *Page {
 		}
 	}
 	if pg.Review != nil {
-		for _, fd := range pg.Review.Findings {
+		// A finding on a file names no WP: the perimeter that owns the
+		// file says whose it is.
+		frozen := &plans.Project{Name: f.Project, Plan: plans.Plan{Shared: f.Shared}}
+		if fr := f.History.Frozen; fr != nil {
+			frozen.Plan.WPs = fr.WPs
+		}
+		for i := range pg.Review.Findings {
+			fd := &pg.Review.Findings[i]
+			if fd.WP == "" && fd.File != "" {
+				if owners := plans.Owner(frozen, fd.File); len(owners) == 1 && byID[owners[0]] != nil {
+					fd.WP = owners[0]
+				}
+			}
 			if fd.WP != "" {
-				wp(fd.WP).Findings = append(wp(fd.WP).Findings, fd)
+				wp(fd.WP).Findings = append(wp(fd.WP).Findings, *fd)
 			}
 		}
 	}

@@ -132,6 +132,7 @@ const (
 	RankUntested
 	RankWiring
 	RankOutside
+	RankWarning
 	RankNext
 )
 

@@ -130,10 +130,10 @@ func (q *queue) finding(from string, f judge.Finding, cmd string) {
 	switch {
 	case f.Code == "tampered":
 		it.Rank, it.Kind = RankTampered, "tampered"
+	case f.Severity == "warning":
+		it.Rank, it.Kind = RankWarning, "warning"
 	case untestedCodes[f.Code]:
 		it.Rank, it.Kind = RankUntested, "untested"
-	case f.Severity == "warning":
-		it.Rank = RankOutside
 	}
 	q.add(it)
 }

@@ -46,7 +46,7 @@ func threeWPs() *Facts {
 		verify("WP1", pipeline.Fail, 1, []string{"stray-b.txt"}, &pipeline.Report{WP: "WP1", DesignChoices: []string{hostile}, ExitCodes: []pipeline.ExitCode{{Command: "sh test.sh"}}}),
 		verify("WP2", pipeline.Pass, 0, nil, &pipeline.Report{WP: "WP2", ExitCodes: []pipeline.ExitCode{{Command: "sh test.sh"}}}),
 		Fact{Time: at("40"), Kind: pipeline.KindReviewed, Review: &pipeline.ReviewResult{Project: "demo",
-			Findings: []judge.Finding{{Code: "test-lost", WP: "WP2", File: "c/x_test.go", Line: 3, Message: "a test of the base is gone", Severity: "error"},
+			Findings: []judge.Finding{{Code: "test-lost", File: "c/x_test.go", Line: 3, Message: "a test of the base is gone", Severity: "error"},
 				{Code: "gate-failed", WP: "WP1", Message: hostile}}}})
 	return f
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/sessionscmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/cmd/watchcmd"
+	"github.com/agentproto/agentproto/cmd/webcmd"
 	"github.com/agentproto/agentproto/cmd/worktreecmd"
 	"github.com/agentproto/agentproto/internal/fault"
 )
@@ -89,6 +90,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
 	cmd.AddCommand(watchcmd.NewCmdWatch(f))
+	cmd.AddCommand(webcmd.NewCmdWeb(f, nil))
 	cmd.AddCommand(scoutcmd.NewCmdScout(f))
 	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
 	cmd.AddCommand(newCmdCompletion(cmd))
