@@ -47,8 +47,9 @@ func webPlan(t *testing.T) string {
 	}
 	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP0")
 	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP2")
-	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "review", "demo")
-	t.Logf("review: %v\n%s\n%s", err, out, errOut)
+	if out, errOut, err := sh(t, dir, nil, "git", "agentproto", "review", "demo"); exitCode(err) != 1 || !strings.Contains(out, "test-no-assertion") {
+		t.Fatalf("review: exit %d, want 1 (WP2's test asserts nothing)\n%s%s", exitCode(err), out, errOut)
+	}
 	return dir
 }
 
@@ -87,14 +88,59 @@ func startWeb(t *testing.T, dir string) string {
 	return url
 }
 
-func TestWebDump(t *testing.T) {
-	dir := webPlan(t)
-	url := startWeb(t, dir)
-	resp, err := http.Get(url)
+// get fetches url with header, returning the status and body.
+func get(t *testing.T, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	os.WriteFile("/tmp/webx/page.html", b, 0o644)
-	must(t, dir, "git", "agentproto", "web", "demo", "--export", filepath.Join("/tmp/webx", "export.html"))
+	return resp.StatusCode, string(b)
+}
+
+func TestWebServesThePlanOnlyToItsToken(t *testing.T) {
+	dir := webPlan(t)
+	url := startWeb(t, dir)
+	code, page := get(t, url, nil)
+	if code != 200 || !strings.Contains(page, "WP1 failed verification") || !strings.Contains(page, "test-no-assertion") ||
+		!strings.Contains(page, "&lt;script&gt;window.__pwned=1&lt;/script&gt;") || strings.Contains(page, "<img") {
+		t.Fatalf("the page: %d\n%s", code, page)
+	}
+	addr := strings.TrimPrefix(url[:strings.Index(url, "/?")], "http://")
+	port := addr[strings.LastIndex(addr, ":")+1:]
+	for name, c := range map[string]struct {
+		url    string
+		header map[string]string
+	}{
+		"no token":       {"http://" + addr + "/", nil},
+		"a wrong token":  {url + "x", nil},
+		"another host":   {url, map[string]string{"Host": "attacker.example:" + port}},
+		"another origin": {url, map[string]string{"Origin": "http://attacker.example"}},
+		"events":         {"http://" + addr + "/events", nil},
+	} {
+		if code, body := get(t, c.url, c.header); code != http.StatusForbidden || !strings.HasPrefix(body, "refused") {
+			t.Errorf("%s: %d %s", name, code, body)
+		}
+	}
+
+	// The export is the same page, static: no script, nothing fetched.
+	file := filepath.Join(t.TempDir(), "demo.html")
+	out := must(t, dir, "git", "agentproto", "web", "demo", "--export", file)
+	b, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(out, "wrote "+file) {
+		t.Fatalf("export: %v\n%s", err, out)
+	}
+	if s := string(b); strings.Contains(s, "<script") || !strings.Contains(s, "WP1 failed verification") || !strings.Contains(s, "default-src 'none'") {
+		t.Fatalf("the export:\n%s", s)
+	}
 }
