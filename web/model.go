@@ -35,6 +35,10 @@ type Page struct {
 	Queue    []QueueItem
 	WPs      []*WPView
 	Timeline []Entry
+	// Earlier are the timeline's entries before the newest shown ones:
+	// on the page behind a closed disclosure, so that a long run costs
+	// its first paint little.
+	Earlier []Entry
 	Review   *pipeline.ReviewResult
 	Consol   *pipeline.Consolidation
 	E2E      *pipeline.E2EResult

@@ -141,3 +141,22 @@ func TestExportFetchesNothing(t *testing.T) {
 		t.Error("the export lacks the queue")
 	}
 }
+
+func TestALongTimelineFoldsItsEarlierEntries(t *testing.T) {
+	f := threeWPs()
+	for i := range 300 {
+		f.Events = append(f.Events, Fact{Time: "2026-01-02T04:00:00Z", Kind: pipeline.KindCheckpointed,
+			Checkpoint: &pipeline.Checkpoint{Project: "demo", WP: "WP0", Commit: strings.Repeat("c", i%5+1)}})
+	}
+	pg := Build(f, nil)
+	if len(pg.Timeline) != shownEntries || len(pg.Earlier)+len(pg.Timeline) < 300 || pg.Timeline[len(pg.Timeline)-1].What != "checkpoint" {
+		t.Fatalf("%d shown, %d folded", len(pg.Timeline), len(pg.Earlier))
+	}
+	var b bytes.Buffer
+	if err := Render(&b, pg, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<details id="earlier"><summary>`) {
+		t.Fatal("the earlier entries are not folded")
+	}
+}
