@@ -39,10 +39,10 @@ type Page struct {
 	// on the page behind a closed disclosure, so that a long run costs
 	// its first paint little.
 	Earlier []Entry
-	Review   *pipeline.ReviewResult
-	Consol   *pipeline.Consolidation
-	E2E      *pipeline.E2EResult
-	PR       *PRView
+	Review  *pipeline.ReviewResult
+	Consol  *pipeline.Consolidation
+	E2E     *pipeline.E2EResult
+	PR      *PRView
 	// Cost is nil while the ledger records no usage (see cost.go).
 	Cost *Cost
 	// Warnings are what reading the ledger met.
