@@ -43,7 +43,7 @@ type Page struct {
 	Consol  *pipeline.Consolidation
 	E2E     *pipeline.E2EResult
 	PR      *PRView
-	// Cost is nil while the ledger records no usage (see cost.go).
+	// Cost is nil while the ledger records no usage (see Cost).
 	Cost *Cost
 	// Warnings are what reading the ledger met.
 	Warnings []string
@@ -150,4 +150,26 @@ type QueueItem struct {
 	Command string
 	// Anchor is the id of the section that holds the evidence.
 	Anchor string
+}
+
+// Cost is what a plan's sessions cost.
+//
+// COSTS (issue 38): when this page was written the ledger had no usage or
+// cost event kind, so nothing fills a Cost and Page.Cost stays nil; the
+// page says "not recorded" in the header and in each work package. When
+// the spend issue lands its kind, fold it in Read (read.go) beside the
+// session events and sum it here, by session, then by work package
+// through the dispatches.
+type Cost struct {
+	// Total and ByWP are in the unit the usage kind records.
+	Total string
+	ByWP  map[string]string
+}
+
+// CostOf is the cost of wp, or "" when none is recorded.
+func (c *Cost) CostOf(wp string) string {
+	if c == nil {
+		return ""
+	}
+	return c.ByWP[wp]
 }

@@ -1,9 +1,11 @@
 package web
 
 import (
+	"bytes"
 	_ "embed"
 	"html/template"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -103,4 +105,15 @@ func render(w io.Writer, v view) error {
 // replaces.
 func RenderMain(w io.Writer, pg *Page) error {
 	return tmpl.ExecuteTemplate(w, "main", pg)
+}
+
+// Export writes pg as one self-contained file: the style inline, no
+// script, and a policy that forbids every fetch, so it opens offline
+// and shows the same evidence as the live page at the time it was built.
+func Export(path string, pg *Page) error {
+	var b bytes.Buffer
+	if err := Render(&b, pg, false, ""); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
