@@ -123,7 +123,7 @@ func Build(f *Facts, objs Objects) *Page {
 		}
 	}
 	for _, v := range pg.WPs {
-		sessionsOf(v, f.Sessions, tl)
+		pg.Events += sessionsOf(v, f.Sessions, tl)
 	}
 	pr(pg, f)
 	pg.Timeline = tl.sorted()

@@ -25,8 +25,8 @@ type Page struct {
 	BaseCommit string
 	Gate       string
 	Shared     []string
-	// Events is how many ledger events of the plan the page was built
-	// from; Tip names the newest.
+	// Events is how many ledger events of the plan (and of its WPs'
+	// sessions) the page was built from; Tip names the plan's newest.
 	Events int
 	Tip    string
 	// Built is when the page was built (UTC, RFC 3339).

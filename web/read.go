@@ -23,6 +23,7 @@ type Facts struct {
 	// Shared are the plan's shared files, from the frozen plan.toml.
 	Shared []string
 	Events []Fact
+	// Tip is the newest of Events.
 	// Sessions are the lifecycle events of every session, by id; Build
 	// keeps those of the plan's dispatches.
 	Sessions map[string][]SessionEvent
@@ -96,7 +97,6 @@ func Read(l gitstore.Store, project string, cfg config.Reactions, blob func(oid 
 		if err != nil {
 			return nil, err
 		}
-		f.Tip = e.ID
 		if err := f.add(e); err != nil {
 			f.Warnings = append(f.Warnings, "record "+e.ID+" ("+e.Kind+") was skipped: "+err.Error())
 		}
@@ -165,6 +165,7 @@ func (f *Facts) add(e *gitstore.Event) error {
 		return err
 	}
 	f.Events = append(f.Events, x)
+	f.Tip = e.ID
 	return nil
 }
 

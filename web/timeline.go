@@ -63,8 +63,10 @@ func (t *timeline) sorted() []Entry {
 }
 
 // sessionsOf fills v's sessions from the lifecycle events of the sessions
-// its dispatches started, and adds their turns and faults to t.
-func sessionsOf(v *WPView, all map[string][]SessionEvent, t *timeline) {
+// its dispatches started, and adds their turns and faults to t; it
+// returns how many events it read.
+func sessionsOf(v *WPView, all map[string][]SessionEvent, t *timeline) int {
+	n := 0
 	seen := map[string]bool{}
 	for _, d := range v.Dispatches {
 		if d.Session == "" || seen[d.Session] {
@@ -72,6 +74,7 @@ func sessionsOf(v *WPView, all map[string][]SessionEvent, t *timeline) {
 		}
 		seen[d.Session] = true
 		s := &SessionView{ID: d.Session, Adapter: d.Adapter, Model: d.Model, State: "unknown"}
+		n += len(all[d.Session])
 		for _, e := range all[d.Session] {
 			entry := Entry{Time: e.Time, WP: v.ID}
 			switch state := strings.TrimPrefix(e.Kind, "session_"); state {
@@ -106,6 +109,7 @@ func sessionsOf(v *WPView, all map[string][]SessionEvent, t *timeline) {
 		}
 		v.Sessions = append(v.Sessions, s)
 	}
+	return n
 }
 
 // sessionText says what one lifecycle event of session id means.
