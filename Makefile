@@ -5,7 +5,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 
-.PHONY: all build test review-corpus test-agents demo bench fuzz man install uninstall completion vet fmt clean proto release-check release-snapshot go-install-check
+.PHONY: all build test review-corpus test-agents test-browser demo bench fuzz man install uninstall completion vet fmt clean proto release-check release-snapshot go-install-check
 
 all: build
 
@@ -38,6 +38,20 @@ $(AGENTS_DIR)/node_modules/.package-lock.json: $(AGENTS_DIR)/package.json $(AGEN
 
 test-agents: $(AGENTS_DIR)/node_modules/.package-lock.json
 	AGENTPROTO_REAL_AGENTS=$(AGENTS_DIR)/node_modules/.bin go test -count=1 -timeout 20m -run 'Real' ./plugins/adapters/ ./plugins/adapters/acp/ ./e2e/
+
+# The reviewer's page (git agentproto web) in a real headless browser:
+# Debian's Chromium, pinned, driven over the DevTools protocol (chromedp).
+# It is installed with apt only when missing or of another version; when
+# Debian replaces the pinned version, move the pin. Screenshots go to
+# $(ARTIFACTS) (default: a folder under /tmp), never into the tree.
+CHROMIUM_VERSION := 156.0.8078.114-1~deb12u1
+ARTIFACTS ?= $(or $(TMPDIR),/tmp)/agentproto-artifacts
+test-browser:
+	@if [ "$$(dpkg-query -W -f='$${Version}' chromium 2>/dev/null)" != "$(CHROMIUM_VERSION)" ]; then \
+		command -v apt-get >/dev/null || { echo "test-browser needs Debian's chromium $(CHROMIUM_VERSION)"; exit 1; }; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium=$(CHROMIUM_VERSION); \
+	fi
+	AGENTPROTO_BROWSER=/usr/bin/chromium AGENTPROTO_ARTIFACTS=$(ARTIFACTS) go test -count=1 -timeout 10m -run 'InARealBrowser' ./e2e/
 
 demo: build
 	./scripts/demo.sh

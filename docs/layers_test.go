@@ -31,7 +31,7 @@ func layer(pkg string) int {
 		return frontEnd
 	case "app":
 		return useCase
-	case "pipeline", "watch", "reactions":
+	case "pipeline", "watch", "reactions", "web":
 		return orchestration
 	case "peers", "fork", "launch", "isolation":
 		return composed
@@ -61,6 +61,8 @@ var sideways = map[[2]string]string{
 	{"fork", "launch"}:        "a fork's executor session starts through the one launch resolver",
 	{"watch", "pipeline"}:     "the live view reads the plan state pipeline folds; it starts nothing",
 	{"reactions", "pipeline"}: "a reaction to a pull request closes its loop through the pipeline's steps (verify, checkpoint, consolidate, review), never around them",
+	{"web", "pipeline"}:       "the reviewer's page draws the pipeline's events; it starts nothing",
+	{"web", "reactions"}:      "the reviewer's page draws the pull request's reactions as pr watch recorded them",
 }
 
 // imports lists every package of the module with the module's packages it

@@ -131,6 +131,7 @@ var noJSON = map[string]string{
 	"serve":         "is the sessions daemon: it runs until stopped and prints nothing",
 	"mcp":           "is the MCP server: stdout carries the protocol",
 	"mcp config":    "prints the client's own configuration snippet, to paste as it is",
+	"web":           "serves a page for a person until Ctrl-C (the URL on stdout); --export writes the page to a file",
 	"hooks run":     "is what git's hook runs (hidden): git reads its exit code",
 	"policy attach": "pending: cmd/policycmd is being changed on another branch",
 	"policy cancel": "pending: cmd/policycmd is being changed on another branch",

@@ -147,7 +147,7 @@ func (g *github) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.t.Errorf("POST body = %s", body)
 		}
 		b, _ := pr["body"].(string)
-		for _, want := range []string{"| WP2 | lower | pass | 0 |", "[AGENTS.md](https://127.0.0.1", "### Review", "`sh test.sh`: exit 0", "### Spend", "| **plan** |"} {
+		for _, want := range []string{"| WP2 | lower | pass | 0 |", "[AGENTS.md](https://127.0.0.1", "### Review", "`sh test.sh`: exit 0", "### Spend", "| **plan** |", "`git agentproto web demo`"} {
 			if !strings.Contains(b, want) {
 				g.t.Errorf("PR body lacks %q:\n%s", want, b)
 			}

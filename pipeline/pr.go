@@ -80,6 +80,9 @@ func (e *Env) Body(st *State, repo forge.Repo, base, agentsFile string) string {
 		}
 	}
 	writeSpend(&b, e.Ledger, p.Name)
+	// GitHub's API takes no file with a pull request: the body names the
+	// page that holds the evidence, which any clone with the ledger shows.
+	fmt.Fprintf(&b, "\nThe evidence of every work package, and what needs a reviewer first: `git agentproto web %s` in a clone with the ledger (`git agentproto sync`), or `git agentproto web %s --export %s.html` for one static file.\n", p.Name, p.Name, p.Name)
 	b.WriteString("\n_Opened by git agentproto, which never merges._\n")
 	return b.String()
 }

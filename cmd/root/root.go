@@ -29,6 +29,7 @@ import (
 	"github.com/agentproto/agentproto/cmd/spendcmd"
 	"github.com/agentproto/agentproto/cmd/synccmd"
 	"github.com/agentproto/agentproto/cmd/watchcmd"
+	"github.com/agentproto/agentproto/cmd/webcmd"
 	"github.com/agentproto/agentproto/cmd/worktreecmd"
 	"github.com/agentproto/agentproto/internal/fault"
 )
@@ -90,6 +91,7 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
 	cmd.AddCommand(policycmd.NewCmdPolicy(f))
 	cmd.AddCommand(watchcmd.NewCmdWatch(f))
+	cmd.AddCommand(webcmd.NewCmdWeb(f, nil))
 	cmd.AddCommand(scoutcmd.NewCmdScout(f))
 	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
 	cmd.AddCommand(spendcmd.NewCmdSpend(f))
