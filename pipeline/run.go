@@ -135,7 +135,7 @@ func (r *runner) review() (string, string, error) {
 	r.res.Review = rev
 	r.o.Report.Result(rev)
 	if !rev.OK {
-		return "review", "have the WPs fix them (sessions prompt), verify, and run again", fmt.Errorf("%d findings", len(rev.Findings))
+		return "review", r.env.ReviewNext(rev), fmt.Errorf("%d findings", len(rev.Findings))
 	}
 	return "", "", nil
 }
