@@ -94,7 +94,13 @@ func dispatchRun(o *DispatchOptions) error {
 		// Progress to a watching stderr; stdout gets the latest verifications.
 		opt.Report = newProgress(o.IO.Progress(), false)
 	}
+	resume := "git agentproto dispatch " + o.Project
+	for _, wp := range o.WPs {
+		resume += " --wp " + wp
+	}
+	stop := onInterrupt(o.deps, o.Project, resume)
 	d, runErr := o.App.Dispatch(context.Background(), opt)
+	stop()
 	var pe *app.PlanErrors
 	switch {
 	case errors.As(runErr, &pe):

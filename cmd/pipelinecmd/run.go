@@ -55,10 +55,15 @@ func runRun(o *RunOptions) error {
 	if o.JSON {
 		report = newProgress(o.IO.Progress(), false)
 	}
+	defer onInterrupt(o.deps, o.Project, "git agentproto run "+o.Project)()
 	res, err := o.App.Run(context.Background(), app.RunOptions{Project: o.Project, MaxParallel: o.MaxParallel, OpenPR: o.OpenPR, DryRun: o.DryRun, Report: report})
 	switch {
 	case err != nil && res.Next != "":
-		report.line("\nstopped at %s: %v\nnext: %s\n", res.StoppedAt, err, res.Next)
+		// The error is said here, with its one next step; not again below.
+		report.line("\nstopped at %s: %s\nnext: %s\n", res.StoppedAt, res.Error, res.Next)
+		if !o.JSON {
+			err = cmdutil.Silent(err)
+		}
 	case res.Next != "":
 		report.line("\nall green. next: %s\n", res.Next)
 	}
