@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/forge"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/sessions"
 )
 
 // Pipeline loads what the pipeline steps share: the plan, its history,
@@ -133,6 +135,24 @@ func (e *Env) turns(ctx context.Context, d *pipeline.Dispatcher, o DispatchOptio
 		ids = append(ids, id)
 	}
 	return d.Turns(o.WPs, ids)
+}
+
+// AtWork lists, as "WPn (session ID, STATE)", the sessions of plan
+// project that are live in the sessions daemon: what carries on when a
+// dispatch or run stops waiting.
+func (e *Env) AtWork(ctx context.Context, project string) ([]string, error) {
+	recs, err := e.ListSessions(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	var live []string
+	for _, r := range recs {
+		wp, ok := strings.CutPrefix(r.Label, project+"/")
+		if ok && !sessions.Terminal(r.State) && r.State != "orphaned" {
+			live = append(live, fmt.Sprintf("%s (session %s, %s)", wp, r.ID, r.State))
+		}
+	}
+	return live, nil
 }
 
 // DispatchState is where a plan's dispatch stands, from the ledger.

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-
-	"github.com/agentproto/agentproto/sessions"
 )
 
 // ExitInterrupted is what a shell reports for a command ended by Ctrl-C
@@ -39,16 +37,9 @@ func onInterrupt(o deps, project, resume string) (stop func()) {
 
 // stillAtWork names the plan's sessions that are live, by WP.
 func stillAtWork(o deps, project string) string {
-	recs, err := o.App.ListSessions(context.Background(), false)
+	live, err := o.App.AtWork(context.Background(), project)
 	if err != nil {
 		return "the sessions could not be listed (" + err.Error() + ")"
-	}
-	var live []string
-	for _, r := range recs {
-		wp, ok := strings.CutPrefix(r.Label, project+"/")
-		if ok && !sessions.Terminal(r.State) && r.State != "orphaned" {
-			live = append(live, fmt.Sprintf("%s (session %s, %s)", wp, r.ID, r.State))
-		}
 	}
 	if len(live) == 0 {
 		return "no session of " + project + " is at work"
