@@ -53,4 +53,9 @@ func TestTheWayBackAfterReviewFoundSomething(t *testing.T) {
 	if out, errOut, err = sh(t, dir, nil, "git", "agentproto", "pr", "open", "demo", "--dry-run"); err != nil || strings.Contains(out, "test-no-assertion") {
 		t.Fatalf("pr open after the passing review: exit %d\n%s\n%s", exitCode(err), out, errOut)
 	}
+	// run --dry-run > file keeps the preview: it is the run's data.
+	out, errOut, err = sh(t, dir, nil, "git", "agentproto", "run", "demo", "--dry-run")
+	if err != nil || !strings.HasPrefix(out, "git push origin wt/demo-integration") || !strings.Contains(out, "POST https://api.github.com/repos/acme/app/pulls") || strings.Contains(errOut, "POST ") {
+		t.Fatalf("run --dry-run: exit %d\nstdout:\n%s\nstderr:\n%s", exitCode(err), out, errOut)
+	}
 }
