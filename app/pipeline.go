@@ -2,15 +2,19 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/forge"
 	"github.com/agentproto/agentproto/internal/config"
+	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
+	"github.com/agentproto/agentproto/sessions"
 )
 
 // Pipeline loads what the pipeline steps share: the plan, its history,
@@ -48,7 +52,11 @@ type DispatchOptions struct {
 	// Timeout bounds a wave (0: [dispatch] timeout).
 	Timeout time.Duration
 	NoPing  bool
-	Report  pipeline.Reporter
+	// Text, with WPs, gives each a turn with it instead of a wave — the
+	// way back after a review: their live session, else a new one in
+	// their worktree — then waits and verifies them again.
+	Text   string
+	Report pipeline.Reporter
 }
 
 // Dispatched is a dispatch that ran, whether or not it stopped early.
@@ -97,7 +105,54 @@ func (e *Env) Dispatch(ctx context.Context, o DispatchOptions) (*Dispatched, err
 	d := &pipeline.Dispatcher{Env: pe, Sessions: c, Config: cfg, MaxParallel: o.MaxParallel, Wait: o.Wait,
 		Timeout: o.Timeout, GateTimeout: cfg.Dispatch.GateTimeout.Duration, CallerEnv: os.Environ(), NoPing: o.NoPing,
 		Report: o.Report}
+	if o.Text != "" {
+		return &Dispatched{env: pe, wps: o.WPs, wait: true}, e.turns(ctx, d, o)
+	}
 	return &Dispatched{env: pe, wps: o.WPs, wait: o.Wait}, d.Run(o.WPs)
+}
+
+// turns gives each WP of o.WPs a turn with o.Text and verifies it again.
+func (e *Env) turns(ctx context.Context, d *pipeline.Dispatcher, o DispatchOptions) error {
+	if len(o.WPs) == 0 || !o.Wait {
+		return fault.Invalidf("--text gives named work packages a turn and waits for it: name them with --wp, without --no-wait")
+	}
+	if d.Report == nil {
+		d.Report = pipeline.Discard
+	}
+	a := &wpAgent{app: e, env: d.Env, cfg: d.Config, sessions: d.Sessions, by: "dispatch --text"}
+	var ids []string
+	for _, wp := range o.WPs {
+		if _, err := d.Env.Project.WP(wp); err != nil {
+			return err
+		}
+	}
+	for _, wp := range o.WPs {
+		id, err := a.give(ctx, wp, o.Text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", wp, err)
+		}
+		d.Report.Event(wp, "session", id+" has the text")
+		ids = append(ids, id)
+	}
+	return d.Turns(o.WPs, ids)
+}
+
+// AtWork lists, as "WPn (session ID, STATE)", the sessions of plan
+// project that are live in the sessions daemon: what carries on when a
+// dispatch or run stops waiting.
+func (e *Env) AtWork(ctx context.Context, project string) ([]string, error) {
+	recs, err := e.ListSessions(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	var live []string
+	for _, r := range recs {
+		wp, ok := strings.CutPrefix(r.Label, project+"/")
+		if ok && !sessions.Terminal(r.State) && r.State != "orphaned" {
+			live = append(live, fmt.Sprintf("%s (session %s, %s)", wp, r.ID, r.State))
+		}
+	}
+	return live, nil
 }
 
 // DispatchState is where a plan's dispatch stands, from the ledger.
@@ -152,6 +207,17 @@ func (e *Env) Review(ctx context.Context, o ReviewOptions) (*pipeline.ReviewResu
 	return r, pe.RecordReview(r, report)
 }
 
+// ReviewNext is the one step to take after review r of project found
+// problems ("" when it passed): the turn to give the work packages its
+// findings are about.
+func (e *Env) ReviewNext(ctx context.Context, project string, r *pipeline.ReviewResult) (string, error) {
+	pe, _, err := e.Pipeline(ctx, project)
+	if err != nil {
+		return "", err
+	}
+	return pe.ReviewNext(r), nil
+}
+
 func mutationBudget(d time.Duration, cfg config.Config) time.Duration {
 	if d >= 0 {
 		return d
@@ -189,6 +255,8 @@ type PROptions struct {
 	Base, Title string
 	Draft       bool
 	DryRun      bool
+	// Force opens it though the last review found problems.
+	Force bool
 	// Transport reaches the forge (nil: the environment's, see
 	// forge.EnvTransport).
 	Transport http.RoundTripper
@@ -204,5 +272,5 @@ func (e *Env) OpenPR(ctx context.Context, o PROptions) (*pipeline.PROutcome, err
 	if o.Transport == nil {
 		o.Transport = forge.EnvTransport()
 	}
-	return pe.PullRequest(cfg, pipeline.PRRequest{Base: o.Base, Title: o.Title, Draft: o.Draft, DryRun: o.DryRun, Transport: o.Transport})
+	return pe.PullRequest(cfg, pipeline.PRRequest{Base: o.Base, Title: o.Title, Draft: o.Draft, DryRun: o.DryRun, Force: o.Force, Transport: o.Transport})
 }

@@ -172,9 +172,32 @@ type wpAgent struct {
 	env      *pipeline.Env
 	cfg      config.Config
 	sessions *sessions.Client
+	by       string // the command a new session is started by ("pr watch" when empty)
 }
 
 func (a *wpAgent) Turn(ctx context.Context, wp, prompt string) (string, error) {
+	id, err := a.give(ctx, wp, prompt)
+	if err != nil {
+		return id, err
+	}
+	view := sessions.OpenView(a.env.Repo.CommonDir)
+	pending, err := a.sessions.Wait(ctx, []string{id}, sessions.UntilTurnEnd, a.cfg.Reactions.TurnTimeout.Duration)
+	if err != nil {
+		return id, err
+	}
+	if len(pending) > 0 {
+		return id, fault.Timeoutf("%s's session %s did not end its turn within [reactions] turn_timeout (%s)", wp, id, a.cfg.Reactions.TurnTimeout)
+	}
+	if rec, err := view.Load(id); err == nil && rec.State == sessions.StateFailed {
+		return id, fault.Refusedf("%s's session %s failed: %s", wp, id, rec.Failure)
+	}
+	return id, nil
+}
+
+// give sends prompt to the session wp was last dispatched to when that
+// one is alive, else starts a new session in its worktree with it; it
+// returns the session without waiting for its turn.
+func (a *wpAgent) give(ctx context.Context, wp, prompt string) (string, error) {
 	st, err := pipeline.ReadState(a.env.Ledger, a.env.Project.Name)
 	if err != nil {
 		return "", err
@@ -191,7 +214,10 @@ func (a *wpAgent) Turn(ctx context.Context, wp, prompt string) (string, error) {
 		}
 	} else {
 		d, err := a.env.Resume(wp, func(slug string) (pipeline.Started, error) {
-			so := StartOptions{Profile: last.Profile, Worktree: slug, Prompt: prompt, Label: a.env.Project.Name + "/" + wp, By: "pr watch"}
+			so := StartOptions{Profile: last.Profile, Worktree: slug, Prompt: prompt, Label: a.env.Project.Name + "/" + wp, By: a.by}
+			if so.By == "" {
+				so.By = "pr watch"
+			}
 			if so.Profile == "" {
 				so.Adapter, so.Model = last.Adapter, last.Model
 			}
@@ -205,16 +231,6 @@ func (a *wpAgent) Turn(ctx context.Context, wp, prompt string) (string, error) {
 			return "", err
 		}
 		id = d.Session
-	}
-	pending, err := a.sessions.Wait(ctx, []string{id}, sessions.UntilTurnEnd, a.cfg.Reactions.TurnTimeout.Duration)
-	if err != nil {
-		return id, err
-	}
-	if len(pending) > 0 {
-		return id, fault.Timeoutf("%s's session %s did not end its turn within [reactions] turn_timeout (%s)", wp, id, a.cfg.Reactions.TurnTimeout)
-	}
-	if rec, err := view.Load(id); err == nil && rec.State == sessions.StateFailed {
-		return id, fault.Refusedf("%s's session %s failed: %s", wp, id, rec.Failure)
 	}
 	return id, nil
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -86,7 +87,22 @@ func (d *Dispatcher) Run(only []string) error {
 	if err := d.preflight(); err != nil {
 		return err
 	}
-	return d.schedule(want)
+	err = d.schedule(want)
+	if errors.Is(err, sessions.ErrDaemonGone) {
+		// Its sessions died with it; their worktrees and writes stay, and
+		// the next dispatch gives them new sessions there.
+		return fmt.Errorf("%w; the sessions it ran died with it, their worktrees stay; next: %s", err, d.again())
+	}
+	return err
+}
+
+// again is the command that picks this dispatch up where it stopped.
+func (d *Dispatcher) again() string {
+	cmd := "git agentproto dispatch " + d.Env.Project.Name
+	for _, wp := range d.only {
+		cmd += " --wp " + wp
+	}
+	return cmd
 }
 
 func (d *Dispatcher) kill(id string) {

@@ -52,7 +52,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 		base = m.BaseCommit // dispatched before the ledger recorded bases
 	}
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
-		if rec, err := sessions.OpenView(d.Env.Repo.CommonDir).Load(last.Session); err == nil && !sessions.Terminal(rec.State) {
+		if rec, err := d.liveRecord(last.Session); err == nil && !sessions.Terminal(rec.State) {
 			if !fresh && !remade {
 				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
 				return rec.ID, nil
@@ -129,6 +129,23 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	d.say(wp.ID, "session", "%s started (%s)", rec.ID, l.Describe())
 	return rec.ID, nil
+}
+
+// liveRecord loads the record of a session a WP was dispatched to. A
+// record saying the session is live is believed only once a daemon
+// answers: a daemon that died (killed with -9) left its sessions' records
+// as they were, and the one started now marks them failed before it
+// listens, so their WPs get new sessions instead of waiting on dead ones.
+func (d *Dispatcher) liveRecord(id string) (*sessions.Record, error) {
+	store := sessions.OpenView(d.Env.Repo.CommonDir)
+	rec, err := store.Load(id)
+	if err != nil || sessions.Terminal(rec.State) {
+		return rec, err
+	}
+	if _, err := d.Sessions.Ping(context.Background()); err != nil {
+		return nil, err
+	}
+	return store.Load(id)
 }
 
 // provision makes the worktree of a WP that has none through the

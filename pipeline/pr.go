@@ -29,6 +29,7 @@ type PROptions struct {
 	Title     string
 	Draft     bool
 	DryRun    bool
+	Force     bool
 	Token     string
 	Transport http.RoundTripper
 	// AgentsFile is the definition of done, linked from the body.
@@ -108,6 +109,10 @@ func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
 	}
 	if st.Consolidated == nil || !st.Consolidated.OK {
 		return nil, "", fault.Refusedf("plan %s is not consolidated with a green gate: run git agentproto consolidate %s", e.Project.Name, e.Project.Name)
+	}
+	if r := st.Review; r != nil && !r.OK && !o.Force {
+		return nil, "", fault.Refusedf("the last review of %s found %d problems: the pull request waits for a passing review (--force opens it anyway, the findings in its body); next: %s",
+			e.Project.Name, len(r.Findings), e.ReviewNext(r))
 	}
 	m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name))
 	if err != nil {

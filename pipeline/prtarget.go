@@ -39,6 +39,9 @@ type PRRequest struct {
 	Draft bool
 	// DryRun builds the request and sends nothing.
 	DryRun bool
+	// Force opens it though the last review found problems (they are in
+	// its body).
+	Force bool
 	// Token gives the token of a forge host (forge.Token); not asked for a
 	// dry run.
 	Token func(host string) (string, error)
@@ -68,7 +71,7 @@ func (e *Env) pullRequest(cfg config.Config, req PRRequest) (*PROutcome, string,
 		return nil, "add a GitHub remote, or set [pr] repo = \"OWNER/NAME\", then git agentproto run " + e.Project.Name + " again", err
 	}
 	o := PROptions{Remote: cfg.PR.Remote, Repo: repo, Base: req.Base, Title: req.Title, Draft: req.Draft || cfg.PR.Draft,
-		DryRun: req.DryRun, AgentsFile: cfg.Plans.AgentInstructions}
+		DryRun: req.DryRun, Force: req.Force, AgentsFile: cfg.Plans.AgentInstructions}
 	if !req.DryRun {
 		token := req.Token
 		if token == nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/sessions"
@@ -65,7 +66,13 @@ func (e *Env) Run(o RunOptions) (*RunResult, error) {
 		}
 		o.Report.Step(s.name)
 		if where, next, err := s.run(); err != nil {
-			r.res.StoppedAt, r.res.Error, r.res.Next = where, err.Error(), next
+			msg := err.Error()
+			// A step that says its own next step knows better than run's
+			// generic one: one next, not two that disagree.
+			if before, own, ok := strings.Cut(msg, "; next: "); ok {
+				msg, next = before, own
+			}
+			r.res.StoppedAt, r.res.Error, r.res.Next = where, msg, next
 			return r.res, err
 		}
 	}
@@ -135,7 +142,7 @@ func (r *runner) review() (string, string, error) {
 	r.res.Review = rev
 	r.o.Report.Result(rev)
 	if !rev.OK {
-		return "review", "have the WPs fix them (sessions prompt), verify, and run again", fmt.Errorf("%d findings", len(rev.Findings))
+		return "review", r.env.ReviewNext(rev), fmt.Errorf("%d findings", len(rev.Findings))
 	}
 	return "", "", nil
 }

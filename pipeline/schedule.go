@@ -283,14 +283,19 @@ func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
 			if err != nil {
 				return err
 			}
+			var still []string
 			for i, id := range ids {
 				rec, err := store.Load(id)
 				if err != nil {
 					return err
 				}
 				if rec.State != sessions.StateSettled && !sessions.Terminal(rec.State) {
-					return fault.Timeoutf("%s: session %s still %s after %s", wps[i].ID, id, rec.State, d.Timeout)
+					still = append(still, fmt.Sprintf("%s (session %s, %s)", wps[i].ID, id, rec.State))
 				}
+			}
+			if len(still) > 0 {
+				return fault.Timeoutf("the wave did not settle within %s: %s still at work in the sessions daemon, which carries on; nothing was verified yet; next: %s",
+					d.Timeout, strings.Join(still, ", "), d.again())
 			}
 			return nil
 		case <-tick.C:

@@ -19,6 +19,10 @@ import (
 	"github.com/agentproto/agentproto/internal/gitrepo"
 )
 
+// ErrDaemonGone is wrapped by a call whose daemon closed the connection
+// before it answered: it died (killed, crashed) or stopped meanwhile.
+var ErrDaemonGone = errors.New("the sessions daemon closed the connection")
+
 // Client talks to the daemon of one repository.
 type Client struct {
 	Repo *gitrepo.Repo
@@ -78,7 +82,7 @@ func (c *Client) Call(ctx context.Context, req *Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("the sessions daemon closed the connection: %w (see %s)", err, c.logPath())
+		return nil, fmt.Errorf("%w: %v (see %s)", ErrDaemonGone, err, c.logPath())
 	}
 	var resp Response
 	if err := json.Unmarshal(line, &resp); err != nil {

@@ -23,15 +23,17 @@ type DispatchOptions struct {
 	NoPing      bool
 	// Timeout is the --timeout text; "" takes [dispatch] timeout.
 	Timeout string
-	JSON    bool
-	Export  *cmdutil.Exporter
+	// Text gives the --wp work packages a turn with it.
+	Text   string
+	JSON   bool
+	Export *cmdutil.Exporter
 }
 
 // NewCmdDispatch returns `dispatch`.
 func NewCmdDispatch(f *cmdutil.Factory, runF func(*DispatchOptions) error) *cobra.Command {
 	opts := &DispatchOptions{deps: newDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--no-ping] [--timeout 40m] [--json]",
+		Use:   "dispatch PROJECT [--wp WPn]... [--max-parallel N] [--no-wait] [--no-ping] [--timeout 40m] [--text TEXT] [--json]",
 		Short: "Run work packages: WP0 first and alone, then the others in parallel, each verified on disk",
 		Long: `Start one session per work package in its own worktree (wt/PROJECT-wpN, setup
 hooks run), prompted with plan render. WP0 runs first and alone; once it is
@@ -45,12 +47,17 @@ wt/PROJECT-wpN-attempt-K. Refuses an unfrozen plan or one whose files drifted.
 With --no-wait it launches the next wave and returns: the sessions daemon
 then verifies each session at its turn's end, kills it once verified and
 runs dispatch --no-wait again, so the later waves start with nobody
-waiting (watch or dispatch status show where the run is). Such a run skips
+waiting (watch or plan status show where the run is). Such a run skips
 what is verified, running or waiting for a decision, and never two of them
 launch a wave of one plan at once.
 Each session first answers a liveness ping ("Reply with exactly READY") and
 only then gets its brief; an agent that cannot answer it (a script that
-ignores its prompt) fails to start: --no-ping skips the ping.`,
+ignores its prompt) fails to start: --no-ping skips the ping.
+With --text and --wp it starts no wave: each named work package gets a turn
+with TEXT — its live session, else a new session in its worktree, recorded
+as its newest dispatch — and is waited for and verified again. It is the way
+back after review names a WP's files (verified WPs' sessions are ended);
+then run the pipeline on (git agentproto run PROJECT).`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -71,6 +78,7 @@ ignores its prompt) fails to start: --no-ping skips the ping.`,
 	fl.IntVar(&opts.MaxParallel, "max-parallel", 0, "sessions at once (default [dispatch] max_parallel)")
 	fl.BoolVar(&opts.NoWait, "no-wait", false, "start the next wave and return; the sessions daemon runs the later ones")
 	fl.StringVar(&opts.Timeout, "timeout", "", "how long to wait for a wave (default [dispatch] timeout)")
+	fl.StringVar(&opts.Text, "text", "", "give the --wp work packages a turn with this text, then verify them again")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "progress on stderr; print the verifications as JSON")
 	return cmd
 }
@@ -80,13 +88,19 @@ func dispatchRun(o *DispatchOptions) error {
 	if o.Timeout != "" {
 		timeout, _ = time.ParseDuration(o.Timeout) // checked with the flags
 	}
-	opt := app.DispatchOptions{Project: o.Project, WPs: o.WPs, MaxParallel: o.MaxParallel, Wait: !o.NoWait, Timeout: timeout, NoPing: o.NoPing,
+	opt := app.DispatchOptions{Project: o.Project, WPs: o.WPs, MaxParallel: o.MaxParallel, Wait: !o.NoWait, Timeout: timeout, NoPing: o.NoPing, Text: o.Text,
 		Report: newProgress(o.IO.Out, o.IO.IsStdoutTTY())}
 	if o.JSON {
 		// Progress to a watching stderr; stdout gets the latest verifications.
 		opt.Report = newProgress(o.IO.Progress(), false)
 	}
+	resume := "git agentproto dispatch " + o.Project
+	for _, wp := range o.WPs {
+		resume += " --wp " + wp
+	}
+	stop := onInterrupt(o.deps, o.Project, resume)
 	d, runErr := o.App.Dispatch(context.Background(), opt)
+	stop()
 	var pe *app.PlanErrors
 	switch {
 	case errors.As(runErr, &pe):

@@ -98,6 +98,9 @@ func reviewRun(o *ReviewOptions) error {
 			fmt.Fprintf(o.IO.Out, "reviewer session %s; its report is attached to the review event\n", r.Reviewer)
 			printVerdicts(o.IO.Out, r)
 		}
+		if next, err := o.App.ReviewNext(context.Background(), o.Project, r); err == nil && next != "" {
+			fmt.Fprintf(o.IO.Out, "next: %s\n", next)
+		}
 	}
 	if !r.OK {
 		return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))

@@ -17,6 +17,7 @@ type PROpenOptions struct {
 	Base, Title string
 	Draft       bool
 	DryRun      bool
+	Force       bool
 	JSON        bool
 	Export      *cmdutil.Exporter
 }
@@ -31,14 +32,16 @@ func newCmdPR(f *cmdutil.Factory) *cobra.Command {
 func NewCmdPROpen(f *cmdutil.Factory, runF func(*PROpenOptions) error) *cobra.Command {
 	opts := &PROpenOptions{deps: newDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "open PROJECT [--draft] [--base B] [--title T] [--dry-run] [--json]",
+		Use:   "open PROJECT [--draft] [--base B] [--title T] [--dry-run] [--force] [--json]",
 		Short: "Push the integration branch and open (or update) its pull request",
 		Long: `Push wt/PROJECT-integration with the git CLI, then POST /repos/{owner}/{repo}/pulls
 through go-gh: github.com or an Enterprise host, owner/repo from the remote URL
 (or [pr] repo/host). The token comes from GH_TOKEN, GITHUB_TOKEN or gh's own
 configuration and is never printed. The body comes from the ledger. A pull
 request that already exists is found and its body updated. --dry-run prints
-the push and the request and sends nothing.`,
+the push and the request and sends nothing. After a review that found
+problems it refuses, as run does, and says how to fix them; --force opens it
+anyway, the findings in its body.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -53,12 +56,13 @@ the push and the request and sends nothing.`,
 	fl.StringVar(&opts.Base, "base", "", "base branch (default: the plan's base)")
 	fl.StringVar(&opts.Title, "title", "", "title (default: agentproto: PROJECT)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request; send nothing")
+	fl.BoolVar(&opts.Force, "force", false, "open it though the last review found problems")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	return cmd
 }
 
 func prOpenRun(o *PROpenOptions) error {
-	out, err := o.App.OpenPR(context.Background(), app.PROptions{Project: o.Project, Base: o.Base, Title: o.Title, Draft: o.Draft, DryRun: o.DryRun})
+	out, err := o.App.OpenPR(context.Background(), app.PROptions{Project: o.Project, Base: o.Base, Title: o.Title, Draft: o.Draft, DryRun: o.DryRun, Force: o.Force})
 	if err != nil {
 		return err
 	}

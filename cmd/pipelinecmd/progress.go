@@ -101,7 +101,7 @@ func (p *progress) Result(v any) {
 		}
 	case *pipeline.PROutcome:
 		if r.Result == nil {
-			p.line("%s", r.Request)
+			p.line("pull request not sent (--dry-run): the push and the request are on stdout\n")
 		} else {
 			p.line("pull request #%d: %s\n", r.Result.Number, r.Result.URL)
 		}

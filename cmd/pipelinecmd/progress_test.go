@@ -83,7 +83,7 @@ func TestProgressPrintsRunResults(t *testing.T) {
 	for _, want := range []string{"\n== consolidate\n", "WP0   0123456789ab (2 paths)\n", "wiring WP1 registry.txt: upper (applied)\n",
 		"merged [WP0 WP1] into wt/demo-integration; gate exit 0\n", "  conflict WP1 a.go: both changed\n",
 		"  warning no-assert x_test.go:3: asserts nothing\n1 findings\n", "sh e2e.sh: exit 3\n", "pull request #7: https://example.com/pull/7\n",
-		"POST /repos/a/b/pulls\n", "paid           scripted     -                    no key; no model\n"} {
+		"pull request not sent (--dry-run): the push and the request are on stdout\n", "paid           scripted     -                    no key; no model\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}

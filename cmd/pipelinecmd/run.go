@@ -2,6 +2,7 @@ package pipelinecmd
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -30,8 +31,8 @@ func NewCmdRun(f *cmdutil.Factory, runF func(*RunOptions) error) *cobra.Command 
 saying what to do next. Every step is recorded, so running it again continues
 where it stopped. The pull request is opened only with --pr; --dry-run still
 runs every step (dispatching the WPs not yet verified) and prints the pull
-request instead of opening it; without either, run stops before it. Progress
-goes to stderr.`,
+request instead of opening it (on stdout); without either, run stops before
+it. Progress goes to stderr.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -55,12 +56,21 @@ func runRun(o *RunOptions) error {
 	if o.JSON {
 		report = newProgress(o.IO.Progress(), false)
 	}
+	defer onInterrupt(o.deps, o.Project, "git agentproto run "+o.Project)()
 	res, err := o.App.Run(context.Background(), app.RunOptions{Project: o.Project, MaxParallel: o.MaxParallel, OpenPR: o.OpenPR, DryRun: o.DryRun, Report: report})
 	switch {
 	case err != nil && res.Next != "":
-		report.line("\nstopped at %s: %v\nnext: %s\n", res.StoppedAt, err, res.Next)
+		// The error is said here, with its one next step; not again below.
+		report.line("\nstopped at %s: %s\nnext: %s\n", res.StoppedAt, res.Error, res.Next)
+		if !o.JSON {
+			err = cmdutil.Silent(err)
+		}
 	case res.Next != "":
 		report.line("\nall green. next: %s\n", res.Next)
+	}
+	if !o.JSON && res.PRRequest != "" {
+		// The preview is the run's data: on stdout, where > file keeps it.
+		fmt.Fprint(o.IO.Out, res.PRRequest)
 	}
 	if o.JSON {
 		if werr := o.Export.Write(o.IO.Out, res); err == nil {

@@ -81,8 +81,8 @@ type OptionsCheck struct {
 func (c OptionsCheck) Empty() bool { return len(c.Covered) == 0 }
 
 // InspectOptions computes the digest of a layer's options and of the files
-// of dir their words name, and whether it is trusted in the repository of
-// root.
+// of dir their words name, and whether it is trusted in the repository
+// whose top is root (files it names by absolute path count too).
 func InspectOptions(root, dir string, l OptionLayer) (OptionsCheck, error) {
 	c := OptionsCheck{Layer: l, Covered: map[string]string{}}
 	for k, v := range l.Options {
@@ -95,7 +95,7 @@ func InspectOptions(root, dir string, l OptionLayer) (OptionsCheck, error) {
 		return c, nil
 	}
 	var err error
-	if c.Scripts, err = optionScripts(dir, c.Covered); err != nil {
+	if c.Scripts, err = optionScripts(root, dir, c.Covered); err != nil {
 		return c, fault.Refusedf("[%s] options: %v", l.Section, err)
 	}
 	b, _ := json.Marshal(struct {
@@ -111,61 +111,116 @@ func InspectOptions(root, dir string, l OptionLayer) (OptionsCheck, error) {
 // optionScripts hashes each regular file of dir that a word of the options
 // names. The files are read through a root at dir: a word that leads
 // outside it by a symlink cannot be trusted by content and is refused.
-func optionScripts(dir string, opts map[string]string) (map[string]string, error) {
+//
+// A word naming an absolute path inside dir or inside the repository at
+// top names that one file wherever the session runs — the trust command
+// hashes the repository, a session runs in a worktree — so it is keyed by
+// its absolute path and read where it is. An absolute path outside both is
+// a program of this machine: the option text names it.
+func optionScripts(top, dir string, opts map[string]string) (map[string]string, error) {
 	out := map[string]string{}
 	if dir == "" {
 		return out, nil
 	}
-	r, err := os.OpenRoot(dir)
-	if err != nil {
+	roots := map[string]*os.Root{}
+	defer func() {
+		for _, r := range roots {
+			r.Close()
+		}
+	}()
+	open := func(base string) (*os.Root, error) {
+		if r, ok := roots[base]; ok {
+			return r, nil
+		}
+		r, err := os.OpenRoot(base)
+		if err == nil {
+			roots[base] = r
+		}
+		return r, err
+	}
+	if _, err := open(dir); err != nil {
 		return nil, err
 	}
-	defer r.Close()
 	for _, v := range opts {
 		for _, w := range optionWords(v) {
+			base, key := dir, ""
 			if filepath.IsAbs(w) {
-				rel, err := filepath.Rel(dir, w)
-				if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-					continue // a program of this machine: the option text names it
+				var ok bool
+				if base, w, ok = within(filepath.Clean(w), dir, top); !ok {
+					continue
 				}
-				w = filepath.ToSlash(rel)
+				key = filepath.Join(base, filepath.FromSlash(w))
 			}
 			rel, err := repopath.Clean(w)
 			if err != nil {
 				continue
 			}
-			if _, ok := out[rel]; ok {
+			if key == "" {
+				key = rel
+			}
+			if _, ok := out[key]; ok {
 				continue
 			}
-			fi, err := r.Lstat(filepath.FromSlash(rel))
+			r, err := open(base)
 			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					continue
-				}
-				return nil, fmt.Errorf("%s cannot be trusted by content: %v", rel, err)
+				return nil, fmt.Errorf("%s cannot be trusted by content: %v", key, err)
 			}
-			if fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular() {
-				continue
-			}
-			f, err := r.Open(filepath.FromSlash(rel))
+			sum, err := hashIn(r, rel)
 			if err != nil {
-				return nil, fmt.Errorf("%s cannot be trusted by content: %v", rel, err)
+				return nil, fmt.Errorf("%s: %v", key, err)
 			}
-			h := sha256.New()
-			st, serr := f.Stat()
-			if serr == nil && st.Mode().IsRegular() {
-				_, serr = io.Copy(h, f)
-			}
-			f.Close()
-			if serr != nil {
-				return nil, fmt.Errorf("%s: %v", rel, serr)
-			}
-			if st.Mode().IsRegular() {
-				out[rel] = hex.EncodeToString(h.Sum(nil))
+			if sum != "" {
+				out[key] = sum
 			}
 		}
 	}
 	return out, nil
+}
+
+// within returns which of dirs holds the absolute path abs, and abs
+// relative to it with slashes.
+func within(abs string, dirs ...string) (base, rel string, ok bool) {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		r, err := filepath.Rel(d, abs)
+		if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			continue
+		}
+		return d, filepath.ToSlash(r), true
+	}
+	return "", "", false
+}
+
+// hashIn returns the sha256 of the regular file rel under r, "" when there
+// is none (missing, or a directory). A name leading out of r by a symlink
+// is an error: it cannot be trusted by content.
+func hashIn(r *os.Root, rel string) (string, error) {
+	fi, err := r.Lstat(filepath.FromSlash(rel))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("cannot be trusted by content: %v", err)
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular() {
+		return "", nil
+	}
+	f, err := r.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return "", fmt.Errorf("cannot be trusted by content: %v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return "", err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // optionWords splits an option as the adapters do (sdk.SplitCommand) and

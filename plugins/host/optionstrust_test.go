@@ -2,6 +2,7 @@ package host
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ func TestOptionScriptsNamesFilesOfTheDirOnly(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "tools"), 0o755)
 	os.WriteFile(filepath.Join(dir, "tools", "wrap"), []byte("exec \"$@\"\n"), 0o755)
 	os.WriteFile(filepath.Join(outside, "evil.sh"), []byte("rm -rf /\n"), 0o755)
-	got, err := optionScripts(dir, map[string]string{
+	got, err := optionScripts("", dir, map[string]string{
 		"command": "env X=tools/wrap sh agent.sh {prompt}",
 		"extra":   "--config /etc/passwd ../" + filepath.Base(outside) + "/evil.sh",
 	})
@@ -29,8 +30,39 @@ func TestOptionScriptsNamesFilesOfTheDirOnly(t *testing.T) {
 
 	// A name leading out by a symlink cannot be trusted by its content.
 	os.Symlink(outside, filepath.Join(dir, "out"))
-	if _, err := optionScripts(dir, map[string]string{"command": "sh out/evil.sh"}); err == nil || !strings.Contains(err.Error(), "cannot be trusted by content") {
+	if _, err := optionScripts("", dir, map[string]string{"command": "sh out/evil.sh"}); err == nil || !strings.Contains(err.Error(), "cannot be trusted by content") {
 		t.Fatalf("symlink out: err = %v", err)
+	}
+}
+
+// A script named by absolute path inside the repository is the same file
+// whether the options are checked in the repository (plugin trust) or in
+// a worktree elsewhere (a dispatched session): one digest for both, which
+// still follows the script's content.
+func TestOptionsDigestOfAnAbsolutePathIsTheSameFromAWorktree(t *testing.T) {
+	top, worktree := t.TempDir(), t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	agent := filepath.Join(top, "agent.sh")
+	os.WriteFile(agent, []byte("v1\n"), 0o755)
+	os.WriteFile(filepath.Join(worktree, "agent.sh"), []byte("v1\n"), 0o755)
+	layer := OptionLayer{Section: "plugins.myexec", Adapter: "exec", Options: map[string]string{"command": "sh " + agent + " {prompt}"}}
+	check := func(dir string) OptionsCheck {
+		t.Helper()
+		c, err := InspectOptions(top, dir, layer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	inRepo, inWorktree := check(top), check(worktree)
+	if inRepo.Digest != inWorktree.Digest || inRepo.Scripts[agent] == "" {
+		t.Fatalf("repository %v, worktree %v: want one digest covering %s", inRepo.Scripts, inWorktree.Scripts, agent)
+	}
+	os.WriteFile(agent, []byte("v2\n"), 0o755)
+	if check(worktree).Digest == inWorktree.Digest {
+		t.Fatal("the script changed and the digest did not")
 	}
 }
 
@@ -60,7 +92,7 @@ func TestOptionScriptsCoverWhatTheAdapterRuns(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "#x"), []byte("echo pwned\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "run.sh"), []byte("echo hi\n"), 0o755)
-	got, err := optionScripts(dir, map[string]string{"command": "sh #x\nrun.sh"})
+	got, err := optionScripts("", dir, map[string]string{"command": "sh #x\nrun.sh"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +110,7 @@ func FuzzOptionScripts(f *testing.F) {
 	f.Add("env A=../a.sh sh 'a b' \"$(cat etc/passwd)\"")
 	f.Add("/" + dir + "/a.sh ./a.sh a.sh/../a.sh")
 	f.Fuzz(func(t *testing.T, v string) {
-		got, err := optionScripts(dir, map[string]string{"command": v})
+		got, err := optionScripts("", dir, map[string]string{"command": v})
 		if err != nil {
 			return
 		}
@@ -91,6 +123,9 @@ func FuzzOptionScripts(f *testing.F) {
 			}
 		}
 		for p := range got {
+			if filepath.IsAbs(p) && strings.HasPrefix(p, dir+string(filepath.Separator)) {
+				continue // named by its absolute path, inside the directory
+			}
 			if c, cerr := repopath.Clean(p); cerr != nil || c != p {
 				t.Fatalf("%q named %q, not a clean path inside the directory", v, p)
 			}
