@@ -35,6 +35,9 @@ func webPlan(t *testing.T) string {
 			steps += "\n" + writeStep("c/x_test.go", "package c\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\tt.Skip()\n}\n")
 			files += `,"c/x_test.go"`
 		}
+		if wp == "WP0" { // what its turn cost, as an agent reports it
+			steps += "\n" + `{"op":"usage","usage":{"input":1000,"output":80,"cost":0.0125,"final":true}}`
+		}
 		scripts[wp] = steps + "\n" + `{"op":"report","report":{"wp":"` + wp + `","files":[` + files + `],"design_choices":["` + choice + `"],"wiring":[],"exit_codes":[{"command":"sh test.sh","exit_code":0}]}}`
 	}
 	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
@@ -140,7 +143,8 @@ func TestWebServesThePlanOnlyToItsToken(t *testing.T) {
 	if err != nil || !strings.Contains(out, "wrote "+file) {
 		t.Fatalf("export: %v\n%s", err, out)
 	}
-	if s := string(b); strings.Contains(s, "<script") || !strings.Contains(s, "WP1 failed verification") || !strings.Contains(s, "default-src 'none'") {
+	if s := string(b); strings.Contains(s, "<script") || !strings.Contains(s, "WP1 failed verification") || !strings.Contains(s, "default-src 'none'") ||
+		!strings.Contains(s, "$0.0125") {
 		t.Fatalf("the export:\n%s", s)
 	}
 }

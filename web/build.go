@@ -28,7 +28,8 @@ const maxLog = 32 << 10
 // Build makes the page of f. objs may be nil: the page then has no logs
 // and no diffs.
 func Build(f *Facts, objs Objects) *Page {
-	pg := &Page{Project: f.Project, Events: len(f.Events), Tip: f.Tip, Built: time.Now().UTC().Format(time.RFC3339)}
+	pg := &Page{Project: f.Project, Events: len(f.Events), Tip: f.Tip, Built: time.Now().UTC().Format(time.RFC3339),
+		Cost: costOf(f.Spend, f.Project)}
 	for _, w := range f.Warnings {
 		pg.Warnings = append(pg.Warnings, w)
 	}
@@ -36,7 +37,8 @@ func Build(f *Facts, objs Objects) *Page {
 	if fr := f.History.Frozen; fr != nil {
 		pg.Frozen, pg.FrozenAt, pg.Base, pg.BaseCommit, pg.Gate, pg.Shared = true, fr.Time, fr.Base, fr.BaseCommit, fr.Gate, f.Shared
 		for _, wp := range fr.WPs {
-			v := &WPView{ID: wp.ID, Title: wp.Title, Owns: wp.Owns, Reads: wp.Reads, DependsOn: wp.DependsOn, Status: "not-dispatched"}
+			v := &WPView{ID: wp.ID, Title: wp.Title, Owns: wp.Owns, Reads: wp.Reads, DependsOn: wp.DependsOn, Status: "not-dispatched",
+				Cost: pg.Cost.CostOf(wp.ID)}
 			pg.WPs = append(pg.WPs, v)
 			byID[wp.ID] = v
 		}

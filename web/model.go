@@ -10,9 +10,12 @@
 package web
 
 import (
+	"strings"
+
 	"github.com/agentproto/agentproto/judge"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/reactions"
+	"github.com/agentproto/agentproto/spend"
 )
 
 // Page is the view model of one plan: what the template draws.
@@ -53,6 +56,7 @@ type Page struct {
 type WPView struct {
 	ID        string
 	Title     string
+	Cost      string // what its sessions cost, "" when nothing was recorded
 	Owns      []string
 	Reads     []string
 	DependsOn []string
@@ -152,18 +156,30 @@ type QueueItem struct {
 	Anchor string
 }
 
-// Cost is what a plan's sessions cost.
-//
-// COSTS (issue 38): when this page was written the ledger had no usage or
-// cost event kind, so nothing fills a Cost and Page.Cost stays nil; the
-// page says "not recorded" in the header and in each work package. When
-// the spend issue lands its kind, fold it in Read (read.go) beside the
-// session events and sum it here, by session, then by work package
-// through the dispatches.
+// Cost is what a plan cost, from the usage the sessions daemon and the
+// supervisor recorded (spend.Read), as spend prints it: tokens and dollars,
+// turns whose agent reported nothing counted apart.
 type Cost struct {
-	// Total and ByWP are in the unit the usage kind records.
 	Total string
 	ByWP  map[string]string
+}
+
+// costOf is the plan's cost in r, nil when nothing was recorded for it.
+func costOf(r *spend.Rollup, plan string) *Cost {
+	if r == nil {
+		return nil
+	}
+	total, ok := r.Plans[plan]
+	if !ok {
+		return nil
+	}
+	c := &Cost{Total: total.String(), ByWP: map[string]string{}}
+	for key, t := range r.WPs {
+		if p, wp, ok := strings.Cut(key, "/"); ok && p == plan {
+			c.ByWP[wp] = t.String()
+		}
+	}
+	return c
 }
 
 // CostOf is the cost of wp, or "" when none is recorded.

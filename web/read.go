@@ -12,6 +12,7 @@ import (
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/reactions"
 	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/spend"
 )
 
 // Facts are the ledger's events about one plan, decoded, in ledger order:
@@ -32,6 +33,8 @@ type Facts struct {
 	PRStatus  *reactions.Report
 	Tip       string
 	Warnings  gitstore.Warnings
+	// Spend is what the agents and the supervisor cost, every plan's.
+	Spend *spend.Rollup
 }
 
 // Fact is one pipeline event of the plan: its envelope's time, id and
@@ -104,6 +107,11 @@ func Read(l gitstore.Store, project string, cfg config.Reactions, blob func(oid 
 	if f.Reactions, err = reactions.ReadState(l, project); err != nil {
 		return nil, err
 	}
+	var warn gitstore.Warnings
+	if f.Spend, warn, err = spend.Read(l); err != nil {
+		return nil, err
+	}
+	f.Warnings = append(f.Warnings, warn...)
 	p := f.plan(l, blob)
 	if f.PRStatus, err = reactions.Status(l, p, cfg); err != nil {
 		return nil, err
