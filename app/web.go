@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/agentproto/agentproto/gitstore"
@@ -133,23 +131,10 @@ func (e *Env) ExportWeb(ctx context.Context, project, file string) (*WebExport, 
 
 // onlyFrozenPlan names the one plan the ledger holds a freeze of.
 func onlyFrozenPlan(l gitstore.Store) (string, error) {
-	names := map[string]bool{}
-	for ev, err := range l.Events(gitstore.Query{Kinds: []string{plans.KindFrozen}}) {
-		if err != nil {
-			return "", err
-		}
-		var f struct {
-			Project string `json:"project"`
-		}
-		if json.Unmarshal(ev.Data, &f) == nil && f.Project != "" {
-			names[f.Project] = true
-		}
+	list, err := plans.FrozenProjects(l)
+	if err != nil {
+		return "", err
 	}
-	var list []string
-	for n := range names {
-		list = append(list, n)
-	}
-	sort.Strings(list)
 	switch len(list) {
 	case 0:
 		return "", fault.Invalidf("no plan is frozen in this repository's ledger: git agentproto plan freeze PROJECT")

@@ -88,12 +88,20 @@ func Declare[T any](o *Owner, kind string, opts ...KindOption) Kind[T] {
 	return Kind[T]{name: kind, owner: o}
 }
 
+// Reading is a kind declared by a package the reader cannot import (the
+// sessions daemon's, which only its serve command links), seen as the
+// documented shape T of its data: it decodes, and it refuses to record.
+func Reading[T any](kind string) Kind[T] { return Kind[T]{name: kind} }
+
 // String returns the kind's name as events carry it.
 func (k Kind[T]) String() string { return k.name }
 
 // Record appends one event of kind k to s. The result says whether it was
 // written now or was already recorded with the same content.
 func (k Kind[T]) Record(s Store, id string, data T, atts ...AttachmentInput) (*AppendResult, error) {
+	if k.owner == nil {
+		return nil, fmt.Errorf("kind %s is read here, not recorded", k.name)
+	}
 	return k.owner.Record(s, k.name, id, data, atts...)
 }
 

@@ -29,7 +29,7 @@ var (
 	reviewedKind     = gitstore.Declare[ReviewResult](owner, KindReviewed, gitstore.Scrubbed())
 	e2eKind          = gitstore.Declare[E2EResult](owner, KindE2E, gitstore.Scrubbed())
 	prKind           = gitstore.Declare[PRResult](owner, KindPR, gitstore.Scrubbed())
-	_                = gitstore.Declare[Fallback](owner, KindFallback, gitstore.Scrubbed())
+	fallbackKind     = gitstore.Declare[Fallback](owner, KindFallback, gitstore.Scrubbed())
 	// What the user accepted names paths of their own checkout.
 	outsideAcceptedKind = gitstore.Declare[OutsideAccepted](owner, KindOutsideAccepted, gitstore.Scrubbed())
 )
@@ -81,4 +81,40 @@ type Checkpoint struct {
 	Commit  string   `json:"commit"`
 	Paths   []string `json:"paths"`
 	Tree    string   `json:"tree,omitempty"` // the verified tree the commit holds
+}
+
+// DecodeEvent decodes a pipeline event through its declared kind: a
+// *Dispatch, *Verification, *Checkpoint, *Fallback, *OutsideAccepted,
+// *Consolidation, *ReviewResult, *E2EResult or *PRResult. ok is false for
+// an event of another kind.
+func DecodeEvent(e *gitstore.Event) (v any, ok bool, err error) {
+	switch e.Kind {
+	case KindDispatched:
+		return decodeTo(dispatchedKind, e)
+	case KindVerified:
+		return decodeTo(verifiedKind, e)
+	case KindCheckpointed:
+		return decodeTo(checkpointedKind, e)
+	case KindFallback:
+		return decodeTo(fallbackKind, e)
+	case KindOutsideAccepted:
+		return decodeTo(outsideAcceptedKind, e)
+	case KindConsolidated:
+		return decodeTo(consolidatedKind, e)
+	case KindReviewed:
+		return decodeTo(reviewedKind, e)
+	case KindE2E:
+		return decodeTo(e2eKind, e)
+	case KindPR:
+		return decodeTo(prKind, e)
+	}
+	return nil, false, nil
+}
+
+func decodeTo[T any](k gitstore.Kind[T], e *gitstore.Event) (any, bool, error) {
+	v, err := k.Decode(e)
+	if err != nil {
+		return nil, true, err
+	}
+	return &v, true, nil
 }

@@ -1,6 +1,9 @@
 package plans
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/scout"
 )
@@ -47,4 +50,18 @@ type Amendment struct {
 	// FileSHA256 its hash after the amendment.
 	File       string `json:"file,omitempty"`
 	FileSHA256 string `json:"sha256,omitempty"`
+}
+
+// FrozenProjects names every plan the ledger holds a freeze of, sorted.
+func FrozenProjects(l gitstore.Store) ([]string, error) {
+	names := map[string]bool{}
+	_, err := gitstore.Fold(l, names, gitstore.On(frozenKind, func(names map[string]bool, _ *gitstore.Event, f Frozen) {
+		if f.Project != "" {
+			names[f.Project] = true
+		}
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(names)), nil
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -119,62 +118,57 @@ func Read(l gitstore.Store, project string, cfg config.Reactions, blob func(oid 
 	return f, nil
 }
 
-// add decodes one event into f when it is about f's plan.
+// add decodes one event into f, through its kind, when it is about f's
+// plan.
 func (f *Facts) add(e *gitstore.Event) error {
-	var s SessionEvent
 	if strings.HasPrefix(e.Kind, "session_") {
-		if err := json.Unmarshal(e.Data, &s); err != nil {
+		s, err := sessionKind(e.Kind).Decode(e)
+		if err != nil {
 			return err
 		}
 		s.Time, s.Kind = e.Time, e.Kind
 		f.Sessions[s.Session] = append(f.Sessions[s.Session], s)
 		return nil
 	}
-	var proj struct {
-		Project string `json:"project"`
-	}
-	if err := json.Unmarshal(e.Data, &proj); err != nil || proj.Project != f.Project {
+	v, ok, err := pipeline.DecodeEvent(e)
+	if !ok || err != nil {
 		return err
 	}
 	x := Fact{Time: e.Time, ID: e.ID, Kind: e.Kind, Attachments: e.Attachments}
-	var v any
-	switch e.Kind {
-	case pipeline.KindDispatched:
-		x.Dispatch = new(pipeline.Dispatch)
-		v = x.Dispatch
-	case pipeline.KindVerified:
-		x.Verify = new(pipeline.Verification)
-		v = x.Verify
-	case pipeline.KindCheckpointed:
-		x.Checkpoint = new(pipeline.Checkpoint)
-		v = x.Checkpoint
-	case pipeline.KindFallback:
-		x.Fallback = new(pipeline.Fallback)
-		v = x.Fallback
-	case pipeline.KindOutsideAccepted:
-		x.Accepted = new(pipeline.OutsideAccepted)
-		v = x.Accepted
-	case pipeline.KindConsolidated:
-		x.Consol = new(pipeline.Consolidation)
-		v = x.Consol
-	case pipeline.KindReviewed:
-		x.Review = new(pipeline.ReviewResult)
-		v = x.Review
-	case pipeline.KindE2E:
-		x.E2E = new(pipeline.E2EResult)
-		v = x.E2E
-	case pipeline.KindPR:
-		x.PR = new(pipeline.PRResult)
-		v = x.PR
-	default:
-		return nil
+	project := ""
+	switch d := v.(type) {
+	case *pipeline.Dispatch:
+		x.Dispatch, project = d, d.Project
+	case *pipeline.Verification:
+		x.Verify, project = d, d.Project
+	case *pipeline.Checkpoint:
+		x.Checkpoint, project = d, d.Project
+	case *pipeline.Fallback:
+		x.Fallback, project = d, d.Project
+	case *pipeline.OutsideAccepted:
+		x.Accepted, project = d, d.Project
+	case *pipeline.Consolidation:
+		x.Consol, project = d, d.Project
+	case *pipeline.ReviewResult:
+		x.Review, project = d, d.Project
+	case *pipeline.E2EResult:
+		x.E2E, project = d, d.Project
+	case *pipeline.PRResult:
+		x.PR, project = d, d.Project
 	}
-	if err := json.Unmarshal(e.Data, v); err != nil {
-		return err
+	if project != f.Project {
+		return nil
 	}
 	f.Events = append(f.Events, x)
 	f.Tip = e.ID
 	return nil
+}
+
+// sessionKind is a session lifecycle kind as this page reads it: the
+// sessions daemon declares them, and only its serve command may link it,
+// so the page sees their documented shape (SessionEvent).
+func sessionKind(kind string) gitstore.Kind[SessionEvent] {
+	return gitstore.Reading[SessionEvent](kind)
 }
 
 // plan is the plan as frozen, for routing the pull request's items: its
