@@ -4,38 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/cobra"
-
-	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/cmd/cmdutil/cmdtest"
 )
 
-func testFactory() *cmdutil.Factory {
-	io, _, _, _ := cmdutil.Test()
-	return &cmdutil.Factory{IO: io}
-}
-
-func execute(cmd *cobra.Command, args ...string) error {
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return cmd.Execute()
-}
-
-// capture builds a verb with a runF that keeps its options: the flags
-// land where the run reads them, and nothing is loaded before it.
-func capture[O any](t *testing.T, newCmd func(*cmdutil.Factory, func(*O) error) *cobra.Command, args ...string) *O {
-	t.Helper()
-	var got *O
-	if err := execute(newCmd(testFactory(), func(o *O) error { got = o; return nil }), args...); err != nil {
-		t.Fatal(err)
-	}
-	if got == nil {
-		t.Fatal("runF was not called")
-	}
-	return got
-}
-
 func TestRegisterFlags(t *testing.T) {
-	o := capture(t, NewCmdRegister, "a1", "--adapter", "exec", "--capability", "c1", "--capability", "c2",
+	o := cmdtest.Capture(t, NewCmdRegister, "a1", "--adapter", "exec", "--capability", "c1", "--capability", "c2",
 		"--quota-turns", "7", "--session", "s-1", "--address-via", "inject", "--addressed-by", "supervisor", "--json")
 	if o.Agent != "a1" || o.Adapter != "exec" || len(o.Capabilities) != 2 || o.QuotaTurns != 7 || o.Session != "s-1" || !o.JSON {
 		t.Fatalf("register options %+v", o)
@@ -43,74 +16,74 @@ func TestRegisterFlags(t *testing.T) {
 	if c := o.contract(); c == nil || c.Via[0] != "inject" || c.By[0] != "supervisor" {
 		t.Fatalf("contract %+v", c)
 	}
-	if c := capture(t, NewCmdRegister, "a1").contract(); c != nil {
+	if c := cmdtest.Capture(t, NewCmdRegister, "a1").contract(); c != nil {
 		t.Fatalf("no contract flag, contract %+v", c)
 	}
 }
 
 func TestPeerVerbsFlags(t *testing.T) {
-	if o := capture(t, NewCmdAttach, "a1", "--session", "s-2"); o.Agent != "a1" || o.Session != "s-2" {
+	if o := cmdtest.Capture(t, NewCmdAttach, "a1", "--session", "s-2"); o.Agent != "a1" || o.Session != "s-2" {
 		t.Fatalf("attach options %+v", o)
 	}
-	if o := capture(t, NewCmdLs, "--json"); !o.JSON {
+	if o := cmdtest.Capture(t, NewCmdLs, "--json"); !o.JSON {
 		t.Fatalf("ls options %+v", o)
 	}
-	st := capture(t, NewCmdStatus, "a1", "--goal", "g", "--state", "blocked", "--next-action", "ask", "--workspace", "wp1", "--handoff", "h")
+	st := cmdtest.Capture(t, NewCmdStatus, "a1", "--goal", "g", "--state", "blocked", "--next-action", "ask", "--workspace", "wp1", "--handoff", "h")
 	if s := st.Status; s.Agent != "a1" || s.Goal != "g" || s.State != "blocked" || s.NextAction != "ask" || s.Workspace != "wp1" || s.Handoff != "h" {
 		t.Fatalf("status options %+v", s)
 	}
-	if o := capture(t, NewCmdQuotaGuard, "a1", "--as", "a2"); o.Agent != "a1" || o.As != "a2" {
+	if o := cmdtest.Capture(t, NewCmdQuotaGuard, "a1", "--as", "a2"); o.Agent != "a1" || o.As != "a2" {
 		t.Fatalf("quota-guard options %+v", o)
 	}
 }
 
 func TestGoalVerbsFlags(t *testing.T) {
-	if o := capture(t, NewCmdGoalNew, "g1", "--title", "T"); o.ID != "g1" || o.Title != "T" {
+	if o := cmdtest.Capture(t, NewCmdGoalNew, "g1", "--title", "T"); o.ID != "g1" || o.Title != "T" {
 		t.Fatalf("goal new options %+v", o)
 	}
-	c := capture(t, NewCmdConfigure, "--goal-id", "g1", "--supervisor-agent", "s", "--supervised-agent", "a", "--execute")
+	c := cmdtest.Capture(t, NewCmdConfigure, "--goal-id", "g1", "--supervisor-agent", "s", "--supervised-agent", "a", "--execute")
 	if c.Goal != "g1" || c.Supervisor != "s" || len(c.Supervised) != 1 || !c.Execute || c.Clear {
 		t.Fatalf("configure options %+v", c)
 	}
-	if o := capture(t, NewCmdGateAdd, "--goal", "g1", "--id", "q", "--question", "ship?"); o.Goal != "g1" || o.ID != "q" || o.Question != "ship?" {
+	if o := cmdtest.Capture(t, NewCmdGateAdd, "--goal", "g1", "--id", "q", "--question", "ship?"); o.Goal != "g1" || o.ID != "q" || o.Question != "ship?" {
 		t.Fatalf("gate add options %+v", o)
 	}
-	if o := capture(t, NewCmdGateClose, "--goal", "g1", "--id", "q", "--answer", "yes"); o.Answer != "yes" {
+	if o := cmdtest.Capture(t, NewCmdGateClose, "--goal", "g1", "--id", "q", "--answer", "yes"); o.Answer != "yes" {
 		t.Fatalf("gate close options %+v", o)
 	}
 }
 
 func TestTodoVerbsFlags(t *testing.T) {
-	c := capture(t, NewCmdClaim, "--goal", "g", "--todo", "t", "--agent", "a", "--as", "b", "--local")
+	c := cmdtest.Capture(t, NewCmdClaim, "--goal", "g", "--todo", "t", "--agent", "a", "--as", "b", "--local")
 	if cl := c.Claim; cl.Goal != "g" || cl.Todo != "t" || cl.Agent != "a" || cl.As != "b" || !cl.Local || cl.Lease != 30*time.Minute {
 		t.Fatalf("claim options %+v", cl)
 	}
-	if r := capture(t, NewCmdRelease, "--goal", "g", "--todo", "t", "--agent", "a"); r.Claim.Todo != "t" || r.Claim.Local {
+	if r := cmdtest.Capture(t, NewCmdRelease, "--goal", "g", "--todo", "t", "--agent", "a"); r.Claim.Todo != "t" || r.Claim.Local {
 		t.Fatalf("release options %+v", r.Claim)
 	}
-	if o := capture(t, NewCmdTodoAdd, "--goal", "g", "--id", "t", "--title", "T", "--json"); o.ID != "t" || !o.JSON {
+	if o := cmdtest.Capture(t, NewCmdTodoAdd, "--goal", "g", "--id", "t", "--title", "T", "--json"); o.ID != "t" || !o.JSON {
 		t.Fatalf("todo add options %+v", o)
 	}
-	e := capture(t, NewCmdEvidenceAdd, "--goal", "g", "--agent", "a", "--ref", "abc", "--summary", "ok")
+	e := cmdtest.Capture(t, NewCmdEvidenceAdd, "--goal", "g", "--agent", "a", "--ref", "abc", "--summary", "ok")
 	if e.Evidence.Ref != "abc" || e.Evidence.Summary != "ok" {
 		t.Fatalf("evidence options %+v", e.Evidence)
 	}
 }
 
 func TestSupervisorVerbsFlags(t *testing.T) {
-	if o := capture(t, NewCmdPrompt, "--goal-id", "g", "--agent-id", "s"); o.Goal != "g" || o.Agent != "s" {
+	if o := cmdtest.Capture(t, NewCmdPrompt, "--goal-id", "g", "--agent-id", "s"); o.Goal != "g" || o.Agent != "s" {
 		t.Fatalf("prompt options %+v", o)
 	}
-	if o := capture(t, NewCmdObserve, "--goal-id", "g", "--agent-id", "s"); o.Goal != "g" || o.Agent != "s" {
+	if o := cmdtest.Capture(t, NewCmdObserve, "--goal-id", "g", "--agent-id", "s"); o.Goal != "g" || o.Agent != "s" {
 		t.Fatalf("observe options %+v", o)
 	}
-	if o := capture(t, NewCmdPropose, "--goal-id", "g", "--agent-id", "s", "--decision-json", "d.json", "--execute"); o.File != "d.json" || !o.Execute {
+	if o := cmdtest.Capture(t, NewCmdPropose, "--goal-id", "g", "--agent-id", "s", "--decision-json", "d.json", "--execute"); o.File != "d.json" || !o.Execute {
 		t.Fatalf("propose options %+v", o)
 	}
-	if o := capture(t, NewCmdReceipt, "--goal-id", "g", "--agent-id", "s", "--receipt-json", "r.json"); o.File != "r.json" || o.Execute {
+	if o := cmdtest.Capture(t, NewCmdReceipt, "--goal-id", "g", "--agent-id", "s", "--receipt-json", "r.json"); o.File != "r.json" || o.Execute {
 		t.Fatalf("receipt options %+v", o)
 	}
-	i := capture(t, NewCmdInject, "--goal-id", "g", "--agent-id", "s", "--decision-id", "d1", "--authority-ref", "a",
+	i := cmdtest.Capture(t, NewCmdInject, "--goal-id", "g", "--agent-id", "s", "--decision-id", "d1", "--authority-ref", "a",
 		"--rollback-mode", "not_reversible", "--rollback-policy-ref", "p", "--execute")
 	if r := i.Request; r.Goal != "g" || r.Agent != "s" || r.DecisionID != "d1" || r.RollbackMode != "not_reversible" || !i.Execute {
 		t.Fatalf("inject options %+v", i)

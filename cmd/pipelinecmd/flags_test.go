@@ -5,29 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/agentproto/agentproto/cmd/cmdutil"
+	"github.com/agentproto/agentproto/cmd/cmdutil/cmdtest"
 	"github.com/agentproto/agentproto/internal/fault"
 )
-
-func testFactory() *cmdutil.Factory {
-	io, _, _, _ := cmdutil.Test()
-	return &cmdutil.Factory{IO: io}
-}
-
-func execute(cmd *cobra.Command, args ...string) error {
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return cmd.Execute()
-}
 
 // The flags land in the Options the verb runs with; nothing is loaded
 // before runF.
 func TestDispatchFlags(t *testing.T) {
 	var got *DispatchOptions
-	cmd := NewCmdDispatch(testFactory(), func(o *DispatchOptions) error { got = o; return nil })
-	if err := execute(cmd, "demo", "--wp", "WP1", "--wp", "WP2", "--max-parallel", "3", "--no-wait", "--no-ping", "--timeout", "90s", "--json"); err != nil {
+	cmd := NewCmdDispatch(cmdtest.Factory(), func(o *DispatchOptions) error { got = o; return nil })
+	if err := cmdtest.Execute(cmd, "demo", "--wp", "WP1", "--wp", "WP2", "--max-parallel", "3", "--no-wait", "--no-ping", "--timeout", "90s", "--json"); err != nil {
 		t.Fatal(err)
 	}
 	if got.Project != "demo" || !reflect.DeepEqual(got.WPs, []string{"WP1", "WP2"}) || got.MaxParallel != 3 || !got.NoWait || !got.NoPing ||
@@ -39,7 +26,7 @@ func TestDispatchFlags(t *testing.T) {
 func TestDispatchRefusesATimeoutWithoutAUnit(t *testing.T) {
 	for _, v := range []string{"40", "0s", "-1m", "soon"} {
 		ran := false
-		err := execute(NewCmdDispatch(testFactory(), func(*DispatchOptions) error { ran = true; return nil }), "demo", "--timeout", v)
+		err := cmdtest.Execute(NewCmdDispatch(cmdtest.Factory(), func(*DispatchOptions) error { ran = true; return nil }), "demo", "--timeout", v)
 		if ran || err == nil || !strings.Contains(err.Error(), "needs a unit") || fault.KindOf(err) != fault.Invalid {
 			t.Fatalf("--timeout %s: ran %v, err %v", v, ran, err)
 		}
@@ -48,14 +35,14 @@ func TestDispatchRefusesATimeoutWithoutAUnit(t *testing.T) {
 
 func TestRunAndPRFlags(t *testing.T) {
 	var run *RunOptions
-	if err := execute(NewCmdRun(testFactory(), func(o *RunOptions) error { run = o; return nil }), "demo", "--max-parallel", "2", "--dry-run"); err != nil {
+	if err := cmdtest.Execute(NewCmdRun(cmdtest.Factory(), func(o *RunOptions) error { run = o; return nil }), "demo", "--max-parallel", "2", "--dry-run"); err != nil {
 		t.Fatal(err)
 	}
 	if run.Project != "demo" || run.MaxParallel != 2 || !run.DryRun || run.OpenPR {
 		t.Fatalf("run options = %+v", run)
 	}
 	var pr *PROpenOptions
-	if err := execute(NewCmdPROpen(testFactory(), func(o *PROpenOptions) error { pr = o; return nil }), "demo", "--draft", "--base", "dev", "--title", "T"); err != nil {
+	if err := cmdtest.Execute(NewCmdPROpen(cmdtest.Factory(), func(o *PROpenOptions) error { pr = o; return nil }), "demo", "--draft", "--base", "dev", "--title", "T"); err != nil {
 		t.Fatal(err)
 	}
 	if pr.Project != "demo" || !pr.Draft || pr.Base != "dev" || pr.Title != "T" || pr.DryRun {
@@ -79,7 +66,7 @@ func TestReviewModes(t *testing.T) {
 	}
 	for _, c := range cases {
 		var got *ReviewOptions
-		err := execute(NewCmdReview(testFactory(), func(o *ReviewOptions) error { got = o; return nil }), c.args...)
+		err := cmdtest.Execute(NewCmdReview(cmdtest.Factory(), func(o *ReviewOptions) error { got = o; return nil }), c.args...)
 		if c.want == "" {
 			if err != nil || got == nil {
 				t.Errorf("%v: %v", c.args, err)
@@ -91,7 +78,7 @@ func TestReviewModes(t *testing.T) {
 		}
 	}
 	var got *ReviewOptions
-	execute(NewCmdReview(testFactory(), func(o *ReviewOptions) error { got = o; return nil }), "--base", "b", "--mutation-budget", "5s")
+	cmdtest.Execute(NewCmdReview(cmdtest.Factory(), func(o *ReviewOptions) error { got = o; return nil }), "--base", "b", "--mutation-budget", "5s")
 	if got.Base != "b" || got.MutationBudget.String() != "5s" {
 		t.Fatalf("options = %+v", got)
 	}
