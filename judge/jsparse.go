@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
@@ -42,14 +43,17 @@ func parseJS(name string, src []byte) (*jsFile, error) {
 			return f, nil
 		}
 	}
-	res := api.Transform(string(src), api.TransformOptions{
+	// esbuild (v0.28.2) loops forever quoting text that is not UTF-8
+	// into its source map, a file's name or its content: agent-written
+	// files reach it, so each bad byte becomes '?' (positions unchanged).
+	res := api.Transform(utf8Bytes(src), api.TransformOptions{
 		Loader:    loader,
 		Format:    api.FormatCommonJS,
 		Target:    api.ES2020,
 		Sourcemap: api.SourceMapExternal,
 		// The file's own name in the map: positions come back as lines
 		// of the original.
-		Sourcefile: filepath.Base(name),
+		Sourcefile: utf8Bytes([]byte(filepath.Base(name))),
 		LogLevel:   api.LogLevelSilent,
 	})
 	if len(res.Errors) > 0 {
@@ -304,4 +308,23 @@ func jsFunc(e ast.Expression) ast.Node {
 		}
 	}
 	return nil
+}
+
+// utf8Bytes is b as a string with each byte that is not part of valid
+// UTF-8 replaced by '?', so that every offset stays where it was.
+func utf8Bytes(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b))
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, '?')
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return string(out)
 }
