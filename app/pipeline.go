@@ -190,6 +190,9 @@ func (e *Env) Review(ctx context.Context, o ReviewOptions) (*pipeline.ReviewResu
 			return nil, err
 		}
 	}
+	if err := reviewReady(pe); err != nil {
+		return nil, err
+	}
 	r, err := pe.Review(cfg.Dispatch.GateTimeout.Duration, mutationBudget(o.MutationBudget, cfg))
 	if err != nil {
 		return nil, err

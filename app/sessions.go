@@ -39,6 +39,8 @@ type StartOptions struct {
 	NoPing   bool
 	// By names the caller in the record of a worktree made here.
 	By string
+
+	made string // the worktree this start made, to undo
 }
 
 // StartSession starts a session in a worktree or directory under the
@@ -47,6 +49,10 @@ type StartOptions struct {
 // behind. A session that failed while starting still has a record, which
 // comes back with the error.
 func (e *Env) StartSession(ctx context.Context, o StartOptions) (*sessions.Record, error) {
+	return e.start(ctx, &o)
+}
+
+func (e *Env) start(ctx context.Context, o *StartOptions) (*sessions.Record, error) {
 	repo, cfg, err := e.repoConfig()
 	if err != nil {
 		return nil, err
@@ -57,7 +63,7 @@ func (e *Env) StartSession(ctx context.Context, o StartOptions) (*sessions.Recor
 	if err != nil {
 		return nil, err
 	}
-	dir, err := e.sessionDir(cfg, repo, l, &o)
+	dir, err := e.sessionDir(cfg, repo, l, o)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +127,12 @@ func (e *Env) sessionDir(cfg config.Config, repo *gitrepo.Repo, l *launch.Resolv
 		}
 	}
 	mg := e.manager(repo, cfg, o.By)
-	m, _, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
+	m, created, err := mg.Ensure(worktree.CreateOptions{Slug: o.Worktree, Base: o.Base})
 	if err != nil {
 		return "", err
+	}
+	if created {
+		o.made = m.Slug
 	}
 	return absDir(m.Path, "--dir "+m.Path)
 }

@@ -54,22 +54,69 @@ func (e *Env) Checkpoint(ctx context.Context, project, wp, message string) (stri
 	return pe.Project.Name, cp, err
 }
 
+// ConsolidateOptions are the inputs of Consolidate.
+type ConsolidateOptions struct {
+	Project string
+	// DryRun writes nothing.
+	DryRun bool
+	// Renames are WPn:OLD=NEW.
+	Renames []string
+	// Checkpoint first commits every work package that passed its latest
+	// verification and has no checkpoint yet, as run does: the last wave
+	// is never checkpointed by a dispatch that follows it.
+	Checkpoint bool
+}
+
 // Consolidate merges the verified WP branches, applies the shared-file
-// wiring and runs the gate; dryRun writes nothing. renames are WPn:OLD=NEW.
-// A consolidation stopped by findings comes back with its error.
-func (e *Env) Consolidate(ctx context.Context, project string, dryRun bool, renames []string) (*pipeline.Consolidation, error) {
-	pe, cfg, err := e.Pipeline(ctx, project)
+// wiring and runs the gate. A consolidation stopped by findings comes
+// back with its error.
+func (e *Env) Consolidate(ctx context.Context, o ConsolidateOptions) (*pipeline.Consolidation, error) {
+	pe, cfg, err := e.Pipeline(ctx, o.Project)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := pipeline.ParseRenames(renames)
+	rs, err := pipeline.ParseRenames(o.Renames)
 	if err != nil {
 		return nil, err
 	}
-	if dryRun {
-		return pe.ConsolidateDryRun(rs...)
+	var done []string
+	if o.Checkpoint && !o.DryRun {
+		if done, err = checkpointVerified(pe); err != nil {
+			return nil, err
+		}
 	}
-	return pe.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration, rs...)
+	var c *pipeline.Consolidation
+	if o.DryRun {
+		c, err = pe.ConsolidateDryRun(rs...)
+	} else {
+		c, err = pe.Consolidate(cfg.Worktree.Root, cfg.Dispatch.GateTimeout.Duration, rs...)
+	}
+	if c != nil {
+		c.Checkpointed = done
+	}
+	return c, err
+}
+
+// checkpointVerified checkpoints each work package whose latest
+// verification passed and that has no checkpoint; the rest are left to
+// consolidate's findings, which say what each lacks.
+func checkpointVerified(pe *pipeline.Env) ([]string, error) {
+	st, err := pipeline.ReadState(pe.Ledger, pe.Project.Name)
+	if err != nil {
+		return nil, err
+	}
+	var done []string
+	for _, wp := range pe.Project.Plan.WPs {
+		v, verified := st.Verifications[wp.ID]
+		if _, has := st.Checkpoints[wp.ID]; has || !verified || v.Verdict != pipeline.Pass {
+			continue
+		}
+		if _, err := pe.Checkpoint(wp.ID, ""); err != nil {
+			return done, err
+		}
+		done = append(done, wp.ID)
+	}
+	return done, nil
 }
 
 // E2E runs the [e2e] commands against the integration worktree and

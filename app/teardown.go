@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
 
@@ -60,4 +61,19 @@ func (e *Env) CollectWorktrees(ctx context.Context, apply bool) ([]worktree.Coll
 	}
 	live := liveWorktrees(mg.Repo)
 	return mg.GC(apply, func(m *worktree.Meta) bool { return live[m.Slug] || live[m.Path] })
+}
+
+// CollectSessions cleans settled and dead sessions (with apply) and
+// reports idle running ones as orphans. With no daemon running nothing is
+// live, and the list is empty.
+func (e *Env) CollectSessions(ctx context.Context, apply bool) ([]*sessions.Record, error) {
+	c, err := e.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	running, err := c.Probe(ctx)
+	if err != nil || !running {
+		return []*sessions.Record{}, err
+	}
+	return c.GC(ctx, apply)
 }

@@ -148,9 +148,14 @@ func TestMCPLongWorkOutlivesTheClient(t *testing.T) {
 	if started != 1 && !(cancelledEarly && started == 0) {
 		t.Errorf("%d sessions labelled cancelled; the start should have run and been undone", started)
 	}
+	// So is the worktree made for it.
+	if ls := must(t, dir, "git", "agentproto", "worktree", "ls", "--json"); strings.Contains(ls, `"extra"`) {
+		t.Errorf("the cancelled start left the worktree it made:\n%s", ls)
+	}
 
-	// A cancelled wait answers at once, not when its wait is over.
-	b.call(4, "session_start", map[string]any{"adapter": "scripted", "worktree": "extra", "prompt": "hi"})
+	// A cancelled wait answers at once, not when its wait is over (the
+	// worktree is made again from its kept branch).
+	b.call(4, "session_start", map[string]any{"adapter": "scripted", "worktree": map[string]any{"slug": "extra", "base": "main"}, "prompt": "hi"})
 	_, rec := b.result(4, 30*time.Second)
 	b.call(5, "session_wait", map[string]any{"ids": []string{rec["id"].(string)}, "until": "exit", "timeout": "40s"})
 	if early := b.await(5, 300*time.Millisecond); early != nil {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,15 +86,18 @@ func superviseThreeWPs(h *hands) {
 			break
 		}
 	}
-	// The daemon checkpoints a wave that others depend on; the last is
-	// the supervisor's to commit.
-	for _, wp := range []string{"WP1", "WP2"} {
-		h.call("checkpoint", map[string]any{"project": "demo", "wp": wp})
+	// The daemon checkpoints a wave that others depend on; consolidate
+	// commits the last one.
+	if c := h.call("consolidate", map[string]any{"project": "demo"}); len(h.failed) == 0 && fmt.Sprint(c["checkpointed"]) != "[WP1 WP2]" {
+		h.t.Errorf("consolidate checkpointed %v first; want the last wave, WP1 and WP2", c["checkpointed"])
 	}
-	h.call("consolidate", map[string]any{"project": "demo"})
 	h.call("review", map[string]any{"project": "demo"})
 	h.call("e2e", map[string]any{"project": "demo"})
-	h.call("pr_open", map[string]any{"project": "demo", "dry_run": true})
+	pr := h.call("pr_open", map[string]any{"project": "demo", "dry_run": true})
+	// Cleanup: the sessions are settled; their worktrees stay for the
+	// pull request's life.
+	h.call("session_gc", map[string]any{"apply": true})
+	h.last = pr
 }
 
 // A scripted supervisor runs a 3-WP plan from a repository agentproto
@@ -133,5 +137,8 @@ func TestMCPSupervisorRunsAPlanWithoutTheShell(t *testing.T) {
 		if !strings.Contains(log, `"kind":"`+kind+`"`) {
 			t.Errorf("no %s in the ledger", kind)
 		}
+	}
+	if live := must(t, dir, "git", "agentproto", "sessions", "ls", "--json"); strings.TrimSpace(live) != "[]" {
+		t.Errorf("sessions left after session_gc: %s", live)
 	}
 }

@@ -100,6 +100,9 @@ var hints = map[string]hint{
 	"policy_cancel":  {title: "Cancel a policy", effect: destroys, idempotent: true},
 	"job_cancel":     {title: "Stop a job", effect: destroys, idempotent: true},
 	"consolidate":    {title: "Merge verified work packages", effect: destroys, long: true},
+	"worktree_rm":    {title: "Remove a worktree", effect: destroys},
+	"worktree_gc":    {title: "Collect finished worktrees", effect: destroys},
+	"session_gc":     {title: "Clean settled sessions", effect: destroys},
 }
 
 // durationPattern is what time.ParseDuration takes, sign excepted: every

@@ -72,6 +72,7 @@ func (e *env) startJob(tool string, argv []string) (*job, error) {
 	if err != nil {
 		return nil, err
 	}
+	pruneJobs(e.jobsDir(), time.Now(), jobKeep)
 	b := make([]byte, 6)
 	rand.Read(b)
 	j := &job{meta: jobDoc{Job: "j-" + hex.EncodeToString(b), Tool: tool, Argv: argv, State: "running",

@@ -30,10 +30,13 @@ type checkpointIn struct {
 }
 
 type consolidateIn struct {
-	Project string   `json:"project" jsonschema:"the plan name"`
-	DryRun  bool     `json:"dry_run,omitempty" jsonschema:"say what would be merged and wired; write nothing"`
-	Rename  []string `json:"rename,omitempty" jsonschema:"move the config key OLD a work package adds to NEW, each WPn:OLD=NEW (what a config-collision finding proposes); recorded, and standing for later consolidations"`
-	Wait    string   `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
+	Project string `json:"project" jsonschema:"the plan name"`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"say what would be merged and wired; write nothing"`
+	// Checkpointing first is the default here: an LLM that forgets the
+	// last wave's checkpoints would only be told to go back for them.
+	NoCheckpoint bool     `json:"no_checkpoint,omitempty" jsonschema:"do not first checkpoint the verified work packages that have no checkpoint (by default they are, the last wave included)"`
+	Rename       []string `json:"rename,omitempty" jsonschema:"move the config key OLD a work package adds to NEW, each WPn:OLD=NEW (what a config-collision finding proposes); recorded, and standing for later consolidations"`
+	Wait         string   `json:"wait,omitempty" jsonschema:"the longest this call waits before it answers with a job to give job_wait (default and cap 40s; 0s answers with the job at once)"`
 }
 
 type prIn struct {
@@ -66,7 +69,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 					return res
 				})
 		})
-	addTool(s, "checkpoint", "Commit exactly the in-perimeter changed paths of a verified work package (never pushes). Every WP consolidate merges needs one, the last wave included.",
+	addTool(s, "checkpoint", "Commit exactly the in-perimeter changed paths of a verified work package (never pushes). consolidate does it for every verified WP that has none, so call this only to commit one WP by itself.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in checkpointIn) (*Result[*pipeline.Checkpoint], error) {
 			_, cp, err := e.app.Checkpoint(ctx, in.Project, in.WP, in.Message)
 			if err != nil {
@@ -74,10 +77,13 @@ func addPipelineTools(s *sdk.Server, e *env) {
 			}
 			return &Result[*pipeline.Checkpoint]{Command: "checkpoint", Doc: cp, Summary: fmt.Sprintf("%s %s: %.12s (%d paths)", in.Project, cp.WP, cp.Commit, len(cp.Paths))}, nil
 		})
-	addTool(s, "consolidate", "Single writer: merge the verified and checkpointed WP branches into the integration worktree, apply shared-file wiring, run the gate; "+
+	addTool(s, "consolidate", "Single writer: checkpoint the verified WPs that have no checkpoint (the last wave included), merge the WP branches into the integration worktree, apply shared-file wiring, run the gate; "+
 		"dry_run writes nothing. Findings are a tool error carrying the consolidation."+longNote,
 		func(ctx context.Context, req *sdk.CallToolRequest, in consolidateIn) (*Result[*pipeline.Consolidation], error) {
 			argv := []string{"consolidate", "--json"}
+			if !in.NoCheckpoint {
+				argv = append(argv, "--checkpoint")
+			}
 			if in.DryRun {
 				argv = append(argv, "--dry-run")
 			}
@@ -88,6 +94,9 @@ func addPipelineTools(s *sdk.Server, e *env) {
 				func(c *pipeline.Consolidation) *Result[*pipeline.Consolidation] {
 					res := &Result[*pipeline.Consolidation]{Command: "consolidate", Doc: c,
 						Summary: fmt.Sprintf("merged %s; %d wiring lines, %d findings", strings.Join(c.Merged, ", "), len(c.Wiring), len(c.Findings))}
+					if len(c.Checkpointed) > 0 {
+						res.Summary = fmt.Sprintf("checkpointed %s; %s", strings.Join(c.Checkpointed, ", "), res.Summary)
+					}
 					if c.DryRun {
 						res.Summary = fmt.Sprintf("would merge %s; dry run: nothing written", strings.Join(c.WouldMerge, ", "))
 					}

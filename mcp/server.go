@@ -94,6 +94,7 @@ func New(opts Options) (*sdk.Server, error) {
 	addPlanTools(s, e)
 	addPreflightTools(s, e)
 	addWorktreeTools(s, e)
+	addCleanupTools(s, e)
 	addSessionTools(s, e)
 	addPipelineTools(s, e)
 	addDispatchTools(s, e)

@@ -203,25 +203,11 @@ func (e *env) startSession(ctx context.Context, in startIn) (*sessions.Record, e
 	if strings.TrimSpace(in.Prompt) == "" {
 		return nil, fault.Invalidf("a session starts with a prompt")
 	}
-	// The start itself is not cut short: a start the daemon carried out
-	// after this end stopped listening would leave a session no one
-	// knows of. A call cancelled meanwhile kills what it started.
-	rec, err := e.app.StartSession(context.WithoutCancel(ctx), app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
+	// A call cancelled while the start runs undoes it: no orphan session,
+	// no worktree made for nothing.
+	return e.app.StartSessionUndoable(ctx, app.StartOptions{Profile: in.Profile, Adapter: in.Adapter, Model: in.Model,
 		Worktree: in.Worktree.Slug, Base: in.Worktree.Base, Dir: in.Dir, Confined: true,
 		Prompt: in.Prompt, Label: in.Label, NoPing: in.NoPing, By: "mcp"})
-	if ctx.Err() == nil || rec == nil {
-		return rec, err
-	}
-	c, cerr := e.app.Sessions()
-	if cerr == nil {
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		_, cerr = c.Kill(kctx, rec.ID)
-	}
-	if cerr != nil {
-		return nil, fmt.Errorf("session_start was canceled, and killing the session it started (%s) failed: %v", rec.ID, cerr)
-	}
-	return nil, fmt.Errorf("session_start was canceled; the session it started (%s) was killed", rec.ID)
 }
 
 func allOver(recs []*sessions.Record) bool {

@@ -48,6 +48,9 @@ type Consolidation struct {
 	// it would merge, and nothing was written.
 	DryRun     bool     `json:"dry_run,omitempty"`
 	WouldMerge []string `json:"would_merge,omitempty"`
+	// Checkpointed are the work packages checkpointed just before, when
+	// consolidate was asked to (--checkpoint).
+	Checkpointed []string `json:"checkpointed,omitempty"`
 }
 
 // order returns the WPs in dependency order (stable by plan order).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 )
 
@@ -16,15 +17,17 @@ type ConsolidateOptions struct {
 	Project string
 	DryRun  bool
 	Renames []string
-	JSON    bool
-	Export  *cmdutil.Exporter
+	// Checkpoint commits the verified WPs without a checkpoint first.
+	Checkpoint bool
+	JSON       bool
+	Export     *cmdutil.Exporter
 }
 
 // NewCmdConsolidate returns `consolidate`.
 func NewCmdConsolidate(f *cmdutil.Factory, runF func(*ConsolidateOptions) error) *cobra.Command {
 	opts := &ConsolidateOptions{deps: newDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "consolidate PROJECT [--dry-run] [--rename WPn:OLD=NEW]... [--json]",
+		Use:   "consolidate PROJECT [--checkpoint] [--dry-run] [--rename WPn:OLD=NEW]... [--json]",
 		Short: "Single writer: merge the verified WP branches, apply shared-file wiring, run the gate",
 		Long: `Merge the verified WP branches into the integration worktree in dependency
 order, add the wiring lines the reports list to shared plain-text files, merge
@@ -43,7 +46,9 @@ with the consolidation and stand for later runs given none.
 Wiring names shared files inside the repository only and is never written
 through a symlink. --dry-run lists what would be merged and wired, with the
 diff of each config file, and the findings that would stop it, and writes
-nothing at all.`,
+nothing at all. --checkpoint first checkpoints every work package whose
+latest verification passed and that has no checkpoint yet (the last wave,
+which no later dispatch checkpoints), as run does.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Project = args[0]
@@ -55,12 +60,13 @@ nothing at all.`,
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the result as JSON")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be merged and wired; write nothing")
+	cmd.Flags().BoolVar(&opts.Checkpoint, "checkpoint", false, "first checkpoint the verified work packages that have no checkpoint")
 	cmd.Flags().StringArrayVar(&opts.Renames, "rename", nil, "move the config key OLD a work package adds to NEW: `WPn:OLD=NEW` (repeatable)")
 	return cmd
 }
 
 func consolidateRun(o *ConsolidateOptions) error {
-	c, err := o.App.Consolidate(context.Background(), o.Project, o.DryRun, o.Renames)
+	c, err := o.App.Consolidate(context.Background(), app.ConsolidateOptions{Project: o.Project, DryRun: o.DryRun, Renames: o.Renames, Checkpoint: o.Checkpoint})
 	if c == nil {
 		return err
 	}
@@ -69,6 +75,9 @@ func consolidateRun(o *ConsolidateOptions) error {
 		return err
 	}
 	out := o.IO.Out
+	if len(c.Checkpointed) > 0 {
+		fmt.Fprintf(out, "checkpointed %s first\n", strings.Join(c.Checkpointed, ", "))
+	}
 	if c.Branch != "" {
 		fmt.Fprintf(out, "integration worktree %s (%s)\n", c.Worktree, c.Branch)
 	}

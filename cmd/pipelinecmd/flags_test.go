@@ -83,3 +83,14 @@ func TestReviewModes(t *testing.T) {
 		t.Fatalf("options = %+v", got)
 	}
 }
+
+func TestConsolidateFlags(t *testing.T) {
+	var got *ConsolidateOptions
+	cmd := NewCmdConsolidate(cmdtest.Factory(), func(o *ConsolidateOptions) error { got = o; return nil })
+	if err := cmdtest.Execute(cmd, "demo", "--checkpoint", "--rename", "WP2:a=b", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if got.Project != "demo" || !got.Checkpoint || got.DryRun || !reflect.DeepEqual(got.Renames, []string{"WP2:a=b"}) || !got.JSON {
+		t.Fatalf("options = %+v", got)
+	}
+}
