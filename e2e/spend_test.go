@@ -252,3 +252,43 @@ func TestPlanSpendIsWhole(t *testing.T) {
 		t.Errorf("the same report id with other figures was taken: %v %s", err, errOut)
 	}
 }
+
+// A supervisor's reported spend counts in its plan's budget in the
+// sessions daemon, though no session holds it: a session of the plan is
+// stopped once its own 1,500 tokens and the supervisor's 9,000 reach the
+// plan's cap of 10,000, no new session of the plan starts, a session of
+// another plan does.
+func TestSupervisorSpendCountsInThePlanBudget(t *testing.T) {
+	dir := newRepo(t)
+	writeConfig(t, filepath.Join(dir, "agentproto.toml"), "[budgets]\nplan_tokens = 10000\n")
+	must(t, dir, "git", "agentproto", "spend", "report", "demo", "--id", "sup-1", "--input", "9000")
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--label", "demo/WP1", "--prompt", script(
+		`{"op":"usage","usage":{"input":500}}`,
+		`{"op":"sleep","ms":200}`,
+		`{"op":"usage","usage":{"input":1500}}`,
+		`{"op":"sleep","ms":4000}`,
+		`{"op":"say","text":"still running"}`))
+	if err != nil {
+		t.Fatalf("start: %v %s", err, errOut)
+	}
+	sh(t, dir, nil, "git", "agentproto", "sessions", "wait", id, "--until", "exit", "--timeout", "20s")
+	r := loadRecord(t, dir, id)
+	if r.State != sessions.StateFailed || !strings.Contains(r.Failure, "budget_exhausted: plan demo used 10500 tokens") {
+		t.Fatalf("record: state %s failure %q faults %v", r.State, r.Failure, r.Faults)
+	}
+	if strings.Contains(outputLog(dir, id), "still running") {
+		t.Fatal("the turn went on after the plan's cap")
+	}
+	if _, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--label", "demo/WP2", "--prompt", script(`{"op":"say","text":"hi"}`)); err == nil ||
+		!strings.Contains(errOut, "no session starts under it") {
+		t.Fatalf("a session of the spent plan started: %v %s", err, errOut)
+	}
+	other, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--label", "other/WP1", "--prompt", script(`{"op":"usage","usage":{"input":1500}}`, `{"op":"say","text":"done"}`))
+	if err != nil {
+		t.Fatalf("a session of another plan was refused: %v %s", err, errOut)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "wait", other, "--timeout", "20s")
+	if o := loadRecord(t, dir, other); containsStr(o.Faults, spend.FaultBudgetExhausted) {
+		t.Fatalf("another plan's session was stopped: %q", o.Failure)
+	}
+}
