@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,23 @@ func TestSessionUsagePerTurn(t *testing.T) {
 	ls := must(t, dir, "git", "agentproto", "sessions", "ls", "--all")
 	if !strings.Contains(ls, r.Spend.String()) || !strings.Contains(ls, "(+1 turns unknown)") {
 		t.Errorf("sessions ls does not show the spend %q:\n%s", r.Spend.String(), ls)
+	}
+	// watch shows the session's spend, the unknown turn said.
+	var w struct {
+		Sessions []struct {
+			ID    string      `json:"id"`
+			Spend spend.Total `json:"spend"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "watch", "--json")), &w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Sessions) != 1 || w.Sessions[0].ID != id || w.Sessions[0].Spend != r.Spend {
+		t.Errorf("watch --json sessions: %+v, record %+v", w.Sessions, r.Spend)
+	}
+	once := must(t, dir, "git", "agentproto", "watch", "--once")
+	if short := r.Spend.Short(); !strings.HasPrefix(short, "≥$0.2") || !regexp.MustCompile(`(?m)^`+id+` .* `+regexp.QuoteMeta(short)+`$`).MatchString(once) {
+		t.Errorf("watch --once does not end the session's line with %q:\n%s", short, once)
 	}
 }
 
@@ -243,6 +261,30 @@ func TestPlanSpendIsWhole(t *testing.T) {
 	text := must(t, dir, "git", "agentproto", "plan", "status", "demo")
 	if !strings.Contains(text, "spend: "+s.Total.String()) {
 		t.Errorf("plan status does not show the spend %q:\n%s", s.Total, text)
+	}
+	// watch shows the same: the plan's total and each WP's.
+	var w struct {
+		Spend *spend.Plan `json:"spend"`
+		WPs   []struct {
+			ID    string       `json:"id"`
+			Spend *spend.Total `json:"spend"`
+		} `json:"wps"`
+	}
+	if err := json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "watch", "demo", "--json")), &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Spend == nil || w.Spend.Total != s.Total || w.Spend.Supervisor != s.Supervisor {
+		t.Errorf("watch --json spend: %+v, plan status %+v", w.Spend, s)
+	}
+	for _, r := range w.WPs {
+		if want, ok := s.WPs[r.ID]; !ok || r.Spend == nil || *r.Spend != want {
+			t.Errorf("watch --json %s: %+v, plan status %+v", r.ID, r.Spend, s.WPs[r.ID])
+		}
+	}
+	once := must(t, dir, "git", "agentproto", "watch", "demo", "--once")
+	if !strings.Contains(once, "spend "+s.Total.String()+" · supervisor "+s.Supervisor.Short()) || !regexp.MustCompile(`(?m)^WP2 .* \$0\.0200 `).MatchString(once) ||
+		!regexp.MustCompile(`(?m)^WP0 .* unknown `).MatchString(once) {
+		t.Errorf("watch --once does not show the spend:\n%s", once)
 	}
 	show := must(t, dir, "git", "agentproto", "spend", "show")
 	if !strings.Contains(show, "plan demo: "+s.Total.String()) || !strings.Contains(show, "day "+spend.Day(time.Now())) {
