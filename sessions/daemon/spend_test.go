@@ -142,3 +142,23 @@ func BenchmarkTurnAccounting(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/turn")
 }
+
+// BenchmarkSupervisorSpendRead: what a usage report adds when a plan or
+// day cap is set, the supervisors' reports read from the ledger of a
+// repository with 200 turns recorded.
+func BenchmarkSupervisorSpendRead(b *testing.B) {
+	caps := config.Budgets{PlanUSD: 1e9}
+	d, l := accounting(b, caps)
+	for i := 0; i < 200; i++ {
+		accountTurn(d, l)
+	}
+	if _, err := spend.RecordSupervisor(d.ledger, spend.SupervisorEvent{Plan: "p", ID: "sup-1", Turn: spend.Turn{InputTokens: 1}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := d.supervisorSpend(caps); r == nil || r.Supervisor["p"].Turns != 1 {
+			b.Fatalf("the supervisor's report: %+v", r)
+		}
+	}
+}
