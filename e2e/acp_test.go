@@ -116,7 +116,7 @@ options = %s
 			// What an agent did not report is unknown, never zero.
 			rec := loadRecord(t, dir, id)
 			for _, u := range rec.Usage {
-				if !u.Unknown && u.Tokens() == 0 {
+				if !u.Unknown && !u.TokensUnknown && u.Tokens() == 0 {
 					t.Errorf("turn %d: usage known and zero: %+v", u.Turn, u)
 				}
 			}

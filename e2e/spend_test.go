@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,23 @@ func TestSessionUsagePerTurn(t *testing.T) {
 	ls := must(t, dir, "git", "agentproto", "sessions", "ls", "--all")
 	if !strings.Contains(ls, r.Spend.String()) || !strings.Contains(ls, "(+1 turns unknown)") {
 		t.Errorf("sessions ls does not show the spend %q:\n%s", r.Spend.String(), ls)
+	}
+	// watch shows the session's spend, the unknown turn said.
+	var w struct {
+		Sessions []struct {
+			ID    string      `json:"id"`
+			Spend spend.Total `json:"spend"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "watch", "--json")), &w); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Sessions) != 1 || w.Sessions[0].ID != id || w.Sessions[0].Spend != r.Spend {
+		t.Errorf("watch --json sessions: %+v, record %+v", w.Sessions, r.Spend)
+	}
+	once := must(t, dir, "git", "agentproto", "watch", "--once")
+	if short := r.Spend.Short(); !strings.HasPrefix(short, "≥$0.2") || !regexp.MustCompile(`(?m)^`+id+` .* `+regexp.QuoteMeta(short)+`$`).MatchString(once) {
+		t.Errorf("watch --once does not end the session's line with %q:\n%s", short, once)
 	}
 }
 
@@ -244,11 +262,75 @@ func TestPlanSpendIsWhole(t *testing.T) {
 	if !strings.Contains(text, "spend: "+s.Total.String()) {
 		t.Errorf("plan status does not show the spend %q:\n%s", s.Total, text)
 	}
+	// watch shows the same: the plan's total and each WP's.
+	var w struct {
+		Spend *spend.Plan `json:"spend"`
+		WPs   []struct {
+			ID    string       `json:"id"`
+			Spend *spend.Total `json:"spend"`
+		} `json:"wps"`
+	}
+	if err := json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "watch", "demo", "--json")), &w); err != nil {
+		t.Fatal(err)
+	}
+	if w.Spend == nil || w.Spend.Total != s.Total || w.Spend.Supervisor != s.Supervisor {
+		t.Errorf("watch --json spend: %+v, plan status %+v", w.Spend, s)
+	}
+	for _, r := range w.WPs {
+		if want, ok := s.WPs[r.ID]; !ok || r.Spend == nil || *r.Spend != want {
+			t.Errorf("watch --json %s: %+v, plan status %+v", r.ID, r.Spend, s.WPs[r.ID])
+		}
+	}
+	once := must(t, dir, "git", "agentproto", "watch", "demo", "--once")
+	if !strings.Contains(once, "spend "+s.Total.String()+" · supervisor "+s.Supervisor.Short()) || !regexp.MustCompile(`(?m)^WP2 .* \$0\.0200 `).MatchString(once) ||
+		!regexp.MustCompile(`(?m)^WP0 .* unknown `).MatchString(once) {
+		t.Errorf("watch --once does not show the spend:\n%s", once)
+	}
 	show := must(t, dir, "git", "agentproto", "spend", "show")
 	if !strings.Contains(show, "plan demo: "+s.Total.String()) || !strings.Contains(show, "day "+spend.Day(time.Now())) {
 		t.Errorf("spend show:\n%s", show)
 	}
 	if _, errOut, err := sh(t, dir, nil, "git", "agentproto", "spend", "report", "demo", "--id", "sup-1", "--input", "1"); err == nil || !strings.Contains(errOut, "with other content") {
 		t.Errorf("the same report id with other figures was taken: %v %s", err, errOut)
+	}
+}
+
+// A supervisor's reported spend counts in its plan's budget in the
+// sessions daemon, though no session holds it: a session of the plan is
+// stopped once its own 1,500 tokens and the supervisor's 9,000 reach the
+// plan's cap of 10,000, no new session of the plan starts, a session of
+// another plan does.
+func TestSupervisorSpendCountsInThePlanBudget(t *testing.T) {
+	dir := newRepo(t)
+	writeConfig(t, filepath.Join(dir, "agentproto.toml"), "[budgets]\nplan_tokens = 10000\n")
+	must(t, dir, "git", "agentproto", "spend", "report", "demo", "--id", "sup-1", "--input", "9000")
+	id, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--label", "demo/WP1", "--prompt", script(
+		`{"op":"usage","usage":{"input":500}}`,
+		`{"op":"sleep","ms":200}`,
+		`{"op":"usage","usage":{"input":1500}}`,
+		`{"op":"sleep","ms":4000}`,
+		`{"op":"say","text":"still running"}`))
+	if err != nil {
+		t.Fatalf("start: %v %s", err, errOut)
+	}
+	sh(t, dir, nil, "git", "agentproto", "sessions", "wait", id, "--until", "exit", "--timeout", "20s")
+	r := loadRecord(t, dir, id)
+	if r.State != sessions.StateFailed || !strings.Contains(r.Failure, "budget_exhausted: plan demo used 10500 tokens") {
+		t.Fatalf("record: state %s failure %q faults %v", r.State, r.Failure, r.Faults)
+	}
+	if strings.Contains(outputLog(dir, id), "still running") {
+		t.Fatal("the turn went on after the plan's cap")
+	}
+	if _, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--label", "demo/WP2", "--prompt", script(`{"op":"say","text":"hi"}`)); err == nil ||
+		!strings.Contains(errOut, "no session starts under it") {
+		t.Fatalf("a session of the spent plan started: %v %s", err, errOut)
+	}
+	other, errOut, err := startSession(t, dir, "--adapter", "scripted", "--no-ping", "--dir", dir, "--label", "other/WP1", "--prompt", script(`{"op":"usage","usage":{"input":1500}}`, `{"op":"say","text":"done"}`))
+	if err != nil {
+		t.Fatalf("a session of another plan was refused: %v %s", err, errOut)
+	}
+	must(t, dir, "git", "agentproto", "sessions", "wait", other, "--timeout", "20s")
+	if o := loadRecord(t, dir, other); containsStr(o.Faults, spend.FaultBudgetExhausted) {
+		t.Fatalf("another plan's session was stopped: %q", o.Failure)
 	}
 }

@@ -92,7 +92,7 @@ func addPeerTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			return &Result[*peers.Observation]{Command: "supervisor observe", Doc: o, Summary: "observation of goal " + in.Goal}, nil
+			return &Result[*peers.Observation]{Command: "supervisor observe", Doc: o, Summary: "observation of goal " + in.Goal + " · spend " + o.Spend.All.String()}, nil
 		})
 	addTool(s, "supervisor_propose", "Validate a supervisor_decision_v0 (observe, inject, handoff, discard; fork where the clone's fork mode is on and its host check passes) and, with apply, record it as supervisor_proposed. A proposal never proves anything happened.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in proposeIn) (*Result[*peers.Proposal], error) {

@@ -116,7 +116,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			}
 			return &Result[*sessions.Record]{Command: "sessions start", Doc: rec, Summary: fmt.Sprintf("started %s (%s) in %s", rec.ID, rec.State, rec.Dir)}, nil
 		})
-	addTool(s, "session_list", "List sessions: id, label, adapter, model, dir, state, turns, last activity. For one plan's work packages and their verdicts, dispatch_status says more.",
+	addTool(s, "session_list", "List sessions: id, label, adapter, model, dir, state, turns, spend (each turn's usage; a turn its agent reported nothing of is unknown, never 0), last activity. For one plan's work packages and their verdicts, dispatch_status says more.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in listIn) (*Result[[]*sessions.Record], error) {
 			rows, err := e.app.ListSessions(ctx, in.All)
 			if err != nil {

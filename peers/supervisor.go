@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/spend"
 	"github.com/agentproto/agentproto/worktree"
 )
 
@@ -181,6 +182,9 @@ type Observation struct {
 	// stopped on a question only the supervisor answers (plan answer), as
 	// Service.Waiting gives them.
 	WaitingDecisions any `json:"waiting_decisions"`
+	// Spend is what the repository's plans cost, today and in all
+	// (spend.go).
+	Spend PacketSpend `json:"spend"`
 }
 
 // GoalRef names the goal.
@@ -207,6 +211,8 @@ type PeerView struct {
 	// Contract is how the peer may be addressed, by whom; empty lists
 	// when it stated none.
 	Contract Contract `json:"contract"`
+	// Spend is what the peer's sessions used.
+	Spend spend.Total `json:"spend"`
 }
 
 // ClaimView is one of a peer's current claims.
@@ -329,7 +335,7 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 		v.Evidence = append(v.Evidence, evs...)
 		for _, id := range p.Sessions {
 			if r, err := store.Load(id); err == nil {
-				v.Effects = append(v.Effects, Effect{Kind: "session", Ref: id, Summary: fmt.Sprintf("%s, %d turns", r.State, r.Turns)})
+				v.Effects = append(v.Effects, Effect{Kind: "session", Ref: id, Summary: fmt.Sprintf("%s, %d turns, %s", r.State, r.Turns, r.Spend)})
 			}
 		}
 		v.Effects = append(v.Effects, s.commits(v.Workspace)...)
@@ -358,6 +364,7 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 		}
 	}
 	s.addWaiting(o)
+	s.addSpend(o, store)
 	sort.Strings(o.Warnings)
 	return o, nil
 }

@@ -27,7 +27,8 @@ var Scopes = []string{ScopeSession, ScopeWP, ScopePlan, ScopeDay}
 
 // Exhausted says which cap a scope's total has reached, or nil. Tokens
 // count every kind; dollars count the turns that have a cost (an unknown
-// or unpriced turn cannot reach a dollar cap, and Total.String says so).
+// or unpriced turn cannot reach a dollar cap, nor a turn whose agent gave
+// no token counts a token cap, and Total.String says so).
 type Exhausted struct {
 	Scope string  `json:"scope"`
 	Key   string  `json:"key"`  // budgets key, "session_usd"

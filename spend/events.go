@@ -111,13 +111,25 @@ func Read(s gitstore.Store) (*Rollup, gitstore.Warnings, error) {
 	r := NewRollup()
 	warn, err := gitstore.Fold(s, r,
 		gitstore.On(turnKind, func(r *Rollup, _ *gitstore.Event, e TurnEvent) { r.AddTurn(e.Session, e.Label, e.Turn) }),
-		gitstore.On(supervisorKind, func(r *Rollup, ev *gitstore.Event, e SupervisorEvent) {
-			if e.At.IsZero() {
-				e.At, _ = time.Parse(time.RFC3339Nano, ev.Time)
-			}
-			r.AddSupervisor(e.Plan, e.Turn)
-		}))
+		gitstore.On(supervisorKind, addSupervisor))
 	return r, warn, err
+}
+
+// ReadSupervisor folds the supervisors' reports alone: the part of a
+// plan's and a day's spend that no session's record holds, which the
+// sessions daemon adds to its own book for the plan and day budgets.
+func ReadSupervisor(s gitstore.Store) (*Rollup, gitstore.Warnings, error) {
+	r := NewRollup()
+	warn, err := gitstore.Fold(s, r, gitstore.On(supervisorKind, addSupervisor))
+	return r, warn, err
+}
+
+// addSupervisor counts a report on the day of its event.
+func addSupervisor(r *Rollup, ev *gitstore.Event, e SupervisorEvent) {
+	if e.At.IsZero() {
+		e.At, _ = time.Parse(time.RFC3339Nano, ev.Time)
+	}
+	r.AddSupervisor(e.Plan, e.Turn)
 }
 
 // Plan is one plan's spend: its executors' sessions by work package, the

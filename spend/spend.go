@@ -26,7 +26,10 @@ type Turn struct {
 	Model string    `json:"model,omitempty"`
 	// Unknown: the agent reported no usage for the turn. Its tokens and
 	// cost are not zero, they are not known.
-	Unknown             bool    `json:"unknown,omitempty"`
+	Unknown bool `json:"unknown,omitempty"`
+	// TokensUnknown: the agent gave the turn's cost but no token counts
+	// (an ACP agent's usage_update): its tokens are not known, not zero.
+	TokensUnknown       bool    `json:"tokens_unknown,omitempty"`
 	InputTokens         int64   `json:"input_tokens"`
 	CachedInputTokens   int64   `json:"cached_input_tokens"`
 	CacheCreationTokens int64   `json:"cache_creation_tokens"`
@@ -66,6 +69,7 @@ func Priced(n int, at time.Time, model string, r Report, prices map[string]confi
 	}
 	t := Turn{Turn: n, At: at.UTC(), Model: model, InputTokens: r.InputTokens, CachedInputTokens: r.CachedInputTokens,
 		CacheCreationTokens: r.CacheCreationTokens, OutputTokens: r.OutputTokens, Final: r.Final}
+	t.TokensUnknown = r.HasCost && t.Tokens() == 0
 	switch p, ok := PriceOf(prices, model); {
 	case r.HasCost:
 		t.CostUSD, t.CostFrom = r.CostUSD, CostFromAgent
@@ -107,6 +111,7 @@ type Total struct {
 	Turns               int     `json:"turns"`
 	UnknownTurns        int     `json:"unknown_turns,omitempty"`
 	UnpricedTurns       int     `json:"unpriced_turns,omitempty"`
+	TokensUnknownTurns  int     `json:"tokens_unknown_turns,omitempty"`
 	InputTokens         int64   `json:"input_tokens"`
 	CachedInputTokens   int64   `json:"cached_input_tokens"`
 	CacheCreationTokens int64   `json:"cache_creation_tokens"`
@@ -124,6 +129,9 @@ func (s *Total) Add(t Turn) {
 	if t.CostFrom == "" {
 		s.UnpricedTurns++
 	}
+	if t.TokensUnknown {
+		s.TokensUnknownTurns++
+	}
 	s.InputTokens += t.InputTokens
 	s.CachedInputTokens += t.CachedInputTokens
 	s.CacheCreationTokens += t.CacheCreationTokens
@@ -136,6 +144,7 @@ func (s *Total) Merge(o Total) {
 	s.Turns += o.Turns
 	s.UnknownTurns += o.UnknownTurns
 	s.UnpricedTurns += o.UnpricedTurns
+	s.TokensUnknownTurns += o.TokensUnknownTurns
 	s.InputTokens += o.InputTokens
 	s.CachedInputTokens += o.CachedInputTokens
 	s.CacheCreationTokens += o.CacheCreationTokens
@@ -167,11 +176,49 @@ func (s Total) String() string {
 			money = fmt.Sprintf("≥$%.4f", s.CostUSD)
 		}
 	}
-	out := money + " · " + Count(s.Tokens()) + " tok"
+	out := money + " · " + s.tokens() + " tok"
 	if s.UnknownTurns > 0 {
 		out += fmt.Sprintf(" (+%d turns unknown)", s.UnknownTurns)
 	}
 	return out
+}
+
+// tokens is the token count, "?" when no known turn gave one and a floor
+// when some did not.
+func (s Total) tokens() string {
+	switch known := s.Turns - s.UnknownTurns; {
+	case s.TokensUnknownTurns == known:
+		return "?"
+	case s.TokensUnknownTurns > 0:
+		return "≥" + Count(s.Tokens())
+	}
+	return Count(s.Tokens())
+}
+
+// Short is the narrow form a live view's column holds: the dollars when
+// any turn has them, else the tokens; "≥" when some turns are not in the
+// figure (unknown, unpriced, or without token counts), "unknown" when no
+// turn reported anything, "-" before the first turn.
+func (s Total) Short() string {
+	known := s.Turns - s.UnknownTurns
+	switch {
+	case s.Turns == 0:
+		return "-"
+	case known == 0:
+		return "unknown"
+	case s.UnpricedTurns < known:
+		return floor(s.UnknownTurns+s.UnpricedTurns > 0) + fmt.Sprintf("$%.4f", s.CostUSD)
+	case s.TokensUnknownTurns == known:
+		return "? tok"
+	}
+	return floor(s.UnknownTurns+s.TokensUnknownTurns > 0) + Count(s.Tokens()) + " tok"
+}
+
+func floor(partial bool) string {
+	if partial {
+		return "≥"
+	}
+	return ""
 }
 
 // Count prints a token count short: 950, 12.3k, 4.56M.

@@ -61,6 +61,47 @@ func TestTotalsSayWhatIsUnknown(t *testing.T) {
 	}
 }
 
+// A turn whose agent gave its cost and no tokens has tokens unknown, not
+// zero; the short form says what its figure leaves out.
+func TestCostOnlyTurnsAndTheShortForm(t *testing.T) {
+	c := Priced(1, day, "m", Report{CostUSD: 0.25, HasCost: true}, nil)
+	if !c.TokensUnknown || c.CostUSD != 0.25 || c.CostFrom != CostFromAgent {
+		t.Fatalf("cost only: %+v", c)
+	}
+	if p := Priced(1, day, "m", Report{InputTokens: 5, CostUSD: 0.25, HasCost: true}, nil); p.TokensUnknown {
+		t.Fatalf("tokens were given: %+v", p)
+	}
+	var s Total
+	s.Add(c)
+	if s.String() != "$0.2500 · ? tok" || s.Short() != "$0.2500" {
+		t.Fatalf("one cost-only turn: %q %q", s, s.Short())
+	}
+	s.Add(Turn{InputTokens: 1000, CostUSD: 0.5, CostFrom: CostFromAgent})
+	if s.String() != "$0.7500 · ≥1000 tok" {
+		t.Fatalf("some tokens unknown: %q", s)
+	}
+	for _, c := range []struct {
+		turns []Turn
+		want  string
+	}{
+		{nil, "-"},
+		{[]Turn{{Unknown: true}}, "unknown"},
+		{[]Turn{{InputTokens: 20000}}, "20.0k tok"},
+		{[]Turn{{InputTokens: 20000}, {Unknown: true}}, "≥20.0k tok"},
+		{[]Turn{{InputTokens: 1, CostUSD: 0.01, CostFrom: CostFromAgent}}, "$0.0100"},
+		{[]Turn{{InputTokens: 1, CostUSD: 0.01, CostFrom: CostFromAgent}, {InputTokens: 5}}, "≥$0.0100"},
+		{[]Turn{{InputTokens: 1, CostUSD: 0.01, CostFrom: CostFromAgent}, {Unknown: true}}, "≥$0.0100"},
+	} {
+		var s Total
+		for _, t := range c.turns {
+			s.Add(t)
+		}
+		if s.Short() != c.want {
+			t.Errorf("%+v: %q, want %q", c.turns, s.Short(), c.want)
+		}
+	}
+}
+
 func TestCheckReachesACapAtItsValue(t *testing.T) {
 	b := config.Budgets{SessionTokens: 100, PlanUSD: 0.5}
 	if e := Check(b, ScopeSession, "s", Total{InputTokens: 99}); e != nil {

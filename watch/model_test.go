@@ -1,8 +1,11 @@
 package watch
 
 import (
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentproto/agentproto/spend"
 )
 
 // When the list re-sorts under it, the selection stays on the session and
@@ -38,5 +41,36 @@ func TestOnceIsPlainAndSaysWhatItHides(t *testing.T) {
 	}
 	if !strings.Contains(out, "more sessions") {
 		t.Errorf("30 sessions in 24 lines, and nothing says some are hidden:\n%s", out)
+	}
+}
+
+// Each session, work package and the plan show what they cost; a session
+// whose agent reported nothing says unknown, never $0.
+func TestTheViewShowsSpend(t *testing.T) {
+	wp1 := spend.Total{}
+	wp1.Add(spend.Turn{InputTokens: 1000, OutputTokens: 100, CostUSD: 0.02, CostFrom: spend.CostFromAgent})
+	var silent, sup spend.Total
+	silent.Add(spend.Turn{Unknown: true})
+	sup.Add(spend.Turn{InputTokens: 500000, CostUSD: 0.5, CostFrom: spend.CostFromPrices})
+	plan := &spend.Plan{Executors: wp1, Supervisor: sup, WPs: map[string]spend.Total{"WP1": wp1}}
+	plan.Total.Merge(wp1)
+	plan.Total.Merge(sup)
+	snap := &Snapshot{Project: "demo", Spend: plan,
+		WPs:      []WPRow{{ID: "WP0", State: "planned", Title: "first"}, {ID: "WP1", State: "verified", Title: "second", Spend: &wp1}},
+		Sessions: []SessionRow{{ID: "s-1", State: "exited", Spend: wp1}, {ID: "s-2", State: "exited", Spend: silent}}}
+	out := Once(snap, 120)
+	for _, want := range []string{
+		"spend $0.5200 · 501.1k tok · supervisor $0.5000",
+		"WP0    planned       -     -               -         first",
+		"WP1    verified      -     -               $0.0200   second",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the view lacks %q:\n%s", want, out)
+		}
+	}
+	for _, s := range []struct{ id, want string }{{"s-1", "$0.0200"}, {"s-2", "unknown"}} {
+		if !regexp.MustCompile(`(?m)^` + s.id + ` .* ` + regexp.QuoteMeta(s.want) + `$`).MatchString(out) {
+			t.Errorf("session %s does not end in %q:\n%s", s.id, s.want, out)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/spend"
 )
 
 // WPRow is one work package of the watched plan.
@@ -34,6 +35,9 @@ type WPRow struct {
 	Session string `json:"session,omitempty"`
 	// Checkpoint is the short commit of the WP's checkpoint.
 	Checkpoint string `json:"checkpoint,omitempty"`
+	// Spend is what the WP's sessions used, from the ledger's usage events
+	// (a turn counts once it ended); nil before any.
+	Spend *spend.Total `json:"spend,omitempty"`
 }
 
 // SessionRow is one session of the daemon.
@@ -48,6 +52,9 @@ type SessionRow struct {
 	Warnings     []string  `json:"warnings,omitempty"`
 	// Sandbox is how the session is confined ("landlock", "none").
 	Sandbox string `json:"sandbox,omitempty"`
+	// Spend is the session's from its record, the running turn's latest
+	// report included: live, where the ledger has ended turns only.
+	Spend spend.Total `json:"spend"`
 }
 
 // PolicyRow is one policy attached in the daemon.
@@ -76,6 +83,9 @@ type Snapshot struct {
 	Sessions []SessionRow `json:"sessions"`
 	Policies []PolicyRow  `json:"policies"`
 	Peers    []PeerRow    `json:"peers"`
+	// Spend is the watched plan's: executors by WP, the supervisor's own
+	// reports, both together; nil before any usage was recorded for it.
+	Spend *spend.Plan `json:"spend,omitempty"`
 	// Problems are sources that could not be read: shown, never fatal,
 	// so one unreadable part does not blank the whole view.
 	Problems []string `json:"problems,omitempty"`
@@ -107,6 +117,15 @@ func Take(src Sources) *Snapshot {
 			problem("pipeline state", err)
 		} else {
 			s.WPs, s.Pipeline = wpRows(src.Project, st), pipelineLines(st)
+		}
+		if use, _, err := spend.Read(src.Ledger); err != nil {
+			problem("spend", err)
+		} else if s.Spend = use.Plan(src.Project.Name); s.Spend != nil {
+			for i := range s.WPs {
+				if t, ok := s.Spend.WPs[s.WPs[i].ID]; ok {
+					s.WPs[i].Spend = &t
+				}
+			}
 		}
 	}
 	if src.Store != nil {
@@ -183,7 +202,7 @@ func sessionRows(recs []*sessions.Record) []SessionRow {
 			continue
 		}
 		rows = append(rows, SessionRow{ID: r.ID, Label: r.Label, Adapter: r.Adapter, State: r.State, Turns: r.Turns,
-			LastActivity: r.LastActivity, Faults: r.Faults, Warnings: r.Warnings, Sandbox: r.Sandbox})
+			LastActivity: r.LastActivity, Faults: r.Faults, Warnings: r.Warnings, Sandbox: r.Sandbox, Spend: r.Spend})
 	}
 	// Live sessions first, then the most recently active.
 	sort.SliceStable(rows, func(i, j int) bool {

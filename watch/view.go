@@ -72,10 +72,17 @@ func (m *Model) Render() string {
 	budget := max((h-8)/4, 2)
 	if snap.Project != "" {
 		line(st.head, "WORK PACKAGES"+pipelineSuffix(snap.Pipeline))
+		if p := snap.Spend; p != nil {
+			line(lipgloss.NewStyle(), fmt.Sprintf("spend %s · supervisor %s", p.Total, p.Supervisor.Short()))
+		}
 		shown := window(len(snap.WPs), m.wpSel, budget)
 		for _, r := range shown {
 			wp := snap.WPs[r]
-			text := fmt.Sprintf("%-6s %-13s %-5s %-15s %s", wp.ID, wp.State, orDefault(wp.Verdict, "-"), orDefault(wp.Session, "-"), wp.Title)
+			cost := "-"
+			if wp.Spend != nil {
+				cost = wp.Spend.Short()
+			}
+			text := fmt.Sprintf("%-6s %-13s %-5s %-15s %-9s %s", wp.ID, wp.State, orDefault(wp.Verdict, "-"), orDefault(wp.Session, "-"), cost, wp.Title)
 			if wp.Checkpoint != "" {
 				text += " @" + wp.Checkpoint
 			}
@@ -102,7 +109,7 @@ func (m *Model) Render() string {
 	shownSessions := window(len(snap.Sessions), m.sessSel, budget)
 	for _, r := range shownSessions {
 		s := snap.Sessions[r]
-		text := fmt.Sprintf("%-15s %-8s turns %-3d %-10s %-10s %s", s.ID, s.State, s.Turns, s.Adapter, orDefault(s.Label, "-"), clock(s.LastActivity))
+		text := fmt.Sprintf("%-15s %-8s turns %-3d %-10s %-10s %s %s", s.ID, s.State, s.Turns, s.Adapter, orDefault(s.Label, "-"), clock(s.LastActivity), s.Spend.Short())
 		style := lipgloss.NewStyle()
 		if n := len(s.Faults); n > 0 {
 			text += fmt.Sprintf(" · fault %s", strings.Join(s.Faults, ","))

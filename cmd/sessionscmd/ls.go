@@ -26,7 +26,7 @@ func newCmdLs(f *cmdutil.Factory, runF func(*LsOptions) error) *cobra.Command {
 	opts := &LsOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "ls [--all] [--json]",
-		Short: "List sessions: id, label, adapter, model, dir, state, turns, last activity, pid",
+		Short: "List sessions: id, label, adapter, model, dir, state, turns, spend, last activity, pid",
 		Args:  cmdutil.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(opts, runF, lsRun) },
 	}

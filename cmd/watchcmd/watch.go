@@ -21,10 +21,11 @@ func NewCmdWatch(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch [PROJECT] [--goal G] [--once] [--json]",
 		Short: "A live view of the run: work packages, sessions, policies, peers and a session's output",
-		Long: `Show the plan's work packages (state, verify verdict, checkpoint), every session
-of the daemon (state, turns, last activity, faults and warnings), the policies
-attached, the peers and claims of --goal, and the selected session's clean
-output. The view redraws when the ledger or a session changes.
+		Long: `Show the plan's work packages (state, verify verdict, checkpoint, spend), the
+plan's spend, every session of the daemon (state, turns, last activity, spend,
+faults and warnings), the policies attached, the peers and claims of --goal, and
+the selected session's clean output. The view redraws when the ledger or a
+session changes.
 
 Keys: tab switches between work packages and sessions, up/down (j/k) select,
 v verifies the selected work package, p prompts the selected session, i

@@ -98,8 +98,8 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request) {
 		writeJSON(w, 200, map[string]any{"totalTokens": len(req.Body) / 4})
 		return
 	case "generateContent":
-		req.Answered = "side"
-		writeJSON(w, 200, geminiChunk(model, []any{map[string]any{"text": `{"next_speaker": "user", "reasoning": "The model answered."}`}}, "STOP"))
+		req.Answered, req.Usage = "side", DefaultUsage
+		writeJSON(w, 200, geminiChunk(model, []any{map[string]any{"text": `{"next_speaker": "user", "reasoning": "The model answered."}`}}, "STOP", DefaultUsage))
 		return
 	case "streamGenerateContent":
 	default:
@@ -118,9 +118,11 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request) {
 		geminiError(w, rep.Status, rep.Message, rep.RetryAfter, model)
 		return
 	}
+	u := rep.usage()
+	req.Usage = u
 	e := newSSE(w, r, rep.Delay)
 	for _, word := range words(rep.Text) {
-		if !e.pause() || !e.data(geminiChunk(model, []any{map[string]any{"text": word}}, "")) {
+		if !e.pause() || !e.data(geminiChunk(model, []any{map[string]any{"text": word}}, "", u)) {
 			return
 		}
 		if rep.Cut {
@@ -131,11 +133,12 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, req *Request) {
 	if rep.Tool != nil {
 		last = append(last, map[string]any{"functionCall": map[string]any{"name": rep.Tool.Name, "args": rep.Tool.Input}})
 	}
-	e.data(geminiChunk(model, last, "STOP"))
+	e.data(geminiChunk(model, last, "STOP", u))
 }
 
-// geminiChunk is one GenerateContentResponse.
-func geminiChunk(model string, parts []any, finish string) map[string]any {
+// geminiChunk is one GenerateContentResponse, with the usage of the
+// whole answer.
+func geminiChunk(model string, parts []any, finish string, u Usage) map[string]any {
 	if parts == nil {
 		parts = []any{}
 	}
@@ -144,7 +147,7 @@ func geminiChunk(model string, parts []any, finish string) map[string]any {
 		cand["finishReason"] = finish
 	}
 	return map[string]any{"candidates": []any{cand}, "modelVersion": model,
-		"usageMetadata": map[string]any{"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21}}
+		"usageMetadata": geminiUsage(u)}
 }
 
 // data writes one data-only server-sent event, as the Gemini API streams.

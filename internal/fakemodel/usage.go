@@ -24,3 +24,15 @@ func openaiUsage(u Usage) map[string]any {
 	return map[string]any{"input_tokens": in, "input_tokens_details": map[string]any{"cached_tokens": u.CacheRead},
 		"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": 0}, "total_tokens": in + u.Output}
 }
+
+// geminiUsage is the Gemini API's usageMetadata: promptTokenCount
+// includes the cached tokens, which cachedContentTokenCount counts
+// (ai.google.dev, "Context caching"). The API has no cache writes.
+func geminiUsage(u Usage) map[string]any {
+	prompt := u.Input + u.CacheRead
+	m := map[string]any{"promptTokenCount": prompt, "candidatesTokenCount": u.Output, "totalTokenCount": prompt + u.Output}
+	if u.CacheRead > 0 {
+		m["cachedContentTokenCount"] = u.CacheRead
+	}
+	return m
+}

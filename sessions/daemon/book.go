@@ -51,10 +51,14 @@ func (b *book) set(id, label string, turns []spend.Turn) {
 }
 
 // check is the first cap reached by the work package and plan of label
-// or by day, or nil.
-func (b *book) check(caps config.Budgets, label, day string) *spend.Exhausted {
+// or by day, or nil. sup, when not nil, holds the supervisors' reports,
+// which count in their plan and day.
+func (b *book) check(caps config.Budgets, label, day string, sup *spend.Rollup) *spend.Exhausted {
 	wp, plan := spend.WPOf(label), spend.PlanOf(label)
 	var wpT, planT, dayT spend.Total
+	if sup != nil {
+		planT, dayT = sup.Supervisor[plan], sup.Days[day]
+	}
 	b.mu.Lock()
 	for _, e := range b.entries {
 		for _, t := range e.turns {

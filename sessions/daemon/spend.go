@@ -134,7 +134,27 @@ func (d *Daemon) over(l *live, label string, t spend.Turn) *spend.Exhausted {
 	if ex := spend.Check(b, spend.ScopeSession, l.rec.ID, own); ex != nil {
 		return ex
 	}
-	return d.book.check(b, label, spend.Day(t.At))
+	return d.book.check(b, label, spend.Day(t.At), d.supervisorSpend(b))
+}
+
+// supervisorSpend is what supervisors reported of their own spend (spend
+// report, a usage_supervisor event): no session's record holds it, yet a
+// plan's total and a day's include it, so their caps count it. It is read
+// from the ledger at each check, through the kind index, and only when a
+// plan or day cap is set; a report written while a session runs counts
+// from that session's next usage report. nil when no such cap is set, or
+// when the ledger cannot be read (logged: the sessions' own spend is
+// still held to the caps).
+func (d *Daemon) supervisorSpend(b config.Budgets) *spend.Rollup {
+	if b.PlanTokens == 0 && b.PlanUSD == 0 && b.DayTokens == 0 && b.DayUSD == 0 {
+		return nil
+	}
+	r, _, err := spend.ReadSupervisor(d.ledger)
+	if err != nil {
+		d.logf("budgets: the supervisors' spend could not be read, so it is not counted: %v", err)
+		return nil
+	}
+	return r
 }
 
 // exhaust stops a session at a budget: its plugin and every process it
@@ -163,7 +183,7 @@ func (d *Daemon) refuseSpent(b config.Budgets, label string) error {
 	if b.IsZero() {
 		return nil
 	}
-	if ex := d.book.check(b, label, spend.Day(time.Now())); ex != nil {
+	if ex := d.book.check(b, label, spend.Day(time.Now()), d.supervisorSpend(b)); ex != nil {
 		return fault.Refusedf("%v: no session starts under it until the supervisor raises the budget", ex)
 	}
 	return nil

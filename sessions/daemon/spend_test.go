@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,13 +80,13 @@ func TestWiderBudgetsCountEverySession(t *testing.T) {
 	caps := config.Budgets{WPTokens: 500000}
 	d, l := accounting(t, caps)
 	d.book.set("s-000000000002", "p/WP1", []spend.Turn{{Turn: 1, At: time.Now(), InputTokens: 400000}})
-	if ex := d.book.check(caps, "p/WP2", spend.Day(time.Now())); ex != nil {
+	if ex := d.book.check(caps, "p/WP2", spend.Day(time.Now()), nil); ex != nil {
 		t.Fatalf("another WP's session counted: %v", ex)
 	}
 	l.rec.Turns = 1
 	l.stopped = true // the stop itself is the e2e tests'; here no plugin runs
 	d.onUsage(l, usageEvent(1000, 0, 0, false))
-	if ex := d.book.check(caps, "p/WP1", spend.Day(time.Now())); ex != nil {
+	if ex := d.book.check(caps, "p/WP1", spend.Day(time.Now()), nil); ex != nil {
 		t.Fatalf("401k of 500k: %v", ex)
 	}
 	d.onUsage(l, usageEvent(100000, 0, 0, false))
@@ -94,6 +95,39 @@ func TestWiderBudgetsCountEverySession(t *testing.T) {
 	}
 	if err := d.refuseSpent(caps, "p/WP2"); err != nil {
 		t.Fatalf("another work package refused: %v", err)
+	}
+}
+
+// A supervisor's reported spend (spend report) counts in its plan's and
+// its day's caps, though no session's record holds it: a session of the
+// plan whose own spend is far below the cap reaches it, a new session of
+// the plan is refused, a session of another plan is not.
+func TestSupervisorSpendCountsInPlanAndDayBudgets(t *testing.T) {
+	caps := config.Budgets{PlanTokens: 10000}
+	d, l := accounting(t, caps)
+	if _, err := spend.RecordSupervisor(d.ledger, spend.SupervisorEvent{Plan: "p", ID: "sup-1", Turn: spend.Turn{InputTokens: 9000}}); err != nil {
+		t.Fatal(err)
+	}
+	l.rec.Turns = 1
+	l.stopped = true // the stop itself is the e2e tests'; here no plugin runs
+	d.onUsage(l, usageEvent(500, 0, 0, false))
+	if ex := d.over(l, l.rec.Label, spend.Turn{At: time.Now()}); ex != nil {
+		t.Fatalf("9500 of 10000: %v", ex)
+	}
+	d.onUsage(l, usageEvent(1000, 0, 0, false))
+	ex := d.over(l, l.rec.Label, spend.Turn{At: time.Now()})
+	if ex == nil || ex.Scope != spend.ScopePlan || ex.Name != "p" || ex.Used != 10000 {
+		t.Fatalf("the session's 1000 and the supervisor's 9000 reach the plan's cap of 10000: %+v", ex)
+	}
+	if err := d.refuseSpent(caps, "p/WP2"); err == nil || !strings.Contains(err.Error(), "plan p used 10000 tokens") {
+		t.Fatalf("a new session of the spent plan: %v", err)
+	}
+	if err := d.refuseSpent(caps, "q/WP1"); err != nil {
+		t.Fatalf("another plan refused: %v", err)
+	}
+	day := config.Budgets{DayTokens: 9500}
+	if err := d.refuseSpent(day, "q/WP1"); err == nil || !strings.Contains(err.Error(), "day "+spend.Day(time.Now())) {
+		t.Fatalf("the day's cap, reached by the supervisor's 9000 and the session's 1000: %v", err)
 	}
 }
 
@@ -107,4 +141,24 @@ func BenchmarkTurnAccounting(b *testing.B) {
 		accountTurn(d, l)
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/turn")
+}
+
+// BenchmarkSupervisorSpendRead: what a usage report adds when a plan or
+// day cap is set, the supervisors' reports read from the ledger of a
+// repository with 200 turns recorded.
+func BenchmarkSupervisorSpendRead(b *testing.B) {
+	caps := config.Budgets{PlanUSD: 1e9}
+	d, l := accounting(b, caps)
+	for i := 0; i < 200; i++ {
+		accountTurn(d, l)
+	}
+	if _, err := spend.RecordSupervisor(d.ledger, spend.SupervisorEvent{Plan: "p", ID: "sup-1", Turn: spend.Turn{InputTokens: 1}}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := d.supervisorSpend(caps); r == nil || r.Supervisor["p"].Turns != 1 {
+			b.Fatalf("the supervisor's report: %+v", r)
+		}
+	}
 }

@@ -36,6 +36,8 @@ type client struct {
 	// shellNoted: the note that allowed shell commands are not confined
 	// has been written.
 	shellNoted bool
+	// cost follows the session's cumulative cost (usage.go).
+	cost sessionCost
 }
 
 // toolWait bounds how long a permission request that does not say its
@@ -87,7 +89,8 @@ func (c *client) endTurn() {
 }
 
 // SessionUpdate maps what the agent reports: message text as it streams,
-// one line per tool call and per failed tool, plans as checklists.
+// one line per tool call and per failed tool, plans as checklists, the
+// session's cost as the turn's usage.
 func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) error {
 	u := n.Update
 	switch {
@@ -148,6 +151,8 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 			fmt.Fprintf(&b, "- [%s] %s\n", mark, e.Content)
 		}
 		c.say(b.String(), true)
+	case u.UsageUpdate != nil:
+		c.onUsageUpdate(u.UsageUpdate)
 	}
 	return nil
 }

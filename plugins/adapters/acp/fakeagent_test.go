@@ -32,6 +32,8 @@ const fakeAgentEnv = "ACP_FAKE_AGENT"
 //	slow                wait for session/cancel
 //	fail MESSAGE        end the turn with a JSON-RPC error
 //	usage IN OUT CACHED the response reports that usage (unstable ACP)
+//	cost AMOUNT CUR     a usage_update: that cumulative session cost
+//	quota IN OUT MODEL  the response's _meta.quota, as Gemini CLI sends it
 //
 // Anything else is echoed back as "echo: TEXT".
 type fakeAgent struct {
@@ -97,6 +99,9 @@ func (a *fakeAgent) LoadSession(_ context.Context, r acpsdk.LoadSessionRequest) 
 	}
 	a.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: r.SessionId,
 		Update: acpsdk.UpdateAgentMessageText("replayed history\n")})
+	// What the session cost before, as an agent says it while loading.
+	a.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: r.SessionId, Update: acpsdk.SessionUpdate{UsageUpdate: &acpsdk.SessionUsageUpdate{
+		SessionUpdate: "usage_update", Used: 1000, Size: 200000, Cost: &acpsdk.Cost{Amount: 2, Currency: "USD"}}}})
 	return acpsdk.LoadSessionResponse{}, nil
 }
 func (a *fakeAgent) Cancel(context.Context, acpsdk.CancelNotification) error {
@@ -145,6 +150,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 	}
 	var tool acpsdk.ToolCallId // the last tool call, for ask
 	var usage *acpsdk.Usage
+	var meta map[string]any
 	for _, line := range strings.Split(text.String(), "\n") {
 		verb, rest, _ := strings.Cut(line, " ")
 		arg, body, _ := strings.Cut(rest, " ")
@@ -153,6 +159,19 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 			var in, out, cached int
 			fmt.Sscan(rest, &in, &out, &cached)
 			usage = &acpsdk.Usage{InputTokens: in, OutputTokens: out, CachedReadTokens: &cached, TotalTokens: in + out + cached}
+		case "cost":
+			var amount float64
+			var currency string
+			fmt.Sscan(rest, &amount, &currency)
+			a.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: r.SessionId, Update: acpsdk.SessionUpdate{UsageUpdate: &acpsdk.SessionUsageUpdate{
+				SessionUpdate: "usage_update", Used: 50000, Size: 200000, Cost: &acpsdk.Cost{Amount: amount, Currency: currency}}}})
+		case "quota":
+			var in, out int
+			var model string
+			fmt.Sscan(rest, &in, &out, &model)
+			count := map[string]any{"input_tokens": in, "output_tokens": out}
+			meta = map[string]any{"quota": map[string]any{"token_count": count,
+				"model_usage": []any{map[string]any{"model": model, "token_count": count}}}}
 		case "say":
 			a.say(r.SessionId, rest+"\n")
 		case "write":
@@ -231,7 +250,7 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 			a.say(r.SessionId, "echo: "+line+"\n")
 		}
 	}
-	return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn, Usage: usage}, nil
+	return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn, Usage: usage, Meta: meta}, nil
 }
 
 func (a *fakeAgent) write(ctx context.Context, sid acpsdk.SessionId, path, body string) {

@@ -291,6 +291,9 @@ func (s *Session) startTurn(text string) {
 		case interrupted:
 			warn(s.out, WarnInterrupted, "the turn was interrupted before it started")
 		default:
+			// The turn's cost starts once the session is open: what a
+			// session/load replays is its past.
+			s.client.cost.begin()
 			resp, err := s.conn.Prompt(context.Background(), acpsdk.PromptRequest{SessionId: s.id, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock(text)}})
 			s.client.endTurn()
 			s.mu.Lock()
@@ -309,7 +312,8 @@ func (s *Session) startTurn(text string) {
 // endTurn reports how a turn ended: a cancelled turn is a warning, an
 // error of the agent a typed fault when its words say which.
 func (s *Session) endTurn(resp acpsdk.PromptResponse, err error, interrupted bool) {
-	reportUsage(s.out, "", resp.Usage)
+	usd, hasCost := s.client.cost.end()
+	reportUsage(s.out, resp, usd, hasCost)
 	switch {
 	case interrupted && (err != nil || resp.StopReason == acpsdk.StopReasonCancelled):
 		warn(s.out, WarnInterrupted, "the turn was interrupted (session/cancel)")
