@@ -5,7 +5,7 @@ MANDIR ?= $(PREFIX)/share/man/man1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/agentproto/agentproto/cmd/root.version=$(VERSION)
 
-.PHONY: all build test review-corpus test-agents test-browser demo bench fuzz man install uninstall completion vet fmt clean proto release-check release-snapshot go-install-check
+.PHONY: all build test review-corpus test-agents test-browser demo bench bench-scale fuzz man install uninstall completion vet fmt clean proto release-check release-snapshot go-install-check
 
 all: build
 
@@ -65,6 +65,10 @@ fuzz:
 
 bench:
 	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
+
+# The benchmarks at a million events and 128 work packages (tens of minutes).
+bench-scale:
+	AGENTPROTO_BENCH_SCALE=1 go test -run '^$$' -bench Scale -benchtime 1x -timeout 120m ./bench/
 
 man:
 	rm -rf man/man1

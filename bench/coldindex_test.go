@@ -16,10 +16,26 @@ import (
 // of the same refs: wall time (median of 3) and the command's peak memory,
 // and the index's size against the packed ledger's. Targets: time <= 1.5x
 // git log; memory flat in history length.
-func BenchmarkColdIndex100k(b *testing.B) {
+func BenchmarkColdIndex100k(b *testing.B) { benchColdIndex(b, 100000) }
+
+// BenchmarkScaleColdIndex1M is the same at 1,000,000 events (make
+// bench-scale: seeding them takes minutes).
+func BenchmarkScaleColdIndex1M(b *testing.B) {
+	scaleOnly(b)
+	benchColdIndex(b, 1000000)
+}
+
+// scaleOnly skips a benchmark unless make bench-scale runs it.
+func scaleOnly(b *testing.B) {
+	if os.Getenv("AGENTPROTO_BENCH_SCALE") == "" {
+		b.Skip("a scale benchmark: make bench-scale runs it")
+	}
+}
+
+func benchColdIndex(b *testing.B, n int) {
 	for i := 0; i < b.N; i++ {
 		r := newRunner(b)
-		r.seed(100000)
+		r.seed(n)
 		r.must(r.dir, nil, "git", "gc", "-q")
 		index := filepath.Join(r.dir, ".git", "agentproto", "index.db")
 		var git, cold []time.Duration

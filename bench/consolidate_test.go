@@ -15,8 +15,16 @@ import (
 // and checkpointed, gate `true`) against sequential `git merge --no-ff` of
 // the same 16 branches in a scratch worktree, and against `git merge-tree
 // --write-tree` of each branch with the base, run in parallel.
-func BenchmarkConsolidate16(b *testing.B) {
-	const n = 16
+func BenchmarkConsolidate16(b *testing.B) { benchConsolidate(b, 16) }
+
+// BenchmarkScaleConsolidate128 is the same with 128 work packages (make
+// bench-scale: dispatching 128 sessions takes minutes).
+func BenchmarkScaleConsolidate128(b *testing.B) {
+	scaleOnly(b)
+	benchConsolidate(b, 128)
+}
+
+func benchConsolidate(b *testing.B, n int) {
 	for i := 0; i < b.N; i++ {
 		r := newRunner(b)
 		os.WriteFile(filepath.Join(r.dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n"), 0o644)

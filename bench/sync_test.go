@@ -11,9 +11,17 @@ import (
 // that holds 10,000 and then 100,000, against `git fetch` + `git push` of
 // the same refs by an identical clone. Target: sync's cost constant in the
 // history's length.
-func BenchmarkSync(b *testing.B) {
+func BenchmarkSync(b *testing.B) { benchSync(b, 10_000, 100_000) }
+
+// BenchmarkScaleSync1M is the same at 1,000,000 events (make bench-scale).
+func BenchmarkScaleSync1M(b *testing.B) {
+	scaleOnly(b)
+	benchSync(b, 1_000_000)
+}
+
+func benchSync(b *testing.B, sizes ...int) {
 	for i := 0; i < b.N; i++ {
-		for _, n := range []int{10_000, 100_000} {
+		for _, n := range sizes {
 			ours, floor := r1000(b, n)
 			b.ReportMetric(float64(ours.Microseconds())/1000, fmt.Sprintf("sync-ms-at-%dk", n/1000))
 			b.ReportMetric(float64(floor.Microseconds())/1000, fmt.Sprintf("git-ms-at-%dk", n/1000))
