@@ -101,7 +101,7 @@ func (e *Env) ServeWeb(ctx context.Context, o WebOptions) error {
 	// The ledger's refs are files: their stamp moves when an event is
 	// appended, here or by a sync.
 	stamp := watch.Watched{CommonDir: repo.CommonDir}
-	s := &web.Server{Token: tok, Load: r.page, Stamp: func() uint64 { return uint64(stamp.Take()) }}
+	s := &web.Server{Project: r.project, Token: tok, Load: r.page, Stamp: func() uint64 { return uint64(stamp.Take()) }}
 	if o.Ready != nil {
 		o.Ready(r.project, s.URL(ln))
 	}

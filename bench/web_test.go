@@ -91,10 +91,15 @@ func webPlan(b *testing.B, events int) *runner {
 // process: git asked for each WP's diff and log) and warm (the live
 // server's next build). Browser (when AGENTPROTO_BROWSER names one): the
 // first contentful paint of the page as the browser times it, from the
-// request on. Target: ≤ 200 ms.
+// request on, and when the whole page was parsed. Target: first paint
+// ≤ 200 ms.
 func BenchmarkWebFirstPaint(b *testing.B) {
-	r := webPlan(b, 1000)
-	repo, err := gitrepo.Discover(r.dir)
+	webFirstPaint(b, webPlan(b, 1000).dir)
+}
+
+// webFirstPaint measures the page of plan demo in the repository at dir.
+func webFirstPaint(b *testing.B, dir string) {
+	repo, err := gitrepo.Discover(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -131,9 +136,12 @@ func BenchmarkWebFirstPaint(b *testing.B) {
 		b.Log("AGENTPROTO_BROWSER is not set: no browser first paint")
 		return
 	}
-	// A stamp that moves on every look: each page is built anew.
+	// The ledger's stamp moves before each look, so that each page is
+	// built anew, and holds still during it, as a real ledger does: a
+	// stamp that moved on every call had the page's event stream rebuild
+	// the page every poll, on the cores the browser was painting with.
 	var stamp atomic.Uint64
-	s := &web.Server{Token: "bench", Stamp: func() uint64 { return stamp.Add(1) }, Load: func() (*web.Page, error) {
+	s := &web.Server{Project: "demo", Token: "bench", Stamp: stamp.Load, Load: func() (*web.Page, error) {
 		f, err := web.Read(l, "demo", config.Default().Reactions, objs.Blob)
 		if err != nil {
 			return nil, err
@@ -150,27 +158,35 @@ func BenchmarkWebFirstPaint(b *testing.B) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox)
 	actx, cancelA := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelA()
-	var paints []time.Duration
-	for range 5 {
+	// First paint is the page's bar, sent before the ledger is read; the
+	// page is whole at DOMContentLoaded, also reported.
+	var paints, loaded []time.Duration
+	for range 9 {
 		// A new tab each time: nothing cached in the browser.
+		stamp.Add(1)
 		tab, cancelT := chromedp.NewContext(actx)
 		err := chromedp.Do(tab, chromedp.Navigate(s.URL(ln)), chromedp.WaitVisible("#queue"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		// The paint entry is reported after the paint: wait for it.
-		fcp, err := chromedp.Run(tab, chromedp.Evaluate[float64](`new Promise(done => {
-			new PerformanceObserver(l => { for (const e of l.getEntries()) if (e.name === "first-contentful-paint") done(e.startTime); })
+		at, err := chromedp.Run(tab, chromedp.Evaluate[[]float64](`new Promise(done => {
+			const nav = () => performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd;
+			const after = fcp => nav() > 0 ? done([fcp, nav()]) : setTimeout(() => after(fcp), 10);
+			new PerformanceObserver(l => { for (const e of l.getEntries()) if (e.name === "first-contentful-paint") after(e.startTime); })
 				.observe({type: "paint", buffered: true});
-			setTimeout(() => done(-1), 5000);
+			setTimeout(() => done([-1, -1]), 5000);
 		})`, chromedp.EvalAwaitPromise))
 		cancelT()
-		if err != nil || fcp < 0 {
+		if err != nil || len(at) != 2 || at[0] < 0 {
 			b.Fatalf("no first contentful paint: %v", err)
 		}
-		paints = append(paints, time.Duration(fcp*float64(time.Millisecond)))
+		paints = append(paints, time.Duration(at[0]*float64(time.Millisecond)))
+		loaded = append(loaded, time.Duration(at[1]*float64(time.Millisecond)))
 	}
+	b.Logf("first paints %v; loaded %v", paints, loaded)
 	b.ReportMetric(ms(median(paints)), "browser-first-paint-ms")
+	b.ReportMetric(ms(median(loaded)), "browser-loaded-ms")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

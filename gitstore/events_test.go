@@ -110,6 +110,8 @@ var envelopeSeeds = []string{
 	`{"schema":"agentproto.event/v1","id":"a\u0041","kind":"note","lamport":1,"writer":"w\u00e9","time":"2026-01-01T00:00:00Z","data":{"k":"\ud800"}}`,
 	`{"Schema":"agentproto.event/v1","id":"a","kind":"note","lamport":1,"writer":"w","time":"2026-01-01T00:00:00Z","data":{}}`,
 	` {"schema":"agentproto.event/v1", "id":"a","kind":"note","lamport":1,"writer":"w","time":"2026-01-01T00:00:00Z","data":{} } `,
+	`{"schema":"agentproto.event/v1","id":"a","kind":"x","lamport":3,"writer":"w","time":"2026-01-01T00:00:00Z","attachments":[{"name":"],\"data\":{","oid":"00","size":1,"sha256":"aa"},{"name":"g","oid":"01","size":2,"sha256":"bb"}],"data":{"d":[1],"data":{}}}`,
+	`{"schema":"agentproto.event/v1","id":"a","kind":"x","lamport":3,"writer":"w","time":"2026-01-01T00:00:00Z","attachments":[],"goal":"g","data":{"x":[1],"data":{}}}`,
 }
 
 // FuzzEnvelope holds the fast decoder to the strict one, and both to

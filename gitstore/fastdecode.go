@@ -175,6 +175,11 @@ func splitIndexed(b []byte, intern map[string]string) (*Event, error) {
 			*f.dst = string(s)
 		}
 	}
+	if r, ok := bytes.CutPrefix(rest, []byte(`,"attachments":[`)); ok {
+		if rest, ok = splitAttachments(r, &e); !ok {
+			return decodeFast(b)
+		}
+	}
 	if rest, ok = bytes.CutPrefix(rest, []byte(`,"data":{`)); !ok {
 		return decodeFast(b)
 	}
@@ -182,6 +187,25 @@ func splitIndexed(b []byte, intern map[string]string) (*Event, error) {
 	e.Kind, e.Writer = interned(intern, kind), interned(intern, writer)
 	e.Data = b[len(b)-len(rest)-1 : len(b)-1]
 	return &e, nil
+}
+
+// splitAttachments reads the attachments array of an accepted envelope,
+// b starting just after its "[", and returns what follows it, which must
+// be the data object. The array is taken to end at the first `],"data":{`:
+// if that is not its real end, the slice is not one JSON value and
+// Unmarshal refuses it, and the full decoder judges. Verify events carry
+// their gate log, so without this every one of them took the full decoder.
+func splitAttachments(b []byte, e *Event) ([]byte, bool) {
+	end := bytes.Index(b, []byte(`],"data":{`))
+	if end < 0 {
+		return nil, false
+	}
+	// The "[" is the byte before b in the envelope.
+	arr := b[:end+1]
+	if err := json.Unmarshal(append([]byte{'['}, arr...), &e.Attachments); err != nil {
+		return nil, false
+	}
+	return b[end+1:], true
 }
 
 // rawString is plainString without the checks an accepted envelope passed.

@@ -80,7 +80,11 @@ var funcs = template.FuncMap{
 // view is what the page template draws: the page, and whether it is the
 // live page (with its script and the token it passes) or an export.
 type view struct {
+	// Project names the page in its top, drawn before Page is built.
+	Project string
+	// Page is nil when it could not be built: Err says why.
 	Page  *Page
+	Err   string
 	Live  bool
 	Token string
 	// Since is the ledger stamp the page was built at: its event stream
@@ -93,12 +97,14 @@ type view struct {
 // updates, with token; an export (live false) has no script at all and
 // a policy that forbids every fetch.
 func Render(w io.Writer, pg *Page, live bool, token string) error {
-	return render(w, view{Page: pg, Live: live, Token: token})
+	return render(w, "page", view{Project: pg.Project, Page: pg, Live: live, Token: token})
 }
 
-func render(w io.Writer, v view) error {
+// render writes part of the page: "page" is all of it, "top" and "rest"
+// its two halves, which the live server sends apart.
+func render(w io.Writer, part string, v view) error {
 	v.CSS = template.CSS(styleCSS)
-	return tmpl.ExecuteTemplate(w, "page", v)
+	return tmpl.ExecuteTemplate(w, part, v)
 }
 
 // RenderMain writes the page's main part alone: what a live update

@@ -26,6 +26,8 @@ const heartbeat = 15 * time.Second
 
 // Server serves one plan's page on loopback to whoever holds its token.
 type Server struct {
+	// Project names the page in the top sent before Load is called.
+	Project string
 	// Load builds the page from the ledger.
 	Load func() (*Page, error)
 	// Stamp fingerprints the ledger's refs cheaply: the page is built
@@ -72,8 +74,8 @@ func (s *Server) URL(ln net.Listener) string {
 
 // Serve serves on ln until ctx ends.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.Token == "" {
-		return errors.New("web: no token")
+	if s.Token == "" || s.Project == "" {
+		return errors.New("web: no token or no project")
 	}
 	_, s.port, _ = net.SplitHostPort(ln.Addr().String())
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
@@ -121,19 +123,28 @@ func (s *Server) current() (*Page, []byte, uint64, error) {
 	return pg, s.main, st, nil
 }
 
+// servePage sends the page's top at once and the rest once the page is
+// built, so that the browser paints the bar (and has parsed the style)
+// while the ledger is read. The status went out with the top: a page that
+// cannot be built says why in place of its main part.
 func (s *Server) servePage(w http.ResponseWriter, r *http.Request) {
+	v := view{Project: s.Project, Live: true, Token: s.Token}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := render(w, "top", v); err != nil {
+		return
+	}
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
 	pg, _, st, err := s.current()
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		v.Err = err.Error()
+	} else {
+		v.Page, v.Since = pg, strconv.FormatUint(st, 10)
 	}
-	var b bytes.Buffer
-	if err := render(&b, view{Page: pg, Live: true, Token: s.Token, Since: strconv.FormatUint(st, 10)}); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(b.Bytes())
+	// Only a reader gone makes this fail (the templates are tested), and
+	// then there is no one to tell.
+	render(w, "rest", v)
 }
 
 // serveEvents streams the page's main part each time the ledger moves

@@ -3,8 +3,11 @@ package web
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,7 +23,7 @@ func serve(t *testing.T) (url, addr string, s *Server, bump func(fix func(*Facts
 	var stamp atomic.Uint64
 	stamp.Store(1)
 	facts := threeWPs()
-	s = &Server{Token: "secret-token", Poll: 20 * time.Millisecond, Stamp: func() uint64 { return stamp.Load() },
+	s = &Server{Project: "demo", Token: "secret-token", Poll: 20 * time.Millisecond, Stamp: func() uint64 { return stamp.Load() },
 		Load: func() (*Page, error) { return Build(facts, nil), nil }}
 	ln, err := Listen("127.0.0.1:0")
 	if err != nil {
@@ -154,5 +157,46 @@ func TestTheEventStreamSendsTheMovedLedger(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("no update within 5s; got %d lines", len(got))
 		}
+	}
+}
+
+// The top of the page (its style and bar) reaches the browser before the
+// ledger is read; a page that cannot be built says why, as text.
+func TestThePageTopComesBeforeTheBuild(t *testing.T) {
+	release := make(chan struct{})
+	s := &Server{Project: "demo", Token: "tok", Stamp: func() uint64 { return 1 }, Load: func() (*Page, error) {
+		<-release
+		return nil, errors.New(`the ledger <script>broke</script>`)
+	}}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	_, s.port, _ = net.SplitHostPort(srv.Listener.Addr().String())
+	// Were the top held back until the build, only this would release it.
+	late := time.AfterFunc(5*time.Second, func() { close(release) })
+	resp, err := http.Get(srv.URL + "/?token=tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	var top strings.Builder
+	for !strings.Contains(top.String(), "</header>") {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the top did not come before the build: %q, %v", top.String(), err)
+		}
+		top.WriteString(line)
+	}
+	if !strings.Contains(top.String(), "<h1>plan demo</h1>") || !strings.Contains(top.String(), "<style>") {
+		t.Fatalf("the top: %s", top.String())
+	}
+	if !late.Stop() {
+		t.Fatal("the top came only once the page was built")
+	}
+	close(release)
+	rest, _ := io.ReadAll(r)
+	if !strings.Contains(string(rest), "the page cannot be built: the ledger &lt;script&gt;broke&lt;/script&gt;") ||
+		strings.Contains(string(rest), "<script") {
+		t.Fatalf("the rest after a failed build: %s", rest)
 	}
 }
