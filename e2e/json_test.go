@@ -148,7 +148,7 @@ func checkJSONCoverage(t *testing.T) {
 	io, _, _, _ := cmdutil.Test()
 	tree := root.NewCmdRoot(cmdutil.New(io, "test"))
 	listed, peer, exempt := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, c := range append(append([]jsonCase{}, jsonCommands...), decisionCommands...) {
+	for _, c := range append(append(append([]jsonCase{}, jsonCommands...), decisionCommands...), prCommands...) {
 		listed[c.path] = true
 	}
 	for _, c := range peerDocuments {

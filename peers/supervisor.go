@@ -181,6 +181,9 @@ type Observation struct {
 	// stopped on a question only the supervisor answers (plan answer), as
 	// Service.Waiting gives them.
 	WaitingDecisions any `json:"waiting_decisions"`
+	// PREscalations are the items of the plans' pull requests that wait
+	// for the supervisor (pr answer), with what was tried.
+	PREscalations any `json:"pr_escalations"`
 }
 
 // GoalRef names the goal.
@@ -362,24 +365,29 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 	return o, nil
 }
 
-// addWaiting puts the plans' waiting decisions in the packet. A plan
-// whose plan.toml does not load (one being written) is a warning; a
-// ledger that cannot be read makes the packet incomplete.
+// addWaiting puts what waits for the supervisor in the packet: the plans'
+// waiting decisions and their pull requests' escalations. A plan whose
+// plan.toml does not load (one being written) is a warning; a ledger that
+// cannot be read makes the packet incomplete.
 func (s *Service) addWaiting(o *Observation) {
-	o.WaitingDecisions = []any{}
-	if s.Waiting == nil {
-		return
+	fill := func(dst *any, list func() (any, []error, error), what string) {
+		*dst = []any{}
+		if list == nil {
+			return
+		}
+		items, problems, err := list()
+		if err != nil {
+			o.Warnings = append(o.Warnings, what+" could not be read: "+err.Error())
+			o.DecisionInputComplete = false
+			return
+		}
+		*dst = items
+		for _, p := range problems {
+			o.Warnings = append(o.Warnings, "a plan's "+what+" could not be read: "+p.Error())
+		}
 	}
-	ws, problems, err := s.Waiting()
-	if err != nil {
-		o.Warnings = append(o.Warnings, "waiting decisions could not be read: "+err.Error())
-		o.DecisionInputComplete = false
-		return
-	}
-	o.WaitingDecisions = ws
-	for _, p := range problems {
-		o.Warnings = append(o.Warnings, "a plan's waiting decisions could not be read: "+p.Error())
-	}
+	fill(&o.WaitingDecisions, s.Waiting, "waiting decisions")
+	fill(&o.PREscalations, s.Escalations, "pull request escalations")
 }
 
 // commits returns compact references to the last commits on a peer's

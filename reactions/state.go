@@ -139,8 +139,8 @@ func (s *State) Escalated(item string) (Reaction, bool) {
 func (s *State) Tried(item string) []string {
 	var out []string
 	for _, r := range s.current(item) {
-		if r.Outcome == Sent {
-			continue
+		if r.Outcome == Sent || r.Outcome == Escalated {
+			continue // a turn is told by how it ended; an escalation is no try
 		}
 		if r.Outcome == Answered {
 			out = append(out, describeAnswer(r))
