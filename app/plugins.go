@@ -65,14 +65,14 @@ func (e *Env) Peers(ctx context.Context) (*peers.Service, error) {
 	}
 	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(repo.WorkTree, l) }
 	svc := fork.Peers(repo, l, func() (*fork.Service, error) { return e.Fork(ctx) }, waiting)
-	svc.Escalations = func() (any, []error, error) {
-		// A broken agentproto.toml shows the escalations under the
+	svc.PullRequests = func() (any, []error, error) {
+		// A broken agentproto.toml shows the reactions under the
 		// default retries rather than hide them.
 		cfg, err := e.Config()
 		if err != nil {
 			cfg = config.Default()
 		}
-		return AllPREscalations(repo, l, cfg.Reactions)
+		return AllPRStatuses(repo, l, cfg.Reactions)
 	}
 	return svc, nil
 }

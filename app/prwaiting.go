@@ -36,27 +36,36 @@ func (e *Env) AnswerPR(ctx context.Context, o PRAnswerOptions) (*PRAnswer, error
 	return reactions.Answer(pe.Ledger, pe.Project, cfg.Reactions, o.Item, o.Choice, o.Note)
 }
 
-// PREscalation is an item of a plan's pull request waiting for the
-// supervisor, with what was tried: what the waiting views list beside
-// the work packages stopped on a question.
-type PREscalation = reactions.Escalation
+// PRPacketRow is a plan's pull request as the last poll saw it, for the
+// views of the whole repository (the observation packet): its state, and
+// each item still open with who has it and the turns left, or the
+// escalation it waits on with what was tried.
+type PRPacketRow struct {
+	Project string              `json:"project"`
+	Number  int                 `json:"number"`
+	State   string              `json:"state"`
+	Head    string              `json:"head"`
+	URL     string              `json:"url,omitempty"`
+	Pending []reactions.Pending `json:"pending"`
+}
 
-// AllPREscalations lists the escalated items of the pull requests of every
-// plan under .plans/, for the views of the whole repository (the
-// observation packet). A plan that does not load is named in problems.
-func AllPREscalations(repo *gitrepo.Repo, l gitstore.Store, cfg config.Reactions) (out []PREscalation, problems []error, err error) {
-	out = []PREscalation{}
+// AllPRStatuses lists the pull requests of every plan under .plans/ that a
+// poll has seen. A plan that does not load is named in problems.
+func AllPRStatuses(repo *gitrepo.Repo, l gitstore.Store, cfg config.Reactions) (out []PRPacketRow, problems []error, err error) {
+	out = []PRPacketRow{}
 	for _, name := range plans.List(repo.WorkTree) {
 		p, err := plans.Load(repo.WorkTree, name)
 		if err != nil {
 			problems = append(problems, err)
 			continue
 		}
-		es, err := reactions.Escalations(l, p, cfg)
+		rep, err := reactions.Status(l, p, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
-		out = append(out, es...)
+		if rep != nil {
+			out = append(out, PRPacketRow{Project: p.Name, Number: rep.PR.Number, State: rep.PR.State, Head: rep.PR.Head, URL: rep.PR.URL, Pending: rep.Pending})
+		}
 	}
 	return out, problems, nil
 }

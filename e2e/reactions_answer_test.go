@@ -29,29 +29,37 @@ func checkWaitingViews(t *testing.T, dir string) {
 	must(t, dir, "git", "agentproto", "peer", "register", "a1", "--adapter", "scripted")
 	must(t, dir, "git", "agentproto", "goal", "configure", "--goal", "g1", "--supervisor-agent", "a1", "--apply")
 	var packet struct {
-		Complete    bool `json:"decision_input_complete"`
-		Escalations []struct {
-			Project string   `json:"project"`
-			Number  int      `json:"number"`
-			Item    string   `json:"item"`
-			Reason  string   `json:"reason"`
-			Tried   []string `json:"tried"`
-		} `json:"pr_escalations"`
+		Complete bool `json:"decision_input_complete"`
+		PRs      []struct {
+			Project string `json:"project"`
+			Number  int    `json:"number"`
+			State   string `json:"state"`
+			Pending []struct {
+				Item        string   `json:"item"`
+				Escalated   bool     `json:"escalated"`
+				RetriesLeft int      `json:"retries_left"`
+				Reason      string   `json:"reason"`
+				Tried       []string `json:"tried"`
+			} `json:"pending"`
+		} `json:"pull_requests"`
 	}
 	out := must(t, dir, "git", "agentproto", "supervisor", "observe", "--goal", "g1", "--agent", "a1")
 	if err := json.Unmarshal([]byte(out), &packet); err != nil {
 		t.Fatalf("observe: %v\n%s", err, out)
 	}
+	if len(packet.PRs) != 1 || packet.PRs[0].Project != "demo" || packet.PRs[0].Number != 7 || packet.PRs[0].State != "open" || !packet.Complete {
+		t.Fatalf("the packet's pull_requests:\n%s", out)
+	}
 	got := map[string]string{}
-	for _, e := range packet.Escalations {
-		if e.Project != "demo" || e.Number != 7 {
-			t.Errorf("an escalation of another pull request: %+v", e)
+	for _, p := range packet.PRs[0].Pending {
+		if !p.Escalated || p.RetriesLeft != 0 {
+			t.Errorf("an item that waits for nobody, or has turns left: %+v", p)
 		}
-		got[e.Item] = e.Reason + " | " + strings.Join(e.Tried, "; ")
+		got[p.Item] = p.Reason + " | " + strings.Join(p.Tried, "; ")
 	}
 	if !strings.Contains(got["comment:102"], "shared file") || !strings.Contains(got["check:test"], "did not make") ||
-		!strings.Contains(got["check:test"], "| WP2: failed at push") || len(got) != 2 || !packet.Complete {
-		t.Fatalf("the packet's pr_escalations: %v\n%s", got, out)
+		!strings.Contains(got["check:test"], "| WP2: failed at push") || len(got) != 2 {
+		t.Fatalf("the packet's pending items: %v\n%s", got, out)
 	}
 }
 

@@ -181,9 +181,10 @@ type Observation struct {
 	// stopped on a question only the supervisor answers (plan answer), as
 	// Service.Waiting gives them.
 	WaitingDecisions any `json:"waiting_decisions"`
-	// PREscalations are the items of the plans' pull requests that wait
-	// for the supervisor (pr answer), with what was tried.
-	PREscalations any `json:"pr_escalations"`
+	// PullRequests are the plans' pull requests as their last polls saw
+	// them: state, the reactions pending with their retries left, and the
+	// items waiting for the supervisor (pr answer) with what was tried.
+	PullRequests any `json:"pull_requests"`
 }
 
 // GoalRef names the goal.
@@ -366,7 +367,7 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 }
 
 // addWaiting puts what waits for the supervisor in the packet: the plans'
-// waiting decisions and their pull requests' escalations. A plan whose
+// waiting decisions and their pull requests, escalations included. A plan whose
 // plan.toml does not load (one being written) is a warning; a ledger that
 // cannot be read makes the packet incomplete.
 func (s *Service) addWaiting(o *Observation) {
@@ -387,7 +388,7 @@ func (s *Service) addWaiting(o *Observation) {
 		}
 	}
 	fill(&o.WaitingDecisions, s.Waiting, "waiting decisions")
-	fill(&o.PREscalations, s.Escalations, "pull request escalations")
+	fill(&o.PullRequests, s.PullRequests, "pull requests")
 }
 
 // commits returns compact references to the last commits on a peer's
