@@ -366,31 +366,6 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 	return o, nil
 }
 
-// addWaiting puts what waits for the supervisor in the packet: the plans'
-// waiting decisions and their pull requests, escalations included. A plan whose
-// plan.toml does not load (one being written) is a warning; a ledger that
-// cannot be read makes the packet incomplete.
-func (s *Service) addWaiting(o *Observation) {
-	fill := func(dst *any, list func() (any, []error, error), what string) {
-		*dst = []any{}
-		if list == nil {
-			return
-		}
-		items, problems, err := list()
-		if err != nil {
-			o.Warnings = append(o.Warnings, what+" could not be read: "+err.Error())
-			o.DecisionInputComplete = false
-			return
-		}
-		*dst = items
-		for _, p := range problems {
-			o.Warnings = append(o.Warnings, "a plan's "+what+" could not be read: "+p.Error())
-		}
-	}
-	fill(&o.WaitingDecisions, s.Waiting, "waiting decisions")
-	fill(&o.PullRequests, s.PullRequests, "pull requests")
-}
-
 // commits returns compact references to the last commits on a peer's
 // worktree branch beyond its base (a workspace given as a worktree slug).
 func (s *Service) commits(slug string) []Effect {
