@@ -6,6 +6,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
+	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/reactions"
 )
@@ -68,4 +69,60 @@ func AllPRStatuses(repo *gitrepo.Repo, l gitstore.Store, cfg config.Reactions) (
 		}
 	}
 	return out, problems, nil
+}
+
+// Waiting is everything that waits for the supervisor, every plan's: the
+// work packages stopped on a question (plan answer) and the items of the
+// pull requests that escalated (pr answer), each with what was tried.
+type Waiting struct {
+	Decisions   []pipeline.PlanWaiting `json:"decisions"`
+	Escalations []PRWaiting            `json:"escalations"`
+	// Problems are plans that could not be read: named, not hidden.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// PRWaiting is an escalated item of a plan's pull request.
+type PRWaiting struct {
+	Project string `json:"project"`
+	Number  int    `json:"number"`
+	reactions.Pending
+}
+
+// Waiting lists what waits for the supervisor across the repository's
+// plans, from the ledger alone; a broken agentproto.toml counts the
+// retries under the defaults rather than hide anything.
+func (e *Env) Waiting(ctx context.Context) (*Waiting, error) {
+	repo, err := e.Repo()
+	if err != nil {
+		return nil, err
+	}
+	l, err := e.ReadLedger()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := e.Config()
+	if err != nil {
+		cfg = config.Default()
+	}
+	w := &Waiting{Escalations: []PRWaiting{}}
+	decisions, problems, err := pipeline.AllWaitingDecisions(repo.WorkTree, l)
+	if err != nil {
+		return nil, err
+	}
+	w.Decisions = decisions
+	prs, _, err := AllPRStatuses(repo, l, cfg.Reactions)
+	if err != nil {
+		return nil, err
+	}
+	for _, pr := range prs {
+		for _, p := range pr.Pending {
+			if p.Escalated {
+				w.Escalations = append(w.Escalations, PRWaiting{Project: pr.Project, Number: pr.Number, Pending: p})
+			}
+		}
+	}
+	for _, p := range problems {
+		w.Problems = append(w.Problems, p.Error())
+	}
+	return w, nil
 }

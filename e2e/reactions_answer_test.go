@@ -15,14 +15,21 @@ var prCommands = []jsonCase{
 // checkWaitingViews: what waits for the supervisor on the pull request —
 // comment:102 on a shared file, check:test after a foreign commit (check:
 // lint escalated on an earlier head) — shows, with what was tried, in
-// watch and in the observation packet (the MCP supervisor_observe serves
-// the same).
+// watch, in waiting and in the observation packet (the MCP
+// supervisor_observe serves the same).
 func checkWaitingViews(t *testing.T, dir string) {
 	t.Helper()
 	view := must(t, dir, "git", "agentproto", "watch", "demo", "--once")
 	for _, want := range []string{"PULL REQUEST #7 open", "2 waiting for you", "check:test", "tried: WP2: failed at push", "pr answer demo ITEM"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("watch lacks %q:\n%s", want, view)
+		}
+	}
+	waiting := must(t, dir, "git", "agentproto", "waiting")
+	for _, want := range []string{"demo pull request #7 check:test (ci-failed) [WP2]: ", "did not make", "  tried: WP2: failed at push\n",
+		"demo pull request #7 comment:102 (comment) []: registry.txt is a shared file", "answer: git agentproto pr answer demo comment:102 --choice retry|dismiss|WPn"} {
+		if !strings.Contains(waiting, want) {
+			t.Errorf("waiting lacks %q:\n%s", want, waiting)
 		}
 	}
 	must(t, dir, "git", "agentproto", "goal", "new", "g1", "--title", "ship demo")
