@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/agentproto/agentproto/fork"
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/pipeline"
@@ -63,5 +64,15 @@ func (e *Env) Peers(ctx context.Context) (*peers.Service, error) {
 		return nil, err
 	}
 	waiting := func() (any, []error, error) { return pipeline.AllWaitingDecisions(repo.WorkTree, l) }
-	return fork.Peers(repo, l, func() (*fork.Service, error) { return e.Fork(ctx) }, waiting), nil
+	svc := fork.Peers(repo, l, func() (*fork.Service, error) { return e.Fork(ctx) }, waiting)
+	svc.PullRequests = func() (any, []error, error) {
+		// A broken agentproto.toml shows the reactions under the
+		// default retries rather than hide them.
+		cfg, err := e.Config()
+		if err != nil {
+			cfg = config.Default()
+		}
+		return AllPRStatuses(repo, l, cfg.Reactions)
+	}
+	return svc, nil
 }

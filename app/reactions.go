@@ -95,6 +95,9 @@ func (e *Env) WatchPR(ctx context.Context, o WatchPROptions) (*reactions.Report,
 	}
 	w := &reactions.Watcher{Env: pe, Config: cfg, Forge: client, Repo: repo.String(), Log: e.log(),
 		Agent: &wpAgent{app: e, env: pe, cfg: cfg, sessions: c}}
+	if cfg.Policies.Notify != "" {
+		w.Notify = prNotifier(pe.Repo.WorkTree, cfg.Policies.Notify)
+	}
 	interval := o.Interval
 	if interval == 0 {
 		interval = cfg.Reactions.Interval.Duration
@@ -104,10 +107,7 @@ func (e *Env) WatchPR(ctx context.Context, o WatchPROptions) (*reactions.Report,
 		return &WatchCost{Counted: n, NotModified: free}
 	}
 	for n := 1; ; n++ {
-		rep, err := w.Poll(ctx)
-		if serr := cache.Save(); err == nil && serr != nil {
-			err = serr
-		}
+		rep, err := e.pollOnce(ctx, w, cache)
 		if err != nil {
 			return rep, cost(), err
 		}
@@ -123,6 +123,29 @@ func (e *Env) WatchPR(ctx context.Context, o WatchPROptions) (*reactions.Report,
 		case <-time.After(interval):
 		}
 	}
+}
+
+// pollOnce polls under the plan's poll lock and keeps the ETags; when
+// another watcher holds the lock, the poll is skipped and says so.
+func (e *Env) pollOnce(ctx context.Context, w *reactions.Watcher, cache *forge.Conditional) (*PRReport, error) {
+	release, err := lockPoll(w.Env.Repo.CommonDir, w.Env.Project.Name)
+	if err != nil {
+		return nil, err
+	}
+	if release == nil {
+		st, err := reactions.ReadState(w.Env.Ledger, w.Env.Project.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &PRReport{Project: w.Env.Project.Name, PR: st.PR, Observed: []string{}, Reactions: []reactions.Reaction{}, Pending: []reactions.Pending{},
+			Note: "another pr watch of this plan is polling (the daemon's, or one in another terminal): this poll is skipped"}, nil
+	}
+	defer release()
+	rep, err := w.Poll(ctx)
+	if serr := cache.Save(); err == nil && serr != nil {
+		err = serr
+	}
+	return rep, err
 }
 
 // splitRepo reads HOST/OWNER/NAME as pr_opened records it.

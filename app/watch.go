@@ -42,6 +42,9 @@ func (e *Env) Watch(ctx context.Context, project, goal string) (*Watching, error
 	if c, err := e.Sessions(); err == nil {
 		src.Client = c
 	}
+	if cfg, err := e.Config(); err == nil {
+		src.Reactions = &cfg.Reactions
+	}
 	w := watch.Watched{CommonDir: repo.CommonDir, Sessions: st.Dir}
 	return &Watching{Sources: src, Watched: w, Actions: &watchActions{e: e, src: src}}, nil
 }

@@ -60,6 +60,7 @@ var sideways = map[[2]string]string{
 	{"fork", "peers"}:         "a fork is a peer decision: admission reads the goal's peers, and fork joins its branches to their packet",
 	{"fork", "launch"}:        "a fork's executor session starts through the one launch resolver",
 	{"watch", "pipeline"}:     "the live view reads the plan state pipeline folds; it starts nothing",
+	{"watch", "reactions"}:    "the live view draws the pull request's reactions as the last poll recorded them; it starts nothing",
 	{"reactions", "pipeline"}: "a reaction to a pull request closes its loop through the pipeline's steps (verify, checkpoint, consolidate, review), never around them",
 	{"web", "pipeline"}:       "the reviewer's page draws the pipeline's events; it starts nothing",
 	{"web", "reactions"}:      "the reviewer's page draws the pull request's reactions as pr watch recorded them",

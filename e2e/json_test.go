@@ -120,6 +120,7 @@ var jsonCommands = []jsonCase{
 // decisionCommands run on a second pipeline, whose WP2 stopped on a
 // question.
 var decisionCommands = []jsonCase{
+	{path: "waiting"},
 	{path: "plan answer", args: []string{"demo", "WP2", "--choice", "tr"}},
 }
 
@@ -148,7 +149,7 @@ func checkJSONCoverage(t *testing.T) {
 	io, _, _, _ := cmdutil.Test()
 	tree := root.NewCmdRoot(cmdutil.New(io, "test"))
 	listed, peer, exempt := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, c := range append(append([]jsonCase{}, jsonCommands...), decisionCommands...) {
+	for _, c := range append(append(append([]jsonCase{}, jsonCommands...), decisionCommands...), prCommands...) {
 		listed[c.path] = true
 	}
 	for _, c := range peerDocuments {
@@ -249,7 +250,12 @@ func TestEveryJSONCommandPrintsItsSchema(t *testing.T) {
 			t.Fatalf("dispatch of a stopped WP: %v\n%s%s", err, out, errOut)
 		}
 		for _, c := range decisionCommands {
-			runJSONCase(t, waiting, c, vars)
+			docs := runJSONCase(t, waiting, c, vars)
+			if c.path == "waiting" {
+				if ds, _ := docs[0]["decisions"].([]any); len(docs) != 1 || len(ds) != 1 || !strings.Contains(mustJSON(ds[0]), `"wp":"WP2"`) {
+					t.Errorf("waiting lists no decision of WP2: %v", docs)
+				}
+			}
 		}
 	})
 }

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,12 +14,19 @@ import (
 // to WP1 and is answered in its thread with the commit; a comment on a
 // shared file waits for the supervisor; a check the retries do not fix
 // escalates; a branch someone else pushed to is never forced; approved
-// and green notifies; nothing is merged; and an hour of polling costs at
-// most 60 requests against the rate limit.
+// and green notifies through [policies] notify once trusted; nothing is
+// merged; an hour of polling costs at most 60 requests against the rate
+// limit; plan status, watch and the observation packet show what waits,
+// with what was tried; and the supervisor's answers are acted on.
 func TestPRReactionsEndToEnd(t *testing.T) {
 	remote := t.TempDir() + "/remote.git"
 	gh, host, ghEnv := startPRGitHub(t, remote)
-	dir := reactionsRepo(t, host)
+	notified := filepath.Join(t.TempDir(), "notified.txt")
+	dir := reactionsRepo(t, host, "[policies]\nnotify = '"+`echo "$AGENTPROTO_EVENT $AGENTPROTO_PR $AGENTPROTO_ITEM" >> `+notified+"'\n")
+	notices := func() string {
+		b, _ := os.ReadFile(notified)
+		return string(b)
+	}
 	must(t, dir, "git", "init", "-q", "--bare", remote)
 	must(t, dir, "git", "remote", "add", "origin", remote)
 	run := func(args ...string) (string, string, error) {
@@ -90,6 +99,11 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 	if len(gh.replies) != 1 || gh.replies[0].To != 101 || !strings.Contains(gh.replies[0].Body, head3) {
 		t.Fatalf("the thread of comment 101 must get one reply naming %s: %+v", head3, gh.replies)
 	}
+	// The committed notify command is not trusted yet: it did not run.
+	if n := notices(); n != "" {
+		t.Fatalf("an untrusted notify command ran: %q", n)
+	}
+	must(t, dir, "git", "agentproto", "policy", "trust")
 
 	// 3. Approved and green notifies; the escalation still waits.
 	gh.setCheck(head3, ghCheck{Name: "test", Conclusion: "success"})
@@ -97,6 +111,9 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 	r = watch("approved and green")
 	if o, _, _ := r.outcome("green:" + head3); o != "notified" {
 		t.Fatalf("approved and green: %+v", r)
+	}
+	if n := notices(); n != "approved-and-green 7 green:"+head3+"\n" {
+		t.Fatalf("[policies] notify was told %q", n)
 	}
 	if len(r.Pending) != 1 || r.Pending[0].Item != "comment:102" || !r.Pending[0].Escalated {
 		t.Fatalf("pending: %+v", r.Pending)
@@ -115,6 +132,9 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 	}
 	if remoteHead() != head3 {
 		t.Fatal("an unfixed check pushed something")
+	}
+	if n := notices(); !strings.HasSuffix(n, "pr-escalated 7 check:lint\n") {
+		t.Fatalf("an escalation is told to [policies] notify: %q", n)
 	}
 
 	// 5. Someone else pushes to the PR branch: the next fix is not
@@ -135,15 +155,22 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 		t.Fatal("the PR branch was pushed over a commit agentproto did not make")
 	}
 
-	// 6. An hour of polls at one a minute, with nothing new.
+	// 6. An hour of polls at one a minute ([reactions] interval's
+	// default): sixty polls of five reads each. Halfway, a reviewer
+	// comments without asking for anything: the poll after it pays for
+	// the list that changed, and every other read is a 304.
 	gh.costs()
+	gh.at(150, func() { gh.reviews = append(gh.reviews, ghReview(203, "carol", "COMMENTED", human)) })
 	if out, errOut, err := run("pr", "watch", "demo", "--polls", "60", "--interval", "5ms"); err != nil {
 		t.Fatalf("60 polls: %v\n%s\n%s", err, out, errOut)
 	}
 	counted, free := gh.costs()
 	t.Logf("60 polls: %d requests counted against the rate limit, %d answered 304", counted, free)
-	if counted > 60 || free == 0 {
-		t.Errorf("60 polls cost %d counted requests (%d 304s); want at most 60", counted, free)
+	if counted > 60 || counted == 0 || free < 5*60-counted {
+		t.Errorf("60 polls cost %d counted requests (%d 304s); want the one changed list counted, at most 60, the rest 304s", counted, free)
+	}
+	if log := must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "pr_review_submitted", "--json"); !strings.Contains(log, `"user":"carol"`) {
+		t.Errorf("the review made halfway through the hour was not seen: %s", log)
 	}
 
 	// plan status shows the pull request and what waits for the
@@ -157,6 +184,8 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 	if js := must(t, dir, "git", "agentproto", "plan", "status", "demo", "--json"); !strings.Contains(js, `"pull_request":{`) || !strings.Contains(js, `"retries_left":0`) {
 		t.Errorf("plan status --json: %s", js)
 	}
+	checkWaitingViews(t, dir)
+	answerEscalations(t, dir, watch)
 
 	// Nothing was ever merged, or asked to be.
 	for _, req := range gh.requests {

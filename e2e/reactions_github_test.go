@@ -29,6 +29,7 @@ type prGitHub struct {
 
 	mu       sync.Mutex
 	opened   bool
+	closed   bool
 	checks   map[string][]ghCheck // by head commit
 	reviews  []map[string]any
 	comments []map[string]any
@@ -38,6 +39,9 @@ type prGitHub struct {
 	// the 304s, which do not.
 	counted, free int
 	nextID        int64
+	// after runs a change once the server has had that many requests,
+	// under its lock: a change in the middle of a run of polls.
+	after map[int]func()
 }
 
 type ghCheck struct {
@@ -87,8 +91,23 @@ func (g *prGitHub) setCheck(sha string, c ghCheck) {
 func (g *prGitHub) addReview(id int64, user, state, commit string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.reviews = append(g.reviews, map[string]any{"id": id, "user": map[string]any{"login": user}, "body": "", "state": state,
-		"commit_id": commit, "submitted_at": "2026-01-02T03:04:05Z"})
+	g.reviews = append(g.reviews, ghReview(id, user, state, commit))
+}
+
+func ghReview(id int64, user, state, commit string) map[string]any {
+	return map[string]any{"id": id, "user": map[string]any{"login": user}, "body": "", "state": state,
+		"commit_id": commit, "submitted_at": "2026-01-02T03:04:05Z"}
+}
+
+// at makes change once n more requests have come, before the nth is
+// answered; change runs under the server's lock.
+func (g *prGitHub) at(n int, change func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.after == nil {
+		g.after = map[int]func(){}
+	}
+	g.after[len(g.requests)+n] = change
 }
 
 func (g *prGitHub) addComment(id, review int64, user, path string, line int, body string) {
@@ -96,6 +115,13 @@ func (g *prGitHub) addComment(id, review int64, user, path string, line int, bod
 	defer g.mu.Unlock()
 	g.comments = append(g.comments, map[string]any{"id": id, "pull_request_review_id": review, "user": map[string]any{"login": user},
 		"path": path, "line": line, "body": body, "commit_id": g.head(), "html_url": fmt.Sprintf("https://github.example/acme/app/pull/7#discussion_r%d", id)})
+}
+
+// close closes the pull request without merging it, as a person would.
+func (g *prGitHub) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
 }
 
 // costs returns the answers that counted against the rate limit and the
@@ -119,6 +145,9 @@ func (g *prGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	body, _ := io.ReadAll(r.Body)
 	g.requests = append(g.requests, r.Method+" "+r.URL.RequestURI())
+	if change := g.after[len(g.requests)]; change != nil {
+		change()
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	if r.Header.Get("Authorization") != "token test-token" {
 		w.WriteHeader(http.StatusUnauthorized)
@@ -165,7 +194,11 @@ func (g *prGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (g *prGitHub) read(path string) (any, bool) {
 	switch {
 	case path == "pulls/7":
-		return map[string]any{"number": 7, "state": "open", "merged": false, "html_url": "https://github.example/acme/app/pull/7",
+		state := "open"
+		if g.closed {
+			state = "closed"
+		}
+		return map[string]any{"number": 7, "state": state, "merged": false, "html_url": "https://github.example/acme/app/pull/7",
 			"head": map[string]any{"ref": g.branch, "sha": g.head()}, "base": map[string]any{"ref": "main"}}, true
 	case path == "pulls/7/reviews":
 		return append([]map[string]any{}, g.reviews...), true

@@ -12,8 +12,8 @@ import (
 
 // reactionsRepo makes a repository with a frozen plan whose WP1 owns
 // src/a.go and WP2 src/b.go, registry.txt shared, and a [pr] section
-// pointing at host; the scripted executor does each WP's work.
-func reactionsRepo(t *testing.T, host string) string {
+// pointing at host, then extra; the scripted executor does each WP's work.
+func reactionsRepo(t *testing.T, host, extra string) string {
 	t.Helper()
 	dir := newRepo(t)
 	write := func(name, text string) {
@@ -27,7 +27,7 @@ func reactionsRepo(t *testing.T, host string) string {
 	write("registry.txt", "# parts\n")
 	write("AGENTS.md", "# Definition of done\n")
 	write("agentproto.toml", "[dispatch]\nadapter = \"scripted\"\n[pr]\nrepo = \"acme/app\"\nhost = \""+host+"\"\n"+
-		"[reactions.ci-failed]\naction = \"send-to-owner\"\nretries = 1\n")
+		"[reactions.ci-failed]\naction = \"send-to-owner\"\nretries = 1\n"+extra)
 	must(t, dir, "git", "add", "-A")
 	must(t, dir, "git", "commit", "-q", "-m", "project")
 	must(t, dir, "git", "agentproto", "init")

@@ -88,6 +88,8 @@ var hints = map[string]hint{
 	"review":             {title: "Adversarial review of a plan", effect: adds, open: true, long: true},
 	"e2e":                {title: "Run the end-to-end commands", effect: adds, long: true},
 	"pr_open":            {title: "Open the plan's pull request", effect: adds, idempotent: true, open: true},
+	"pr_watch":           {title: "Let the daemon watch the pull request", effect: adds, idempotent: true, open: true},
+	"pr_answer":          {title: "Answer a pull request escalation", effect: adds, idempotent: true},
 	"policy_attach":      {title: "Attach a policy to sessions", effect: adds},
 	"evidence_add":       {title: "Record evidence", effect: adds},
 	"supervisor_propose": {title: "Propose a supervisor decision", effect: adds, idempotent: true},

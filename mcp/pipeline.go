@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentproto/agentproto/app"
+	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/sessions"
 )
@@ -45,6 +47,18 @@ type prIn struct {
 	Draft   bool   `json:"draft,omitempty" jsonschema:"open as a draft"`
 	Base    string `json:"base,omitempty" jsonschema:"base branch (default: the plan's base)"`
 	Title   string `json:"title,omitempty" jsonschema:"title (default: agentproto: PROJECT)"`
+}
+
+type prWatchIn struct {
+	Project  string `json:"project" jsonschema:"the plan whose pull request pr_open opened"`
+	Interval string `json:"interval,omitempty" jsonschema:"time between polls, a second or more (default: [reactions] interval)"`
+}
+
+type prAnswerIn struct {
+	Project string `json:"project" jsonschema:"the plan name"`
+	Item    string `json:"item" jsonschema:"the escalated item, as plan_status lists it: check:NAME, comment:ID or review:ID"`
+	Choice  string `json:"choice" jsonschema:"retry (its owners get new turns), dismiss (nothing more is done), or the work package that takes it (WPn)"`
+	Note    string `json:"note,omitempty" jsonschema:"why: kept in the ledger, shown if it escalates again"`
 }
 
 type policyIn struct {
@@ -130,6 +144,43 @@ func addPipelineTools(s *sdk.Server, e *env) {
 				verb = "updated"
 			}
 			return &Result[prDoc]{Command: "pr open", Doc: prResultDoc(out.Result), Summary: fmt.Sprintf("%s pull request #%d: %s", verb, out.Result.Number, out.Result.URL)}, nil
+		})
+	addTool(s, "pr_watch", "Let the sessions daemon watch the plan's pull request (the CLI's pr watch --daemon): it polls with conditional requests "+
+		"every interval and reacts as [reactions] says — a failed check or a review comment goes to the owning work package's agent, the fix through verify, "+
+		"checkpoint, consolidate and review to a new commit on the PR branch (never forced, never merged) — until the pull request is closed or merged. "+
+		"Returns at once with the policy (policy_cancel stops it). What escalates shows in plan_status and supervisor_observe; answer it with pr_answer.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in prWatchIn) (*Result[*app.PRDaemonWatch], error) {
+			var every time.Duration
+			if in.Interval != "" {
+				d, err := time.ParseDuration(in.Interval)
+				if err != nil || d < time.Second {
+					return nil, fault.Invalidf("interval %q is not a duration of a second or more, such as 1m", in.Interval)
+				}
+				every = d
+			}
+			w, err := e.app.WatchPRInDaemon(ctx, in.Project, every)
+			if err != nil {
+				return nil, err
+			}
+			return &Result[*app.PRDaemonWatch]{Command: "pr watch", Doc: w,
+				Summary: fmt.Sprintf("the daemon watches pull request #%d every %s (policy %s)", w.Number, w.Every, w.Policy.ID)}, nil
+		})
+	addTool(s, "pr_answer", "Answer an item of the plan's pull request that waits for the supervisor (plan_status lists each with what was tried): "+
+		"retry gives its owners new turns, a work package id gives it to that WP (for a shared file or a check naming none), dismiss closes it. "+
+		"The next poll acts on it. Refused (exit 5) for an item that is not waiting.",
+		func(ctx context.Context, _ *sdk.CallToolRequest, in prAnswerIn) (*Result[*app.PRAnswer], error) {
+			a, err := e.app.AnswerPR(ctx, app.PRAnswerOptions{Project: in.Project, Item: in.Item, Choice: in.Choice, Note: in.Note})
+			if err != nil {
+				return nil, err
+			}
+			sum := fmt.Sprintf("%s goes to %s at the next poll", a.Item, strings.Join(a.WPs, ", "))
+			switch {
+			case !a.Recorded:
+				sum = "this answer is already recorded; nothing written"
+			case len(a.WPs) == 0:
+				sum = "dismissed " + a.Item
+			}
+			return &Result[*app.PRAnswer]{Command: "pr answer", Doc: a, Summary: sum}, nil
 		})
 	addTool(s, "policy_attach", "Attach a policy to sessions: actions the sessions daemon runs on turn-end or idleness, without polling.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in policyIn) (*Result[*sessions.Policy], error) {

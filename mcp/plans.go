@@ -101,7 +101,7 @@ func addPlanTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "plan_status", "Show drift of the plan's working files against the frozen version, and the work packages waiting_decision "+
 		"(stopped on a question: its options and default; answer with plan_answer), and its pull request as pr watch last saw it "+
-		"(state, reactions pending with their retries left, escalations waiting for the supervisor).",
+		"(state, reactions pending with their retries left, escalations waiting for the supervisor with what was tried: answer them with pr_answer).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in projectIn) (*Result[*app.PlanStatus], error) {
 			p, st, err := e.app.PlanStatus(ctx, in.Project)
 			if err != nil {
@@ -122,6 +122,11 @@ func addPlanTools(s *sdk.Server, e *env) {
 			}
 			if pr := st.PR; pr != nil {
 				sum += fmt.Sprintf("; pull request #%d %s, %d reactions pending", pr.PR.Number, pr.PR.State, len(pr.Pending))
+				for _, p := range pr.Pending {
+					if p.Escalated {
+						sum += fmt.Sprintf("; %s waits for you (pr_answer): %s", p.Item, p.Reason)
+					}
+				}
 			}
 			return &Result[*app.PlanStatus]{Command: "plan status", Doc: st, Summary: sum}, nil
 		})

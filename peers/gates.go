@@ -131,3 +131,28 @@ func (s *Service) CloseGate(goalID, gate, answer string) (bool, error) {
 	}
 	return record(s, gateClosedKind, fmt.Sprintf("goal/%s/gate/%s/closed", goalID, gate), GateClosed{Goal: goalID, Gate: gate, Answer: answer})
 }
+
+// addWaiting puts what waits for the supervisor in the packet: the plans'
+// waiting decisions and their pull requests, escalations included. A plan whose
+// plan.toml does not load (one being written) is a warning; a ledger that
+// cannot be read makes the packet incomplete.
+func (s *Service) addWaiting(o *Observation) {
+	fill := func(dst *any, list func() (any, []error, error), what string) {
+		*dst = []any{}
+		if list == nil {
+			return
+		}
+		items, problems, err := list()
+		if err != nil {
+			o.Warnings = append(o.Warnings, what+" could not be read: "+err.Error())
+			o.DecisionInputComplete = false
+			return
+		}
+		*dst = items
+		for _, p := range problems {
+			o.Warnings = append(o.Warnings, "a plan's "+what+" could not be read: "+p.Error())
+		}
+	}
+	fill(&o.WaitingDecisions, s.Waiting, "waiting decisions")
+	fill(&o.PullRequests, s.PullRequests, "pull requests")
+}

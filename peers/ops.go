@@ -30,6 +30,11 @@ type Service struct {
 	// peers' business, so the command that builds the Service hands it in
 	// (pipeline.AllWaitingDecisions); decisions must encode as a JSON array.
 	Waiting func() (decisions any, problems []error, err error)
+	// PullRequests lists the plans' pull requests as their last polls saw
+	// them — state, the items pending with their retries left, those
+	// waiting for the supervisor with what was tried — in the same way
+	// (app.AllPRStatuses); nil: none are shown.
+	PullRequests func() (prs any, problems []error, err error)
 }
 
 func (s *Service) now() time.Time {

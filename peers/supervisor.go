@@ -185,6 +185,10 @@ type Observation struct {
 	// Spend is what the repository's plans cost, today and in all
 	// (spend.go).
 	Spend PacketSpend `json:"spend"`
+	// PullRequests are the plans' pull requests as their last polls saw
+	// them: state, the reactions pending with their retries left, and the
+	// items waiting for the supervisor (pr answer) with what was tried.
+	PullRequests any `json:"pull_requests"`
 }
 
 // GoalRef names the goal.
@@ -367,26 +371,6 @@ func (s *Service) Observe(goalID, agent string) (*Observation, error) {
 	s.addSpend(o, store)
 	sort.Strings(o.Warnings)
 	return o, nil
-}
-
-// addWaiting puts the plans' waiting decisions in the packet. A plan
-// whose plan.toml does not load (one being written) is a warning; a
-// ledger that cannot be read makes the packet incomplete.
-func (s *Service) addWaiting(o *Observation) {
-	o.WaitingDecisions = []any{}
-	if s.Waiting == nil {
-		return
-	}
-	ws, problems, err := s.Waiting()
-	if err != nil {
-		o.Warnings = append(o.Warnings, "waiting decisions could not be read: "+err.Error())
-		o.DecisionInputComplete = false
-		return
-	}
-	o.WaitingDecisions = ws
-	for _, p := range problems {
-		o.Warnings = append(o.Warnings, "a plan's waiting decisions could not be read: "+p.Error())
-	}
 }
 
 // commits returns compact references to the last commits on a peer's

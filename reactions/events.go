@@ -105,6 +105,7 @@ const (
 	Failed    = "failed"    // the turn, a pipeline step or the push did not go through
 	Escalated = "escalated" // it waits for the supervisor
 	Notified  = "notified"
+	// Answered (answer.go): the supervisor answered an escalation.
 )
 
 // Reaction is one thing done about an item: a turn sent to its owner and
@@ -126,6 +127,26 @@ type Reaction struct {
 	Reason  string   `json:"reason,omitempty"`
 	// Tried says, on an escalation, what was done before.
 	Tried []string `json:"tried,omitempty"`
+	// Answer is the supervisor's answer to an escalation: retry,
+	// dismiss, or the work package that takes the item.
+	Answer string `json:"answer,omitempty"`
+}
+
+// EventEscalated is the event [policies] notify is run with when an item
+// escalates; a notify reaction runs it with its trigger's name
+// (approved-and-green).
+const EventEscalated = "pr-escalated"
+
+// Notice is what [policies] notify is told: its environment carries each
+// field (AGENTPROTO_EVENT, AGENTPROTO_PROJECT, AGENTPROTO_PR, ...).
+type Notice struct {
+	Event   string
+	Project string
+	Number  int
+	Item    string
+	Trigger string
+	URL     string
+	Message string
 }
 
 func obsID(project string, number int, what string, args ...any) string {

@@ -34,7 +34,7 @@ func (w *Watcher) send(ctx context.Context, incident int, it Item, r Route, base
 			if rerr != nil {
 				return nil, rerr
 			}
-			return w.escalate(st, base, err.Error())
+			return w.escalate(ctx, st, base, err.Error())
 		}
 	} else {
 		res.Outcome, res.Commit = Pushed, commit

@@ -2,6 +2,7 @@ package reactions
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
@@ -31,7 +32,9 @@ func (s *State) items(pr PRState) []Item {
 		c := checks[i]
 		if failedConclusions[c.Conclusion] {
 			green = false
-			out = append(out, Item{Key: "check:" + c.Name, Trigger: config.CIFailed, Check: &c})
+			if !s.dismissed("check:" + c.Name) {
+				out = append(out, Item{Key: "check:" + c.Name, Trigger: config.CIFailed, Check: &c})
+			}
 		}
 	}
 	reviews := map[int64]Review{}
@@ -47,8 +50,8 @@ func (s *State) items(pr PRState) []Item {
 		c := s.Comments[i]
 		withComments[c.Review] = true
 		key := commentItem(c.ID)
-		if last, ok := s.Last(key); ok && last.Outcome == Pushed {
-			continue // answered with a commit
+		if last, ok := s.Last(key); ok && last.Outcome == Pushed || s.dismissed(key) {
+			continue // answered with a commit, or by the supervisor
 		}
 		trigger := config.Commented
 		if reviews[c.Review].State == "CHANGES_REQUESTED" {
@@ -60,8 +63,8 @@ func (s *State) items(pr PRState) []Item {
 	for _, r := range s.Reviews {
 		state := latest[r.User]
 		approved = approved || state == "APPROVED"
-		if r.State != "CHANGES_REQUESTED" || withComments[r.ID] || state != "CHANGES_REQUESTED" {
-			continue // answered by its comments, or approved since
+		if r.State != "CHANGES_REQUESTED" || withComments[r.ID] || state != "CHANGES_REQUESTED" || s.dismissed(reviewItem(r.ID)) {
+			continue // answered by its comments, approved since, or dismissed
 		}
 		r := r
 		out = append(out, Item{Key: reviewItem(r.ID), Trigger: config.ChangesRequested, Review: &r})
@@ -92,8 +95,11 @@ func (it Item) route(p *plans.Project) Route {
 
 // prompt is what item sends wp.
 func (it Item) prompt(project string, number int, wp string, r Route) string {
-	if it.Check != nil {
+	switch {
+	case it.Check != nil:
 		return checkPrompt(project, wp, number, *it.Check, r.Parts[wp])
+	case it.Review != nil:
+		return reviewPrompt(project, wp, number, *it.Review)
 	}
 	return commentPrompt(project, wp, number, *it.Comment)
 }
@@ -113,11 +119,28 @@ type Pending struct {
 	Since       string   `json:"since,omitempty"`
 }
 
+// Describe says where p stands, on one line: the turns left, or the
+// escalation it waits on with what was tried and how to answer it.
+func (p Pending) Describe(project string) string {
+	if !p.Escalated {
+		s := fmt.Sprintf("%d retries left", p.RetriesLeft)
+		if p.Reason != "" {
+			s += "; " + p.Reason
+		}
+		return s
+	}
+	s := "waiting for the supervisor: " + p.Reason
+	if len(p.Tried) > 0 {
+		s += "; tried: " + strings.Join(p.Tried, "; ")
+	}
+	return s + fmt.Sprintf(" (git agentproto pr answer %s %s --choice retry|dismiss|WPn)", project, p.Item)
+}
+
 // pending lists the open items of pr.
 func (s *State) pending(p *plans.Project, pr PRState, cfg config.Reactions) []Pending {
 	out := []Pending{}
 	for _, it := range s.items(pr) {
-		act := cfg.For(it.Trigger)
+		act := s.reaction(cfg, it)
 		if act.Action == config.Ignore || act.Action == config.Notify {
 			continue
 		}
@@ -126,7 +149,7 @@ func (s *State) pending(p *plans.Project, pr PRState, cfg config.Reactions) []Pe
 			pd.Since = t.UTC().Format(time.RFC3339)
 		}
 		pd.RetriesLeft = max(act.Retries-pd.Attempts, 0)
-		r := it.route(p)
+		r := s.route(it, p)
 		pd.WPs = r.WPs()
 		if e, ok := s.Escalated(it.Key); ok {
 			pd.Escalated, pd.Reason, pd.RetriesLeft = true, e.Reason, 0
@@ -149,31 +172,4 @@ func Status(l gitstore.Store, p *plans.Project, cfg config.Reactions) (*Report, 
 	}
 	return &Report{Project: p.Name, PR: st.PR, Observed: []string{}, Reactions: []Reaction{}, Pending: st.pending(p, *st.PR, cfg),
 		Done: st.PR.State != "open"}, nil
-}
-
-// Escalation is an item waiting for the supervisor's decision, with what
-// was tried: what the waiting-decisions views list beside the WPs that
-// stopped on a question.
-type Escalation struct {
-	Project string   `json:"project"`
-	Number  int      `json:"number"`
-	Item    string   `json:"item"`
-	Trigger string   `json:"trigger"`
-	Reason  string   `json:"reason"`
-	Tried   []string `json:"tried,omitempty"`
-}
-
-// Escalations lists the open items of p's pull request that escalated.
-func Escalations(l gitstore.Store, p *plans.Project, cfg config.Reactions) ([]Escalation, error) {
-	s, err := Status(l, p, cfg)
-	out := []Escalation{}
-	if err != nil || s == nil || s.Done {
-		return out, err
-	}
-	for _, pd := range s.Pending {
-		if pd.Escalated {
-			out = append(out, Escalation{Project: p.Name, Number: s.PR.Number, Item: pd.Item, Trigger: pd.Trigger, Reason: pd.Reason, Tried: pd.Tried})
-		}
-	}
-	return out, nil
 }

@@ -94,6 +94,16 @@ func commentPrompt(project, wp string, number int, c Comment) string {
 	return finish(b.String())
 }
 
+// reviewPrompt is what a review asking for changes without naming a file
+// sends the work package the supervisor gave it to.
+func reviewPrompt(project, wp string, number int, r Review) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A reviewer (%s) asks for changes on pull request #%d of plan %s, and the supervisor gave it to you:\n\n", r.User, number, project)
+	b.WriteString(r.Body + "\n")
+	b.WriteString(tail(wp))
+	return finish(b.String())
+}
+
 func tail(wp string) string {
 	return "\nFix it in your worktree, inside " + wp + "'s perimeter, and end with your agentproto-report block. " +
 		"Do not commit or push: your work is verified, consolidated and reviewed, then pushed to the pull request for you.\n"

@@ -2,6 +2,7 @@ package reactions
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,16 @@ func (w *Watcher) reactAll(t *testing.T, pr PRState) []Reaction {
 		}
 	}
 	return out
+}
+
+// openPR records the pull request as a poll sees it, open at head.
+func (w *Watcher) openPR(t *testing.T, head string) PRState {
+	t.Helper()
+	pr := PRState{Project: "demo", Number: 7, Head: head, State: "open"}
+	if _, err := prStateKind.Record(w.Env.Ledger, "pr-"+head, pr); err != nil {
+		t.Fatal(err)
+	}
+	return pr
 }
 
 func (w *Watcher) check(t *testing.T, id, head, conclusion string) {
@@ -126,5 +137,51 @@ func TestNotifyOnceAndIgnore(t *testing.T) {
 	}
 	if rs := w.reactAll(t, pr); len(rs) != 0 {
 		t.Fatalf("an ignored comment: %+v", rs)
+	}
+}
+
+// [policies] notify is run for a notify reaction, with what it is about,
+// once; a command that fails is recorded as such and not run again at
+// every poll. An escalation runs it too.
+func TestNotifyRunsTheCommand(t *testing.T) {
+	w, _ := newWatcher(t)
+	var got []Notice
+	fail := errors.New("notify-send: not found")
+	w.Notify = func(_ context.Context, n Notice) error {
+		got = append(got, n)
+		if n.Event == config.ApprovedAndGreen && n.Item == "green:h2" {
+			return fail
+		}
+		return nil
+	}
+	pr := PRState{Project: "demo", Number: 7, Head: "h1", State: "open", URL: "https://github.example/acme/app/pull/7"}
+	w.check(t, "c1", "h1", "success")
+	if _, err := reviewKind.Record(w.Env.Ledger, "r1", Review{Project: "demo", Number: 7, ID: 1, User: "alice", State: "APPROVED"}); err != nil {
+		t.Fatal(err)
+	}
+	if rs := w.reactAll(t, pr); len(rs) != 1 || rs[0].Outcome != Notified {
+		t.Fatalf("approved and green: %+v", rs)
+	}
+	if len(got) != 1 || got[0].Event != config.ApprovedAndGreen || got[0].Item != "green:h1" || got[0].URL != pr.URL || !strings.Contains(got[0].Message, "approved") {
+		t.Fatalf("the command was told %+v", got)
+	}
+	w.reactAll(t, pr)
+	if len(got) != 1 {
+		t.Fatalf("notified twice: %+v", got)
+	}
+	pr.Head = "h2"
+	w.check(t, "c2", "h2", "success")
+	if rs := w.reactAll(t, pr); len(rs) != 1 || rs[0].Outcome != Failed || rs[0].Step != "notify" || !strings.Contains(rs[0].Reason, "not found") {
+		t.Fatalf("a failing command: %+v", rs)
+	}
+	if w.reactAll(t, pr); len(got) != 2 {
+		t.Fatalf("a failing command is run again at every poll: %+v", got)
+	}
+	if _, err := commentKind.Record(w.Env.Ledger, "m1", Comment{Project: "demo", Number: 7, ID: 5, User: "bob", Path: "registry.txt", Body: "sort"}); err != nil {
+		t.Fatal(err)
+	}
+	w.reactAll(t, pr)
+	if len(got) != 3 || got[2].Event != EventEscalated || got[2].Item != "comment:5" || !strings.Contains(got[2].Message, "shared file") {
+		t.Fatalf("an escalation: %+v", got)
 	}
 }

@@ -72,9 +72,18 @@ func ReadState(l gitstore.Store, project string) (*State, error) {
 			}
 		}),
 		gitstore.On(reactionKind, func(st *State, e *gitstore.Event, r Reaction) {
-			if r.Project == project {
-				mark(st, e, r.Item)
-				st.Reactions = append(st.Reactions, r)
+			if r.Project != project {
+				return
+			}
+			mark(st, e, r.Item)
+			st.Reactions = append(st.Reactions, r)
+			if r.Outcome == Answered && r.Answer != AnswerDismiss {
+				// A new incident from the answer on: turns, retries and
+				// escalate-after start over.
+				st.reset[r.Item] = len(st.Reactions) - 1
+				if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
+					st.first[r.Item] = t
+				}
 			}
 		}))
 	return st, err
@@ -130,7 +139,11 @@ func (s *State) Escalated(item string) (Reaction, bool) {
 func (s *State) Tried(item string) []string {
 	var out []string
 	for _, r := range s.current(item) {
-		if r.Outcome == Sent {
+		if r.Outcome == Sent || r.Outcome == Escalated {
+			continue // a turn is told by how it ended; an escalation is no try
+		}
+		if r.Outcome == Answered {
+			out = append(out, describeAnswer(r))
 			continue
 		}
 		t := r.Outcome

@@ -32,6 +32,9 @@ type Watcher struct {
 	Now func() time.Time
 	// Log is told each step of a reaction as it happens.
 	Log io.Writer
+	// Notify runs the [policies] notify command for a notice (nil: the
+	// notice is the ledger event and the log line alone).
+	Notify func(ctx context.Context, n Notice) error
 }
 
 // Report is what one poll saw and did: what plan status and the MCP
@@ -120,7 +123,7 @@ func (w *Watcher) react(ctx context.Context, st *State, it Item, pr PRState, sen
 	if _, ok := st.Escalated(it.Key); ok {
 		return nil, nil // waits for the supervisor
 	}
-	act := w.Config.Reactions.For(it.Trigger)
+	act := st.reaction(w.Config.Reactions, it)
 	base := Reaction{Project: pr.Project, Number: pr.Number, Item: it.Key, Trigger: it.Trigger, Action: act.Action, Head: pr.Head}
 	switch act.Action {
 	case config.Ignore:
@@ -129,26 +132,24 @@ func (w *Watcher) react(ctx context.Context, st *State, it Item, pr PRState, sen
 		if _, ok := st.Last(it.Key); ok {
 			return nil, nil
 		}
-		base.Outcome, base.Reason = Notified, notice(it, pr)
-		w.say("notify: %s", base.Reason)
-		return &base, w.recordReaction(st.reset[it.Key], base, "notified")
+		return w.notify(ctx, st, base, it, pr)
 	case config.Escalate:
-		return w.escalate(st, base, "[reactions."+it.Trigger+"] action = \"escalate\"")
+		return w.escalate(ctx, st, base, "[reactions."+it.Trigger+"] action = \"escalate\"")
 	}
-	r := it.route(w.Env.Project)
+	r := st.route(it, w.Env.Project)
 	base.WPs = r.WPs()
 	if r.Escalate != "" {
-		return w.escalate(st, base, r.Escalate)
+		return w.escalate(ctx, st, base, r.Escalate)
 	}
 	if last, ok := st.Last(it.Key); ok && last.Outcome == Pushed && last.Head == pr.Head {
 		return nil, nil // a fix is pushed; GitHub has not shown its head yet
 	}
 	attempts := st.Attempts(it.Key)
 	if attempts >= act.Retries {
-		return w.escalate(st, base, fmt.Sprintf("the retries ran out: %d turns of %s did not fix it", attempts, strings.Join(base.WPs, ", ")))
+		return w.escalate(ctx, st, base, fmt.Sprintf("the retries ran out: %d turns of %s did not fix it", attempts, strings.Join(base.WPs, ", ")))
 	}
 	if first, ok := st.first[it.Key]; ok && act.EscalateAfter.Duration > 0 && w.now().Sub(first) > act.EscalateAfter.Duration {
-		return w.escalate(st, base, fmt.Sprintf("still open %s after it was first seen (escalate-after)", act.EscalateAfter))
+		return w.escalate(ctx, st, base, fmt.Sprintf("still open %s after it was first seen (escalate-after)", act.EscalateAfter))
 	}
 	if *sent {
 		return nil, nil // one turn per poll
@@ -157,15 +158,47 @@ func (w *Watcher) react(ctx context.Context, st *State, it Item, pr PRState, sen
 	return w.send(ctx, st.reset[it.Key], it, r, base, attempts+1)
 }
 
-// escalate puts the item on the supervisor's list, with what was tried.
-func (w *Watcher) escalate(st *State, r Reaction, why string) (*Reaction, error) {
+// escalate puts the item on the supervisor's list, with what was tried,
+// and tells them through [policies] notify: a watch the daemon runs has
+// no terminal to say it on.
+func (w *Watcher) escalate(ctx context.Context, st *State, r Reaction, why string) (*Reaction, error) {
 	r.Action, r.Outcome, r.Reason, r.Tried = config.Escalate, Escalated, why, st.Tried(r.Item)
 	w.say("escalated %s: %s", r.Item, why)
-	return &r, w.recordReaction(st.reset[r.Item], r, "escalated")
+	if err := w.recordReaction(st.reset[r.Item], r, "escalated"); err != nil {
+		return &r, err
+	}
+	if w.Notify != nil {
+		n := Notice{Event: EventEscalated, Project: r.Project, Number: r.Number, Item: r.Item, Trigger: r.Trigger,
+			Message: fmt.Sprintf("%s on pull request #%d waits for the supervisor: %s", r.Item, r.Number, why)}
+		if err := w.Notify(ctx, n); err != nil {
+			// The escalation stands and is listed; the notice is extra.
+			w.say("notify: %v", err)
+		}
+	}
+	return &r, nil
+}
+
+// notify tells of item once: the reaction is recorded as notified, or as
+// failed at notify with the command's error (not retried: a broken
+// command would otherwise run at every poll).
+func (w *Watcher) notify(ctx context.Context, st *State, r Reaction, it Item, pr PRState) (*Reaction, error) {
+	r.Outcome, r.Reason = Notified, notice(it, pr)
+	w.say("notify: %s", r.Reason)
+	if w.Notify != nil {
+		n := Notice{Event: it.Trigger, Project: pr.Project, Number: pr.Number, Item: it.Key, Trigger: it.Trigger, URL: pr.URL, Message: r.Reason}
+		if err := w.Notify(ctx, n); err != nil {
+			r.Outcome, r.Step, r.Reason = Failed, "notify", bound(err.Error(), 1<<10)
+			w.say("notify: %v", err)
+		}
+	}
+	return &r, w.recordReaction(st.reset[it.Key], r, "notified")
 }
 
 func notice(it Item, pr PRState) string {
-	return fmt.Sprintf("pull request #%d is approved and every check passed on %s (agentproto never merges: a person does)", pr.Number, short(pr.Head))
+	if it.Trigger == config.ApprovedAndGreen {
+		return fmt.Sprintf("pull request #%d is approved and every check passed on %s (agentproto never merges: a person does)", pr.Number, short(pr.Head))
+	}
+	return fmt.Sprintf("%s on pull request #%d (%s)", it.Key, pr.Number, it.Trigger)
 }
 
 // recordReaction records r. Its id names the item, the incident (a check

@@ -19,6 +19,10 @@ const (
 	ActPromptFile = "prompt-file" // prompt-file:PATH
 	// ActDispatch continues the plan's dispatch (sessions/daemon/policydispatch.go).
 	ActDispatch = "dispatch"
+	// ActPRWatch polls a plan's pull request and reacts, as pr watch
+	// --once does, every so often (sessions/daemon/prwatch.go). It takes
+	// no sessions: its trigger is every:DURATION.
+	ActPRWatch = "pr-watch"
 )
 
 // Policy is attached to sessions.
@@ -62,6 +66,11 @@ type PolicyArgs struct {
 	// end of a session; by default it fires once a session, as each
 	// prompt it sends ends in another turn end.
 	Repeat bool `json:"repeat,omitempty"`
+	// ForgeToken is the GitHub token a pr-watch policy polls with. The
+	// daemon is started without the user's tokens (DaemonEnv), so the
+	// command that attaches the watch hands it over; the daemon keeps it
+	// in memory only, never in the policy's file or answers.
+	ForgeToken string `json:"forge_token,omitempty"`
 }
 
 // ParseActions validates an action list.
@@ -100,6 +109,20 @@ func ParseTrigger(on string) (time.Duration, error) {
 		return dur, nil
 	}
 	return 0, fault.Invalidf("--on takes turn-end or idle:DURATION, not %q", on)
+}
+
+// ParseEvery reads the trigger of a pr-watch policy, every:DURATION, at
+// least a second apart (GitHub asks pollers to be gentle).
+func ParseEvery(on string) (time.Duration, error) {
+	d, ok := strings.CutPrefix(on, "every:")
+	if !ok {
+		return 0, fault.Invalidf("a pr-watch policy fires on every:DURATION, not %q", on)
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil || dur < time.Second {
+		return 0, fault.Invalidf("every:%s needs a duration of a second or more, with a unit, such as every:1m", d)
+	}
+	return dur, nil
 }
 
 // DispatchArgs are the options of the dispatch run a policy continues:

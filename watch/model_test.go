@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentproto/agentproto/reactions"
 	"github.com/agentproto/agentproto/spend"
 )
 
@@ -72,5 +73,29 @@ func TestTheViewShowsSpend(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^` + s.id + ` .* ` + regexp.QuoteMeta(s.want) + `$`).MatchString(out) {
 			t.Errorf("session %s does not end in %q:\n%s", s.id, s.want, out)
 		}
+	}
+}
+
+// The pull request's section shows its state, the turns left, and first
+// what waits for the person watching, with what was tried.
+func TestPullRequestSection(t *testing.T) {
+	snap := &Snapshot{Project: "demo", PR: &PRRow{Number: 7, State: "open", Head: "abc123", Pending: []reactions.Pending{
+		{Item: "comment:5", Trigger: "comment", WPs: []string{"WP1"}, RetriesLeft: 1},
+		{Item: "check:lint", Trigger: "ci-failed", WPs: []string{"WP2"}, Escalated: true, Reason: "the retries ran out", Tried: []string{"WP2: failed at consolidate"}},
+	}}}
+	out := Once(snap, 400)
+	head := strings.Index(out, "PULL REQUEST #7 open at abc123 · 2 pending, 1 waiting for you")
+	esc := strings.Index(out, "check:lint")
+	left := strings.Index(out, "comment:5")
+	if head < 0 || esc < head || left < esc {
+		t.Fatalf("want the header, then the escalation, then the rest:\n%s", out)
+	}
+	for _, want := range []string{"[WP2] waiting for you: the retries ran out\n", "\n      tried: WP2: failed at consolidate\n", "pr answer demo ITEM", "[WP1] 1 retries left"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the view lacks %q:\n%s", want, out)
+		}
+	}
+	if out := Once(&Snapshot{Project: "demo"}, 120); strings.Contains(out, "PULL REQUEST") {
+		t.Errorf("a plan without a polled pull request shows one:\n%s", out)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/plans"
@@ -86,6 +87,8 @@ type Snapshot struct {
 	// Spend is the watched plan's: executors by WP, the supervisor's own
 	// reports, both together; nil before any usage was recorded for it.
 	Spend *spend.Plan `json:"spend,omitempty"`
+	// PR is the plan's pull request once a poll saw it (pr.go).
+	PR *PRRow `json:"pull_request,omitempty"`
 	// Problems are sources that could not be read: shown, never fatal,
 	// so one unreadable part does not blank the whole view.
 	Problems []string `json:"problems,omitempty"`
@@ -98,6 +101,9 @@ type Sources struct {
 	Goal    string
 	Store   *sessions.View
 	Client  *sessions.Client
+	// Reactions counts the pull request's retries left (nil: the
+	// defaults).
+	Reactions *config.Reactions
 	// Mu, when set, is held while the ledger is read: actions that write it
 	// run on other goroutines.
 	Mu *sync.Mutex
@@ -126,6 +132,15 @@ func Take(src Sources) *Snapshot {
 					s.WPs[i].Spend = &t
 				}
 			}
+		}
+		cfg := config.Default().Reactions
+		if src.Reactions != nil {
+			cfg = *src.Reactions
+		}
+		if pr, err := prRow(src.Ledger, src.Project, cfg); err != nil {
+			problem("pull request", err)
+		} else {
+			s.PR = pr
 		}
 	}
 	if src.Store != nil {

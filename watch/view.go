@@ -102,6 +102,7 @@ func (m *Model) Render() string {
 			line(st.dim, fmt.Sprintf("  … %d more work packages (a taller terminal, or move the selection)", hidden))
 		}
 	}
+	renderPR(snap, st, line)
 	line(st.head, "SESSIONS")
 	if len(snap.Sessions) == 0 {
 		line(st.dim, "  none")

@@ -94,3 +94,32 @@ func TestConsolidateFlags(t *testing.T) {
 		t.Fatalf("options = %+v", got)
 	}
 }
+
+// pr watch --daemon hands the loop over, so it takes no bound of polls;
+// pr answer needs the item and a choice.
+func TestPRWatchAndAnswerFlags(t *testing.T) {
+	var w *PRWatchOptions
+	if err := cmdtest.Execute(NewCmdPRWatch(cmdtest.Factory(), func(o *PRWatchOptions) error { w = o; return nil }), "demo", "--daemon", "--interval", "2m", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if w.Project != "demo" || !w.Daemon || w.Interval.String() != "2m0s" || !w.JSON || w.Once {
+		t.Fatalf("pr watch options = %+v", w)
+	}
+	for _, extra := range []string{"--once", "--polls=3"} {
+		ran := false
+		err := cmdtest.Execute(NewCmdPRWatch(cmdtest.Factory(), func(*PRWatchOptions) error { ran = true; return nil }), "demo", "--daemon", extra)
+		if ran || fault.KindOf(err) != fault.Invalid {
+			t.Fatalf("--daemon %s: ran %v, err %v", extra, ran, err)
+		}
+	}
+	var a *PRAnswerOptions
+	if err := cmdtest.Execute(NewCmdPRAnswer(cmdtest.Factory(), func(o *PRAnswerOptions) error { a = o; return nil }), "demo", "comment:102", "--choice", "WP1", "--note", "WP1 keeps it"); err != nil {
+		t.Fatal(err)
+	}
+	if a.Project != "demo" || a.Item != "comment:102" || a.Choice != "WP1" || a.Note != "WP1 keeps it" {
+		t.Fatalf("pr answer options = %+v", a)
+	}
+	if err := cmdtest.Execute(NewCmdPRAnswer(cmdtest.Factory(), func(*PRAnswerOptions) error { t.Fatal("ran without --choice"); return nil }), "demo", "check:test"); err == nil {
+		t.Fatal("pr answer without --choice")
+	}
+}

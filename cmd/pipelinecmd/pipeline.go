@@ -19,7 +19,7 @@ import (
 // Commands returns the pipeline commands for the root.
 func Commands(f *cmdutil.Factory) []*cobra.Command {
 	return []*cobra.Command{NewCmdDispatch(f, nil), NewCmdVerify(f, nil), NewCmdCheckpoint(f, nil), NewCmdConsolidate(f, nil),
-		newCmdReview(f), NewCmdE2E(f, nil), newCmdPR(f), NewCmdRun(f, nil)}
+		newCmdReview(f), NewCmdE2E(f, nil), newCmdPR(f), NewCmdRun(f, nil), NewCmdWaiting(f, nil)}
 }
 
 // deps are what every pipeline verb is built from: the streams and the

@@ -24,7 +24,7 @@ type PROpenOptions struct {
 
 func newCmdPR(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "pr <command>", Short: "Open the plan's pull request on GitHub (never merged by agentproto)"}
-	cmd.AddCommand(NewCmdPROpen(f, nil), newCmdPRComment(f), NewCmdPRWatch(f, nil))
+	cmd.AddCommand(NewCmdPROpen(f, nil), newCmdPRComment(f), NewCmdPRWatch(f, nil), NewCmdPRAnswer(f, nil))
 	return cmd
 }
 

@@ -124,6 +124,7 @@ type Wedged struct {
 type PolicyFired struct {
 	Policy  string                  `json:"policy"`
 	Session string                  `json:"session"`
+	Project string                  `json:"project,omitempty"` // a pr-watch policy's plan
 	Trigger string                  `json:"trigger"`
 	Actions []sessions.ActionResult `json:"actions"`
 }

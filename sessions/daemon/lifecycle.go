@@ -116,16 +116,17 @@ func isAdapter(pid int) bool {
 }
 
 // idleWatch closes the listener once nothing has happened for idleExit:
-// no client, no turn in progress, no idle policy waiting on a live session.
+// no client, no turn in progress, no idle policy waiting on a live session,
+// no pull request watched.
 // Settled sessions do not keep the daemon alive; shutdown ends them.
 func (d *Daemon) idleWatch() {
 	for {
 		time.Sleep(time.Second)
 		// Read before the registry's lock: the two locks are never held
 		// together. A policy attached meanwhile counts at the next check.
-		watched := d.policies.watched()
+		watched, polling := d.policies.watched(), d.policies.prWatching()
 		d.mu.Lock()
-		if d.busyLocked(watched) {
+		if polling || d.busyLocked(watched) {
 			d.lastBusy = time.Now()
 		}
 		idle := time.Since(d.lastBusy)

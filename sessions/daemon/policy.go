@@ -22,6 +22,13 @@ type policy struct {
 	idle     time.Duration
 	idleDone map[string]time.Time // session -> activity time already fired on
 	firedFor map[string]bool      // sessions it fired for
+
+	// A pr-watch policy (prwatch.go) polls every so often, with token.
+	every   time.Duration
+	token   string
+	next    time.Time // when it polls again; zero: at once
+	polling bool      // a poll runs: the next waits for it
+	failed  string    // the last failure recorded, not recorded again
 }
 
 // once: a policy that prompts fires once a session unless told to
@@ -46,6 +53,9 @@ func (d *Daemon) savePolicy(p *policy) {
 }
 
 func (d *Daemon) attachPolicy(a *sessions.PolicyArgs) (*sessions.Policy, error) {
+	if a != nil && slices.Contains(a.Do, sessions.ActPRWatch) {
+		return d.attachPRWatch(a)
+	}
 	if a == nil || len(a.Sessions) == 0 {
 		return nil, fault.Invalidf("a policy needs at least one session")
 	}
@@ -105,13 +115,17 @@ func (d *Daemon) onTransition(id, state string) {
 	}
 }
 
-// idleLoop fires idle policies of sessions quiet for long enough.
+// idleLoop fires idle policies of sessions quiet for long enough, and the
+// pr-watch policies whose interval has passed.
 func (d *Daemon) idleLoop() {
 	for {
 		time.Sleep(500 * time.Millisecond)
 		jobs := d.policies.idleDue(d.activity())
 		for _, j := range jobs {
 			d.actions.goFire(func() { d.fire(j.p, j.id, j.p.On) })
+		}
+		for _, p := range d.policies.everyDue(time.Now()) {
+			d.actions.goFire(func() { d.firePRWatch(p) })
 		}
 	}
 }
@@ -128,8 +142,17 @@ func (d *Daemon) fire(p *policy, session, trigger string) {
 	}
 	n := d.policies.fired(p, results)
 	d.savePolicy(p)
-	record(d, policyKind, fmt.Sprintf("policy/%s/%s/%d", p.ID, session, n),
-		PolicyFired{Policy: p.ID, Session: session, Trigger: trigger, Actions: results})
+	recordPolicy(d, p, session, trigger, results, n)
+}
+
+// recordPolicy records the nth firing of p, for session (a pr-watch
+// policy: for its plan).
+func recordPolicy(d *Daemon, p *policy, session, trigger string, results []sessions.ActionResult, n int) {
+	f := PolicyFired{Policy: p.ID, Session: session, Trigger: trigger, Actions: results}
+	if p.every > 0 {
+		f.Session, f.Project = "", p.Project
+	}
+	record(d, policyKind, fmt.Sprintf("policy/%s/%s/%d", p.ID, session, n), f)
 }
 
 func (d *Daemon) runAction(p *policy, session, act string) sessions.ActionResult {

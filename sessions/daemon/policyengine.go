@@ -161,3 +161,78 @@ func (e *policyEngine) wait(ids []string, dur time.Duration) ([]string, error) {
 	})
 	return pending, nil
 }
+
+// prWatchOf is the active pr-watch policy of project in dir, given token
+// when one is given (the newest is the one to poll with); nil when there
+// is none.
+func (e *policyEngine) prWatchOf(dir, project, token string) *policy {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.byID {
+		if !p.Canceled && p.every > 0 && p.Dir == dir && p.Project == project {
+			if token != "" {
+				p.token = token
+			}
+			return p
+		}
+	}
+	return nil
+}
+
+// tokenOf is the token p polls with.
+func (e *policyEngine) tokenOf(p *policy) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return p.token
+}
+
+// everyDue lists the pr-watch policies due to poll at now and marks each
+// polling, so a poll never starts while the last one runs.
+func (e *policyEngine) everyDue(now time.Time) []*policy {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var due []*policy
+	for _, p := range e.byID {
+		if !p.Canceled && p.every > 0 && !p.polling && !now.Before(p.next) {
+			p.polling = true
+			due = append(due, p)
+		}
+	}
+	return due
+}
+
+// polled counts a poll of p: the next one is an interval after this one
+// ended, and a pull request closed or merged (done) ends the policy. It
+// returns the firing's number and whether it is recorded: an eventful
+// poll, or a failure other than the last one recorded.
+func (e *policyEngine) polled(p *policy, results []sessions.ActionResult, eventful, done bool) (int, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p.polling, p.next = false, time.Now().Add(p.every)
+	p.Fired++
+	p.Last = results
+	if done {
+		p.Canceled = true
+	}
+	record := eventful && results[0].OK
+	if !results[0].OK {
+		record = results[0].Detail != p.failed
+		p.failed = results[0].Detail
+	} else {
+		p.failed = ""
+	}
+	e.changed.Broadcast()
+	return p.Fired, record
+}
+
+// prWatching: a pull request is watched, which keeps the daemon up.
+func (e *policyEngine) prWatching() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.byID {
+		if !p.Canceled && p.every > 0 {
+			return true
+		}
+	}
+	return false
+}
