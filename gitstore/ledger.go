@@ -49,6 +49,7 @@ type Ledger struct {
 	refs gitref.Store
 	objs objectWriter
 	opts Options
+	seal *sealState
 }
 
 // ErrNotFound is returned for a record id the ledger does not hold.
@@ -70,6 +71,7 @@ func Open(repo *gitrepo.Repo, opts Options) *Ledger {
 		refs: gitref.Store{Common: repo.CommonDir},
 		objs: objectWriter{dir: filepath.Join(repo.CommonDir, "objects")},
 		opts: opts,
+		seal: &sealState{},
 	}
 }
 
@@ -318,12 +320,21 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		envelope []byte
 	}
 	out := make([]built, 0, len(fresh))
+	// The key is made with the first append after it was missing, so
+	// what this writer wrote before lies under its since.
+	key, _, keyErr := l.sealKey(writer, func() (string, error) { return parent, nil })
 	tip := parent
 	for _, p := range fresh {
 		lamport++
 		d := p.draft
 		e := &Event{Schema: Schema, ID: d.ID, Kind: d.Kind, Lamport: lamport, Writer: writer,
 			Time: stamp, Goal: d.Goal, Agent: d.Agent, Attachments: p.atts, Data: d.Data}
+		if IsSealed(d.Kind) {
+			if keyErr != nil {
+				return fmt.Errorf("sealing %s: %w", d.ID, keyErr)
+			}
+			e.Seal = SealOf(key, e)
+		}
 		env, err := encodeEnvelope(e)
 		if err != nil {
 			return err
@@ -371,6 +382,9 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		res.Warnings.add(fmt.Sprintf("updating %s: %v", ref, err))
 	}
 	res.Tip, res.moved, *loose = tip, true, looseCount
+	if keyErr != nil {
+		res.Warnings.add(keyErr.Error())
+	}
 	// New events sort after everything this writer wrote; full pages fit that.
 	tx.Bucket(bucketEvents).FillPercent = 0.95
 	for _, b := range out {
