@@ -33,14 +33,14 @@ const MaxAttachmentSize = 16 << 20
 
 // Event is one ledger record as stored in the envelope of its commit.
 type Event struct {
-	Schema      string          `json:"schema"`
-	ID          string          `json:"id"`
-	Kind        string          `json:"kind"`
-	Lamport     uint64          `json:"lamport"`
-	Writer      string          `json:"writer"`
-	Time        string          `json:"time"`
-	Goal        string          `json:"goal,omitempty"`
-	Agent       string          `json:"agent,omitempty"`
+	Schema  string `json:"schema"`
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Lamport uint64 `json:"lamport"`
+	Writer  string `json:"writer"`
+	Time    string `json:"time"`
+	Goal    string `json:"goal,omitempty"`
+	Agent   string `json:"agent,omitempty"`
 	// Seal is the writer's HMAC over the event, for kinds declared
 	// Sealed (seal.go): what tells an event this clone wrote from one
 	// made by hand on its ref.
