@@ -30,6 +30,9 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := st.refuseUntrusted(e.Project.Name, wp.ID); err != nil {
+		return nil, err
+	}
 	v, ok := st.Verifications[wp.ID]
 	if !ok || v.Verdict != Pass {
 		return nil, fault.Refusedf("%s has no passing verification; run git agentproto verify %s %s first", wp.ID, e.Project.Name, wp.ID)

@@ -55,6 +55,9 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	var heads, bases, whose []string // whose: the WP of each head
 	var wpDirs [][2]string           // WP id, worktree
 	for _, wp := range order(e.Project) {
+		if u, ok := st.UntrustedVerification(wp.ID); ok {
+			r.Findings = append(r.Findings, judge.Finding{Code: "untrusted-verification", WP: wp.ID, Message: u.String()})
+		}
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 		if err != nil {
 			r.Findings = append(r.Findings, judge.Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
