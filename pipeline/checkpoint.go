@@ -22,6 +22,9 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
 	wp, err := e.Project.WP(wpID)
 	if err != nil {
 		return nil, err

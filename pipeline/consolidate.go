@@ -109,6 +109,9 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	if err != nil {
 		return nil, err
 	}
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
 	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
 		return nil, err

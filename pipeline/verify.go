@@ -33,8 +33,10 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	if err != nil {
 		return nil, err
 	}
-	frozenP := frozenPlan(e.Project, frozen)
-	wp, err := frozenP.WP(wpID)
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
+	wp, err := e.Project.WP(wpID)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,7 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	}
 	sort.Strings(v.Changed)
 	for _, p := range v.Changed {
-		owners := plans.Owner(frozenP, p)
+		owners := plans.Owner(e.Project, p)
 		if len(owners) != 1 || owners[0] != wp.ID {
 			v.OutOfScope = append(v.OutOfScope, p)
 		}
