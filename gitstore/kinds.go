@@ -57,8 +57,8 @@ type KindOption func(*declared)
 func Scrubbed() KindOption { return func(d *declared) { d.scrub = true } }
 
 // Sealed marks a kind whose events a reader trusts only when this clone
-// wrote them: each carries its writer's seal (seal.go), which a commit
-// made by hand on the ledger ref, or a peer's event, cannot show.
+// wrote them (CheckSeal): each carries its writer's seal (seal.go), which
+// a commit made by hand on the ledger ref, or a peer's event, cannot show.
 func Sealed() KindOption { return func(d *declared) { d.sealed = true } }
 
 // IsSealed reports whether kind was declared Sealed.

@@ -329,11 +329,12 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		d := p.draft
 		e := &Event{Schema: Schema, ID: d.ID, Kind: d.Kind, Lamport: lamport, Writer: writer,
 			Time: stamp, Goal: d.Goal, Agent: d.Agent, Attachments: p.atts, Data: d.Data}
-		if IsSealed(d.Kind) {
-			if keyErr != nil {
-				return fmt.Errorf("sealing %s: %w", d.ID, keyErr)
-			}
+		// Every event is sealed, so that ledger verify tells a commit made
+		// by hand from it; readers of the Sealed kinds refuse one without.
+		if keyErr == nil {
 			e.Seal = SealOf(key, e)
+		} else if IsSealed(d.Kind) {
+			return fmt.Errorf("sealing %s: %w", d.ID, keyErr)
 		}
 		env, err := encodeEnvelope(e)
 		if err != nil {

@@ -15,14 +15,15 @@ import (
 	"sync"
 )
 
-// Seals tell the events this clone wrote from look-alikes. An event of a
-// kind declared Sealed gets, when this clone appends it, an HMAC over its
-// writer, record id and content, keyed by a secret of the clone kept
-// outside the repository, in the user's state directory: the sandbox lets
-// a session or a judged run write objects into the repository, but it
-// neither reads nor writes there (docs/sandbox.md). So a commit made with
-// git plumbing on the ledger ref, or a peer's event, carries no seal this
-// clone can check, and readers of sealed kinds refuse it (CheckSeal).
+// Seals tell the events this clone wrote from look-alikes. Every event
+// this clone appends carries an HMAC over its writer, record id and
+// content, keyed by a secret of the clone kept outside the repository, in
+// the user's state directory: the sandbox lets a session or a judged run
+// write objects into the repository, but it neither reads nor writes there
+// (docs/sandbox.md). So a commit made with git plumbing on the ledger ref,
+// or a peer's event, carries no seal this clone can check: ledger verify
+// reports the first on the clone's own ref, and readers of the kinds
+// declared Sealed refuse both (CheckSeal).
 //
 // A process of the same user outside the sandbox can read the key as it
 // can read everything else of the user's: seals hold against what runs
@@ -216,6 +217,11 @@ func (l *Ledger) CheckSeal(e *Event) error {
 	if !IsSealed(e.Kind) {
 		return nil
 	}
+	return l.checkOwn(e)
+}
+
+// checkOwn is CheckSeal for an event of any kind.
+func (l *Ledger) checkOwn(e *Event) error {
 	writer, err := l.ownWriter()
 	if err != nil {
 		return err
@@ -255,10 +261,53 @@ func (l *Ledger) legacyEvents(writer, since string) (map[string]string, error) {
 	}
 	legacy := map[string]string{}
 	for _, msg := range bytes.Split(out, []byte{0}) {
-		if e, err := decodeEnvelope(envelopeOf(msg)); err == nil && e.Writer == writer && IsSealed(e.Kind) {
+		if e, err := decodeEnvelope(envelopeOf(msg)); err == nil && e.Writer == writer {
 			legacy[e.ID] = e.contentKey()
 		}
 	}
 	l.seal.legacy = legacy
 	return legacy, nil
+}
+
+// UnsealedSince lists what was added to this clone's writer ref after
+// commit since (everything on it when since is "") that this clone's
+// ledger did not write: each event without its valid seal, whatever its
+// kind, as "KIND ID", and each commit that is no event, by commit. Such
+// commits were made by hand on the ref.
+func (l *Ledger) UnsealedSince(since string) ([]string, error) {
+	writer, err := l.ownWriter()
+	if err != nil || writer == "" {
+		return nil, err
+	}
+	ref := LedgerRefPrefix + writer
+	if tip, err := l.ownTip(writer)(); err != nil || tip == "" || tip == since {
+		return nil, err
+	}
+	rng := ref
+	if since != "" {
+		rng = since + ".." + ref
+	}
+	out, err := l.repo.Git("log", "-z", "--reverse", "--format=%H%n%B", rng)
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, chunk := range bytes.Split(out, []byte{0}) {
+		commit, msg, ok := bytes.Cut(bytes.TrimLeft(chunk, "\n"), []byte{'\n'})
+		if !ok {
+			continue
+		}
+		e, err := decodeEnvelope(envelopeOf(msg))
+		if err != nil {
+			found = append(found, "commit "+string(commit)+" (no event)")
+			continue
+		}
+		var se *SealError
+		if err := l.checkOwn(e); errors.As(err, &se) {
+			found = append(found, e.Kind+" "+e.ID)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
 }

@@ -74,8 +74,10 @@ func TestSealTellsOwnEventsFromHandMadeOnes(t *testing.T) {
 	if own.Seal == "" || l.CheckSeal(own) != nil {
 		t.Fatalf("the clone's own event: seal %q, check %v", own.Seal, l.CheckSeal(own))
 	}
-	if p := latest(t, l, "seal_test_plain"); p.Seal != "" || l.CheckSeal(p) != nil {
-		t.Fatalf("a kind that is not sealed: seal %q, check %v", p.Seal, l.CheckSeal(p))
+	// Every event is sealed; only a Sealed kind's readers are refused.
+	plain := latest(t, l, "seal_test_plain")
+	if plain.Seal == "" || l.CheckSeal(plain) != nil {
+		t.Fatalf("a kind that is not Sealed: seal %q, check %v", plain.Seal, l.CheckSeal(plain))
 	}
 	ref, _ := l.WriterRef()
 	bare := *own
@@ -84,6 +86,12 @@ func TestSealTellsOwnEventsFromHandMadeOnes(t *testing.T) {
 	copied := bare
 	copied.ID, copied.Lamport, copied.Seal = "copied", own.Lamport+11, own.Seal
 	handMade(t, dir, ref, &copied)
+	note := *plain
+	note.ID, note.Lamport, note.Seal = "plain-by-hand", own.Lamport+12, ""
+	handMade(t, dir, ref, &note)
+	if e, _, _ := l.Get("plain-by-hand"); l.CheckSeal(e) != nil {
+		t.Fatalf("a reader of a kind that is not Sealed is refused it: %v", l.CheckSeal(e))
+	}
 	peer := bare
 	peer.ID, peer.Writer, peer.Seal = "peer", "w-00000000000000aa", ""
 	handMade(t, dir, LedgerRefPrefix+peer.Writer, &peer)
@@ -103,8 +111,12 @@ func TestSealTellsOwnEventsFromHandMadeOnes(t *testing.T) {
 		}
 	}
 	codes := sealCodes(t, l)
-	if codes["bare"] != "unsealed" || codes["copied"] != "bad-seal" || codes["own"] != "" || len(codes) != 2 {
-		t.Fatalf("verify findings %v, want bare unsealed and copied bad-seal only", codes)
+	if codes["bare"] != "unsealed" || codes["copied"] != "bad-seal" || codes["plain-by-hand"] != "unsealed" || len(codes) != 3 {
+		t.Fatalf("verify findings %v, want bare and plain-by-hand unsealed and copied bad-seal only", codes)
+	}
+	found, err := l.UnsealedSince(strings.TrimSpace(testgit.Run(t, dir, "rev-parse", ref+"~3")))
+	if err != nil || strings.Join(found, ",") != "seal_test_item bare,seal_test_item copied,seal_test_plain plain-by-hand" {
+		t.Fatalf("made by hand since the pipeline's own events: %q, %v", found, err)
 	}
 }
 

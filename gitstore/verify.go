@@ -99,7 +99,7 @@ func (l *Ledger) Verify() (*VerifyReport, error) {
 			}
 			lastLamport = e.Lamport
 			l.verifyAttachments(e, tree, add)
-			if writer == seals.writer && IsSealed(e.Kind) && !seals.legacy[commit] {
+			if writer == seals.writer && !seals.legacy[commit] {
 				if err := badSeal(e, seals.key); err != nil {
 					code := "bad-seal"
 					if e.Seal == "" {

@@ -52,6 +52,10 @@ type Dispatch struct {
 	// Outside is the SHA-256 of the snapshot of what lies outside the
 	// worktree, taken before the session started (see outside.go).
 	Outside string `json:"outside_sha256,omitempty"`
+	// Siblings is the SHA-256 of the snapshot of the other WPs' worktrees
+	// and branches and of the ledger ref, taken as the session started
+	// (see siblings.go).
+	Siblings string `json:"siblings_sha256,omitempty"`
 }
 
 // Verification is the data of a wp_verified event and verify's JSON.

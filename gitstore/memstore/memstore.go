@@ -83,9 +83,7 @@ func (s *Store) append(drafts []gitstore.Draft, user bool) (*gitstore.AppendResu
 		}
 		lamport++
 		e.Lamport = lamport
-		if gitstore.IsSealed(e.Kind) {
-			e.Seal = gitstore.SealOf(s.key, e)
-		}
+		e.Seal = gitstore.SealOf(s.key, e)
 		inBatch[d.ID] = e
 		fresh = append(fresh, e)
 		res.Written = append(res.Written, d.ID)
