@@ -320,21 +320,15 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		envelope []byte
 	}
 	out := make([]built, 0, len(fresh))
-	// The key is made with the first append after it was missing, so
-	// what this writer wrote before lies under its since.
-	key, _, keyErr := l.sealKey(writer, func() (string, error) { return parent, nil })
+	seal := l.sealFor(writer, parent, &res.Warnings)
 	tip := parent
 	for _, p := range fresh {
 		lamport++
 		d := p.draft
 		e := &Event{Schema: Schema, ID: d.ID, Kind: d.Kind, Lamport: lamport, Writer: writer,
 			Time: stamp, Goal: d.Goal, Agent: d.Agent, Attachments: p.atts, Data: d.Data}
-		// Every event is sealed, so that ledger verify tells a commit made
-		// by hand from it; readers of the Sealed kinds refuse one without.
-		if keyErr == nil {
-			e.Seal = SealOf(key, e)
-		} else if IsSealed(d.Kind) {
-			return fmt.Errorf("sealing %s: %w", d.ID, keyErr)
+		if err := seal(e); err != nil {
+			return err
 		}
 		env, err := encodeEnvelope(e)
 		if err != nil {
@@ -383,9 +377,6 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		res.Warnings.add(fmt.Sprintf("updating %s: %v", ref, err))
 	}
 	res.Tip, res.moved, *loose = tip, true, looseCount
-	if keyErr != nil {
-		res.Warnings.add(keyErr.Error())
-	}
 	// New events sort after everything this writer wrote; full pages fit that.
 	tx.Bucket(bucketEvents).FillPercent = 0.95
 	for _, b := range out {
@@ -400,25 +391,4 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		return err
 	}
 	return tx.Bucket(bucketTips).Put([]byte(ref), []byte(tip))
-}
-
-// Count returns the number of events in the ledger and the warnings met.
-func (l *Ledger) Count() (int, Warnings, error) {
-	n := 0
-	var warn Warnings
-	err := l.view(&warn, func(_ *call, tx *bolt.Tx) error {
-		n = int(getUint(tx.Bucket(bucketMeta), keyCount))
-		return nil
-	})
-	return n, warn, err
-}
-
-// WriterRef returns the ref this clone appends to, or "" before the first
-// append or init.
-func (l *Ledger) WriterRef() (string, error) {
-	w, err := ReadWriterID(l.repo.CommonDir)
-	if err != nil || w == "" {
-		return "", err
-	}
-	return LedgerRefPrefix + w, nil
 }

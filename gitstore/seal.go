@@ -187,6 +187,28 @@ func makeSealKey(dir, path string, tip func() (string, error)) (*sealKeyFile, er
 	return readSealKey(path)
 }
 
+// sealFor returns what seals each event of an append on parent, writer's
+// tip. Every event is sealed, so that ledger verify tells a commit made by
+// hand from it; without a key, an event of a Sealed kind is refused and
+// the others go unsealed, with one warning. The key is made with the first
+// append that misses it, so what the writer wrote before lies under since.
+func (l *Ledger) sealFor(writer, parent string, warn *Warnings) func(e *Event) error {
+	key, _, err := l.sealKey(writer, func() (string, error) { return parent, nil })
+	warned := false
+	return func(e *Event) error {
+		switch {
+		case err == nil:
+			e.Seal = SealOf(key, e)
+		case IsSealed(e.Kind):
+			return fmt.Errorf("sealing %s: %w", e.ID, err)
+		case !warned:
+			warn.add(err.Error())
+			warned = true
+		}
+		return nil
+	}
+}
+
 // ownWriter is this clone's writer id, "" before it has one.
 func (l *Ledger) ownWriter() (string, error) {
 	l.seal.mu.Lock()
