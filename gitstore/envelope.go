@@ -33,14 +33,18 @@ const MaxAttachmentSize = 16 << 20
 
 // Event is one ledger record as stored in the envelope of its commit.
 type Event struct {
-	Schema      string          `json:"schema"`
-	ID          string          `json:"id"`
-	Kind        string          `json:"kind"`
-	Lamport     uint64          `json:"lamport"`
-	Writer      string          `json:"writer"`
-	Time        string          `json:"time"`
-	Goal        string          `json:"goal,omitempty"`
-	Agent       string          `json:"agent,omitempty"`
+	Schema  string `json:"schema"`
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Lamport uint64 `json:"lamport"`
+	Writer  string `json:"writer"`
+	Time    string `json:"time"`
+	Goal    string `json:"goal,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	// Seal is the writer's HMAC over the event, for kinds declared
+	// Sealed (seal.go): what tells an event this clone wrote from one
+	// made by hand on its ref.
+	Seal        string          `json:"seal,omitempty"`
 	Attachments []Attachment    `json:"attachments,omitempty"`
 	Data        json.RawMessage `json:"data"`
 	// Retracted says that its writer's ref no longer holds the event; this
@@ -231,7 +235,7 @@ func encodeEnvelope(e *Event) ([]byte, error) {
 // duplicate win, so without this check `"Kind"` or a second `"kind"` could
 // make one envelope read as two different kinds.
 var envelopeFields = map[string]bool{"schema": true, "id": true, "kind": true, "lamport": true,
-	"writer": true, "time": true, "goal": true, "agent": true, "attachments": true, "data": true}
+	"writer": true, "time": true, "goal": true, "agent": true, "seal": true, "attachments": true, "data": true}
 
 // checkEnvelopeKeys fails unless b is one JSON object whose keys are known
 // envelope fields, each spelled exactly and given once, with nothing after it.

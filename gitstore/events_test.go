@@ -103,6 +103,8 @@ func TestEnvelopeNamingTwoKindsIsRefused(t *testing.T) {
 var envelopeSeeds = []string{
 	`{"schema":"agentproto.event/v1","id":"a","kind":"note","lamport":1,"writer":"w-0001","time":"2026-01-01T00:00:00Z","data":{}}`,
 	`{"schema":"agentproto.event/v1","id":"a","kind":"note","lamport":12,"writer":"w-0001","time":"2026-01-01T00:00:00.5Z","goal":"g","agent":"ag","data":{"a":[1,{"kind":"x"}]}}`,
+	`{"schema":"agentproto.event/v1","id":"a","kind":"wp_verified","lamport":2,"writer":"w-0001","time":"2026-01-01T00:00:00Z","agent":"ag","seal":"0a1b","data":{"v":1}}`,
+	`{"schema":"agentproto.event/v1","id":"a","kind":"wp_verified","lamport":2,"writer":"w-0001","time":"2026-01-01T00:00:00Z","data":{"v":1},"seal":"0a1b"}`,
 	`{"schema":"agentproto.event/v1","id":"a","kind":"x.y","lamport":3,"writer":"w","time":"2026-01-01T00:00:00Z","attachments":[{"name":"f","oid":"00","size":1,"sha256":"aa"}],"data":{}}`,
 	`{"schema":"agentproto.event/v1","id":"a","kind":"note","lamport":1,"writer":"w","time":"2026-01-01T00:00:00Z","data":{},"kind":"lesson_added"}`,
 	`{"schema":"agentproto.event/v1","id":"a","kind":"note","lamport":1,"writer":"w","time":"2026-01-01T00:00:00Z","data":{}}}`,
@@ -157,7 +159,7 @@ func FuzzEnvelope(f *testing.F) {
 
 func eventDiff(a, b *Event) string {
 	if a.Schema != b.Schema || a.ID != b.ID || a.Kind != b.Kind || a.Lamport != b.Lamport || a.Writer != b.Writer ||
-		a.Time != b.Time || a.Goal != b.Goal || a.Agent != b.Agent || !bytes.Equal(a.Data, b.Data) || len(a.Attachments) != len(b.Attachments) {
+		a.Time != b.Time || a.Goal != b.Goal || a.Agent != b.Agent || a.Seal != b.Seal || !bytes.Equal(a.Data, b.Data) || len(a.Attachments) != len(b.Attachments) {
 		return fmt.Sprintf("%+v vs %+v", *a, *b)
 	}
 	for i := range a.Attachments {

@@ -77,9 +77,10 @@ func scanCanonical(b []byte) (*Event, bool) {
 	for _, f := range []struct {
 		prefix string
 		dst    *string
-	}{{`,"goal":"`, &e.Goal}, {`,"agent":"`, &e.Agent}} {
+		id     bool // checked as an id, as the full decoder does
+	}{{`,"goal":"`, &e.Goal, true}, {`,"agent":"`, &e.Agent, true}, {`,"seal":"`, &e.Seal, false}} {
 		if r, ok := bytes.CutPrefix(rest, []byte(f.prefix)); ok {
-			if s, rest, ok = plainString(r); !ok || ValidateID(s) != nil {
+			if s, rest, ok = plainString(r); !ok || (f.id && ValidateID(s) != nil) {
 				return nil, false
 			}
 			*f.dst = s
@@ -121,7 +122,7 @@ func plainString(b []byte) (string, []byte, bool) {
 // the cost of reading bytes. Anything else is decoded in full.
 //
 // The data object is last when the envelope ends in "}}": after data an
-// accepted envelope could only still hold goal, agent (strings) or
+// accepted envelope could only still hold goal, agent, seal (strings) or
 // attachments (an array), since every other field came before it and none
 // may repeat. FuzzEnvelope holds this to the full decoder.
 func splitIndexed(b []byte, intern map[string]string) (*Event, error) {
@@ -166,7 +167,7 @@ func splitIndexed(b []byte, intern map[string]string) (*Event, error) {
 	for _, f := range []struct {
 		prefix string
 		dst    *string
-	}{{`,"goal":"`, &e.Goal}, {`,"agent":"`, &e.Agent}} {
+	}{{`,"goal":"`, &e.Goal}, {`,"agent":"`, &e.Agent}, {`,"seal":"`, &e.Seal}} {
 		if r, ok := bytes.CutPrefix(rest, []byte(f.prefix)); ok {
 			var s []byte
 			if s, rest, ok = rawString(r); !ok {

@@ -293,3 +293,14 @@ func lookupID(tx *bolt.Tx, id string) (indexed, bool) {
 	}
 	return decodeIndexed(v), true
 }
+
+// Count returns the number of events in the ledger and the warnings met.
+func (l *Ledger) Count() (int, Warnings, error) {
+	n := 0
+	var warn Warnings
+	err := l.view(&warn, func(_ *call, tx *bolt.Tx) error {
+		n = int(getUint(tx.Bucket(bucketMeta), keyCount))
+		return nil
+	})
+	return n, warn, err
+}

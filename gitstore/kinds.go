@@ -21,6 +21,7 @@ type declared struct {
 	owner   *Owner
 	payload reflect.Type
 	scrub   bool
+	sealed  bool
 }
 
 // registry maps each declared kind to its owner and payload type. Kinds
@@ -54,6 +55,18 @@ type KindOption func(*declared)
 // and commands printed: a secret in them is replaced by a marker when the
 // event is recorded, where a user's own append is refused.
 func Scrubbed() KindOption { return func(d *declared) { d.scrub = true } }
+
+// Sealed marks a kind whose events a reader trusts only when this clone
+// wrote them (CheckSeal): each carries its writer's seal (seal.go), which
+// a commit made by hand on the ledger ref, or a peer's event, cannot show.
+func Sealed() KindOption { return func(d *declared) { d.sealed = true } }
+
+// IsSealed reports whether kind was declared Sealed.
+func IsSealed(kind string) bool {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.kinds[kind].sealed
+}
 
 // Kind is an event kind whose data is a T.
 type Kind[T any] struct {

@@ -49,6 +49,7 @@ type Ledger struct {
 	refs gitref.Store
 	objs objectWriter
 	opts Options
+	seal *sealState
 }
 
 // ErrNotFound is returned for a record id the ledger does not hold.
@@ -70,6 +71,7 @@ func Open(repo *gitrepo.Repo, opts Options) *Ledger {
 		refs: gitref.Store{Common: repo.CommonDir},
 		objs: objectWriter{dir: filepath.Join(repo.CommonDir, "objects")},
 		opts: opts,
+		seal: &sealState{},
 	}
 }
 
@@ -318,12 +320,16 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		envelope []byte
 	}
 	out := make([]built, 0, len(fresh))
+	seal := l.sealFor(writer, parent, &res.Warnings)
 	tip := parent
 	for _, p := range fresh {
 		lamport++
 		d := p.draft
 		e := &Event{Schema: Schema, ID: d.ID, Kind: d.Kind, Lamport: lamport, Writer: writer,
 			Time: stamp, Goal: d.Goal, Agent: d.Agent, Attachments: p.atts, Data: d.Data}
+		if err := seal(e); err != nil {
+			return err
+		}
 		env, err := encodeEnvelope(e)
 		if err != nil {
 			return err
@@ -385,25 +391,4 @@ func (l *Ledger) write(tx *bolt.Tx, writer, parent string, fresh []*pending, res
 		return err
 	}
 	return tx.Bucket(bucketTips).Put([]byte(ref), []byte(tip))
-}
-
-// Count returns the number of events in the ledger and the warnings met.
-func (l *Ledger) Count() (int, Warnings, error) {
-	n := 0
-	var warn Warnings
-	err := l.view(&warn, func(_ *call, tx *bolt.Tx) error {
-		n = int(getUint(tx.Bucket(bucketMeta), keyCount))
-		return nil
-	})
-	return n, warn, err
-}
-
-// WriterRef returns the ref this clone appends to, or "" before the first
-// append or init.
-func (l *Ledger) WriterRef() (string, error) {
-	w, err := ReadWriterID(l.repo.CommonDir)
-	if err != nil || w == "" {
-		return "", err
-	}
-	return LedgerRefPrefix + w, nil
 }

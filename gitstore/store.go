@@ -23,6 +23,12 @@ type Store interface {
 	// commit, for the git ledger). It returns an error wrapping
 	// ErrNotFound when there is none.
 	Get(id string) (*Event, string, error)
+	// CheckSeal reports whether e, read from this store, is one the store
+	// itself wrote: nil when it is or when e's kind is not sealed
+	// (Sealed), else a *SealError saying why not (another writer's, no
+	// seal, a seal that does not match). Only other errors are failures
+	// to check.
+	CheckSeal(e *Event) error
 }
 
 var _ Store = (*Ledger)(nil)

@@ -47,6 +47,10 @@ func (l *Ledger) Verify() (*VerifyReport, error) {
 		ref, commit, content string
 	}
 	byID := map[string]seenID{}
+	seals, err := l.verifySeals()
+	if err != nil {
+		return nil, err
+	}
 	for _, ref := range refs {
 		writer := strings.TrimPrefix(ref, LedgerRefPrefix)
 		out, err := l.repo.Git("log", "-z", "--reverse", "--format=%H %T %P%n%B", tips[ref])
@@ -95,6 +99,15 @@ func (l *Ledger) Verify() (*VerifyReport, error) {
 			}
 			lastLamport = e.Lamport
 			l.verifyAttachments(e, tree, add)
+			if writer == seals.writer && !seals.legacy[commit] {
+				if err := badSeal(e, seals.key); err != nil {
+					code := "bad-seal"
+					if e.Seal == "" {
+						code = "unsealed"
+					}
+					add(code, e.ID, "%v", err)
+				}
+			}
 			key := e.contentKey()
 			if prev, ok := byID[e.ID]; ok && prev.content != key {
 				add("id-conflict", e.ID, "record id also used with other content by commit %s on %s", prev.commit[:12], prev.ref)
@@ -107,6 +120,36 @@ func (l *Ledger) Verify() (*VerifyReport, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// sealCheck is what Verify needs to check this clone's own seals: its
+// writer, its key, and the commits written before it held one.
+type sealCheck struct {
+	writer string
+	key    []byte
+	legacy map[string]bool
+}
+
+func (l *Ledger) verifySeals() (*sealCheck, error) {
+	writer, err := l.ownWriter()
+	if err != nil || writer == "" {
+		return &sealCheck{}, err
+	}
+	key, since, err := l.sealKey(writer, l.ownTip(writer))
+	if err != nil {
+		return nil, err
+	}
+	c := &sealCheck{writer: writer, key: key, legacy: map[string]bool{}}
+	if since != "" {
+		out, err := l.repo.Git("rev-list", since)
+		if err != nil {
+			return nil, fmt.Errorf("reading the events written before seals: %w", err)
+		}
+		for _, id := range strings.Fields(string(out)) {
+			c.legacy[id] = true
+		}
+	}
+	return c, nil
 }
 
 func (l *Ledger) verifyAttachments(e *Event, tree string, add func(code, id, format string, args ...any)) {

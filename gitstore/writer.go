@@ -65,3 +65,13 @@ func EnsureWriterID(common string) (id string, created bool, err error) {
 	id, err = ReadWriterID(common)
 	return id, err == nil && id == fresh, err
 }
+
+// WriterRef returns the ref this clone appends to, or "" before the first
+// append or init.
+func (l *Ledger) WriterRef() (string, error) {
+	w, err := ReadWriterID(l.repo.CommonDir)
+	if err != nil || w == "" {
+		return "", err
+	}
+	return LedgerRefPrefix + w, nil
+}

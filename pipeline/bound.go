@@ -55,6 +55,9 @@ func CheckBranchCommit(repo *gitrepo.Repo, l *gitstore.Ledger, branch, commit st
 	if err != nil {
 		return err
 	}
+	if err := st.refuseUntrusted(project, wp); err != nil {
+		return fmt.Errorf("%s is %s %s's branch: %w", branch, project, wp, err)
+	}
 	if err := VerifiedState(repo, wp, st.Verifications[wp], commit); err != nil {
 		return fmt.Errorf("%s is %s %s's branch: %w", branch, project, wp, err)
 	}

@@ -43,6 +43,15 @@ func VerifyBranch(repo *gitrepo.Repo, l *gitstore.Ledger, branch, rev string) (*
 		return nil, err
 	}
 	v := st.Verifications[wp]
+	u, doubted := st.UntrustedVerification(wp)
+	if doubted && u.Foreign && u.verification != nil {
+		// The ledger was fetched: its writers are not this clone, and what
+		// this job holds is theirs to vouch for.
+		v = *u.verification
+	} else if doubted {
+		v.Verdict = Fail
+		v.Findings = append(v.Findings, "untrusted-verification: "+u.String())
+	}
 	v.Project, v.WP = project, wp
 	if v.Changed == nil {
 		v.Changed = []string{}

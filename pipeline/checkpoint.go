@@ -22,12 +22,18 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
 	wp, err := e.Project.WP(wpID)
 	if err != nil {
 		return nil, err
 	}
 	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
+		return nil, err
+	}
+	if err := st.refuseUntrusted(e.Project.Name, wp.ID); err != nil {
 		return nil, err
 	}
 	v, ok := st.Verifications[wp.ID]

@@ -112,6 +112,9 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	if err != nil {
 		return nil, err
 	}
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
 	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
 		return nil, err
@@ -252,7 +255,9 @@ func (e *Env) readiness(wps []plans.WP, st *State) (map[string]string, []judge.F
 		return nil, []judge.Finding{{Code: "not-verified-state", Message: err.Error()}}
 	}
 	for _, wp := range wps {
-		if !st.Verified(wp.ID) {
+		if u, ok := st.UntrustedVerification(wp.ID); ok {
+			fs = append(fs, judge.Finding{Code: "untrusted-verification", WP: wp.ID, Message: u.String()})
+		} else if !st.Verified(wp.ID) {
 			fs = append(fs, judge.Finding{Code: "not-verified", WP: wp.ID, Message: wp.ID + "'s latest verification did not pass"})
 		} else if _, ok := st.Checkpoints[wp.ID]; !ok {
 			fs = append(fs, judge.Finding{Code: "not-checkpointed", WP: wp.ID, Message: wp.ID + " has no checkpoint: its work is not committed on its branch"})

@@ -21,6 +21,9 @@ func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
 	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
 		return nil, err

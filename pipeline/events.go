@@ -20,18 +20,19 @@ const (
 var owner = gitstore.NewOwner("pipeline")
 
 // The typed kinds. Their data is made of what agents and commands printed,
-// so secrets in it are scrubbed where a user's own append is refused.
+// so secrets in it are scrubbed where a user's own append is refused. They
+// are sealed: the pipeline trusts only what it wrote (trust.go).
 var (
-	dispatchedKind   = gitstore.Declare[Dispatch](owner, KindDispatched, gitstore.Scrubbed())
-	verifiedKind     = gitstore.Declare[Verification](owner, KindVerified, gitstore.Scrubbed())
-	checkpointedKind = gitstore.Declare[Checkpoint](owner, KindCheckpointed, gitstore.Scrubbed())
-	consolidatedKind = gitstore.Declare[Consolidation](owner, KindConsolidated, gitstore.Scrubbed())
-	reviewedKind     = gitstore.Declare[ReviewResult](owner, KindReviewed, gitstore.Scrubbed())
-	e2eKind          = gitstore.Declare[E2EResult](owner, KindE2E, gitstore.Scrubbed())
-	prKind           = gitstore.Declare[PRResult](owner, KindPR, gitstore.Scrubbed())
-	fallbackKind     = gitstore.Declare[Fallback](owner, KindFallback, gitstore.Scrubbed())
+	dispatchedKind   = gitstore.Declare[Dispatch](owner, KindDispatched, gitstore.Scrubbed(), gitstore.Sealed())
+	verifiedKind     = gitstore.Declare[Verification](owner, KindVerified, gitstore.Scrubbed(), gitstore.Sealed())
+	checkpointedKind = gitstore.Declare[Checkpoint](owner, KindCheckpointed, gitstore.Scrubbed(), gitstore.Sealed())
+	consolidatedKind = gitstore.Declare[Consolidation](owner, KindConsolidated, gitstore.Scrubbed(), gitstore.Sealed())
+	reviewedKind     = gitstore.Declare[ReviewResult](owner, KindReviewed, gitstore.Scrubbed(), gitstore.Sealed())
+	e2eKind          = gitstore.Declare[E2EResult](owner, KindE2E, gitstore.Scrubbed(), gitstore.Sealed())
+	prKind           = gitstore.Declare[PRResult](owner, KindPR, gitstore.Scrubbed(), gitstore.Sealed())
+	fallbackKind     = gitstore.Declare[Fallback](owner, KindFallback, gitstore.Scrubbed(), gitstore.Sealed())
 	// What the user accepted names paths of their own checkout.
-	outsideAcceptedKind = gitstore.Declare[OutsideAccepted](owner, KindOutsideAccepted, gitstore.Scrubbed())
+	outsideAcceptedKind = gitstore.Declare[OutsideAccepted](owner, KindOutsideAccepted, gitstore.Scrubbed(), gitstore.Sealed())
 )
 
 // Dispatch is the data of a wp_dispatched event.
@@ -51,6 +52,10 @@ type Dispatch struct {
 	// Outside is the SHA-256 of the snapshot of what lies outside the
 	// worktree, taken before the session started (see outside.go).
 	Outside string `json:"outside_sha256,omitempty"`
+	// Siblings is the SHA-256 of the snapshot of the other WPs' worktrees
+	// and branches and of the ledger ref, taken as the session started
+	// (see siblings.go).
+	Siblings string `json:"siblings_sha256,omitempty"`
 }
 
 // Verification is the data of a wp_verified event and verify's JSON.

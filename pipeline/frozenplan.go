@@ -6,18 +6,21 @@ import (
 	"github.com/agentproto/agentproto/plans"
 )
 
-// Verify and review judge a WP against the frozen plan only: the live
-// .plans/ folder lies where an executor can write, and one that added a
-// directory to its own owns would otherwise have its writes there
-// accepted.
+// Verify, checkpoint, consolidate and review judge a WP against the
+// frozen plan only: the live .plans/ folder lies where an executor can
+// write, and one that added a directory to its own owns, or a file to the
+// shared ones, would otherwise have its writes there accepted.
 
-// frozenPlan is the project with its work packages (perimeters, briefs)
-// and gate as frozen.
-func frozenPlan(p *plans.Project, f *plans.Frozen) *plans.Project {
-	fp := *p
-	fp.Plan.WPs = f.WPs
-	fp.Plan.Gate = f.Gate
-	return &fp
+// atFreeze is e judging by the frozen plan: its Project's work packages
+// (perimeters, briefs), gate and shared files are the freeze's.
+func (e *Env) atFreeze(f *plans.Frozen) (*Env, error) {
+	fp, err := plans.FrozenPlan(e.Repo, e.Project, f)
+	if err != nil {
+		return nil, err
+	}
+	fe := *e
+	fe.Project = fp
+	return &fe, nil
 }
 
 // planChanged lists, as findings, each file of the plan that is not as it

@@ -102,6 +102,16 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			return "", err
 		}
 	}
+	// The siblings as this session finds them: what it does to them is
+	// judged in its own verify.
+	siblings, err := d.Env.snapshotSiblings(st, wp.ID)
+	if err != nil {
+		return "", err
+	}
+	siblingSum, err := SaveOutside(d.Env.Repo.CommonDir, siblings)
+	if err != nil {
+		return "", err
+	}
 	start := l.StartArgs()
 	start.Dir, start.Worktree, start.Prompt, start.Label = m.Path, slug, prompt, p.Name+"/"+wp.ID
 	start.Env, start.Ping = withPerimeter(d.CallerEnv, p, wp), !d.NoPing
@@ -115,7 +125,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	brief, _ := p.BriefPath(&wp)
 	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: rec.ID, Adapter: l.Adapter, Model: l.Model,
-		Profile: l.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum}
+		Profile: l.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum, Siblings: siblingSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
 		return "", err

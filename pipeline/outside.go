@@ -102,9 +102,14 @@ func expandHome(p string) string {
 }
 
 // addCheckout records each path git status lists in the main checkout.
-// Optional locks are off so that the user's index is not rewritten.
 func (o Outside) addCheckout(main, common string) error {
-	r := &gitrepo.Repo{GitDir: common, CommonDir: common, WorkTree: main}
+	return o.addStatus(&gitrepo.Repo{GitDir: common, CommonDir: common, WorkTree: main}, "checkout:")
+}
+
+// addStatus records each path git status lists in r's working tree, under
+// prefix, by its status, mode, size and mtime. Optional locks are off so
+// that the index is not rewritten.
+func (o Outside) addStatus(r *gitrepo.Repo, prefix string) error {
 	out, err := r.Git("--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return err
@@ -115,12 +120,12 @@ func (o Outside) addCheckout(main, common string) error {
 		}
 		path := rec[3:]
 		fp := rec[:2]
-		if fi, err := os.Lstat(filepath.Join(main, filepath.FromSlash(path))); err == nil {
+		if fi, err := os.Lstat(filepath.Join(r.WorkTree, filepath.FromSlash(path))); err == nil {
 			fp += fmt.Sprintf(" %o %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
 		} else {
 			fp += " absent"
 		}
-		o["checkout:"+path] = fp
+		o[prefix+path] = fp
 	}
 	return nil
 }

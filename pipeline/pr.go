@@ -107,6 +107,9 @@ func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if err := st.refuseAnyUntrusted(e.Project.Name); err != nil {
+		return nil, "", err
+	}
 	if st.Consolidated == nil || !st.Consolidated.OK {
 		return nil, "", fault.Refusedf("plan %s is not consolidated with a green gate: run git agentproto consolidate %s", e.Project.Name, e.Project.Name)
 	}

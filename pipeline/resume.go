@@ -43,13 +43,21 @@ func (e *Env) Resume(wpID string, start func(slug string) (Started, error)) (*Di
 	if err != nil {
 		return nil, err
 	}
+	siblings, err := e.snapshotSiblings(st, wp.ID)
+	if err != nil {
+		return nil, err
+	}
+	siblingSum, err := SaveOutside(e.Repo.CommonDir, siblings)
+	if err != nil {
+		return nil, err
+	}
 	s, err := start(last.Worktree)
 	if err != nil && s.Session == "" {
 		return nil, err
 	}
 	brief, _ := e.Project.BriefPath(wp)
 	d := Dispatch{Project: e.Project.Name, WP: wp.ID, Worktree: last.Worktree, Session: s.Session, Adapter: s.Adapter, Model: s.Model,
-		Profile: s.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: st.Base(wp.ID), Outside: sum}
+		Profile: s.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: st.Base(wp.ID), Outside: sum, Siblings: siblingSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", e.Project.Name, wp.ID, d.Attempt)
 	if rerr := e.record(KindDispatched, id, d, nil); rerr != nil {
 		return nil, rerr

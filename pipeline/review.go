@@ -37,6 +37,9 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	if err != nil {
 		return nil, err
 	}
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
 	r := &ReviewResult{Project: e.Project.Name, Gates: []judge.GateRun{}, Findings: []judge.Finding{}}
 	// Each gate run has gateTimeout of its own: one bound over them all
 	// ended the later gates of a large plan (137) and lost their tests.
@@ -55,6 +58,9 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	var heads, bases, whose []string // whose: the WP of each head
 	var wpDirs [][2]string           // WP id, worktree
 	for _, wp := range order(e.Project) {
+		if u, ok := st.UntrustedVerification(wp.ID); ok {
+			r.Findings = append(r.Findings, judge.Finding{Code: "untrusted-verification", WP: wp.ID, Message: u.String()})
+		}
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
 		if err != nil {
 			r.Findings = append(r.Findings, judge.Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
@@ -79,7 +85,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			if p == "" {
 				continue
 			}
-			owners := plans.Owner(frozenPlan(e.Project, frozen), p)
+			owners := plans.Owner(e.Project, p)
 			if len(owners) != 1 || owners[0] != wp.ID {
 				r.Findings = append(r.Findings, judge.Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})
 			}

@@ -30,6 +30,12 @@ type State struct {
 	Review        *ReviewResult
 	E2E           *E2EResult
 	PR            *PRResult
+	// Untrusted are the plan's events this clone's pipeline did not write,
+	// left out of everything above, oldest first.
+	Untrusted []Untrusted
+	// doubted holds, by WP, an untrusted verification newer than the
+	// latest trusted one.
+	doubted map[string]Untrusted
 }
 
 // LastDispatch returns the latest dispatch of a WP, if any.
@@ -65,57 +71,80 @@ func (s *State) Outside(wp string) string {
 	return ""
 }
 
-// Verified reports whether the latest verification of wp passed.
+// Verified reports whether the latest verification of wp passed, and no
+// verification the pipeline did not write came after it.
 func (s *State) Verified(wp string) bool {
 	v, ok := s.Verifications[wp]
-	return ok && v.Verdict == Pass
+	_, doubted := s.doubted[wp]
+	return ok && v.Verdict == Pass && !doubted
 }
 
-// ReadState reads the pipeline events of project from the ledger.
+// ReadState reads the pipeline events of project from the ledger. Events
+// of its kinds that this clone's pipeline did not write are left out and
+// listed in Untrusted (trust.go).
 func ReadState(l gitstore.Store, project string) (*State, error) {
-	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}}
+	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}, doubted: map[string]Untrusted{}}
+	var failed error
+	// trusted says whether e, an event of project, may be folded.
+	trusted := func(st *State, e *gitstore.Event, wp string) bool {
+		out, err := st.distrusted(l, e, wp)
+		if err != nil && failed == nil {
+			failed = err
+		}
+		return !out
+	}
 	_, err := gitstore.Fold(l, st,
-		gitstore.On(dispatchedKind, func(st *State, _ *gitstore.Event, d Dispatch) {
-			if d.Project == project {
+		gitstore.On(dispatchedKind, func(st *State, e *gitstore.Event, d Dispatch) {
+			if d.Project == project && trusted(st, e, d.WP) {
 				st.Dispatches[d.WP] = append(st.Dispatches[d.WP], d)
 			}
 		}),
-		gitstore.On(outsideAcceptedKind, func(st *State, _ *gitstore.Event, a OutsideAccepted) {
+		gitstore.On(outsideAcceptedKind, func(st *State, e *gitstore.Event, a OutsideAccepted) {
 			// The accepted snapshot stands in for the dispatch's own.
-			if d := st.Dispatches[a.WP]; a.Project == project && len(d) > 0 {
+			if d := st.Dispatches[a.WP]; a.Project == project && len(d) > 0 && trusted(st, e, a.WP) {
 				d[len(d)-1].Outside = a.Outside
 			}
 		}),
-		gitstore.On(verifiedKind, func(st *State, _ *gitstore.Event, v Verification) {
-			if v.Project == project {
+		gitstore.On(verifiedKind, func(st *State, e *gitstore.Event, v Verification) {
+			if v.Project != project {
+				return
+			}
+			if trusted(st, e, v.WP) {
 				st.Verifications[v.WP] = v
+				delete(st.doubted, v.WP)
+			} else if n := len(st.Untrusted); n > 0 && st.Untrusted[n-1].Record == e.ID {
+				st.Untrusted[n-1].verification = &v
+				st.doubted[v.WP] = st.Untrusted[n-1]
 			}
 		}),
-		gitstore.On(checkpointedKind, func(st *State, _ *gitstore.Event, c Checkpoint) {
-			if c.Project == project {
+		gitstore.On(checkpointedKind, func(st *State, e *gitstore.Event, c Checkpoint) {
+			if c.Project == project && trusted(st, e, c.WP) {
 				st.Checkpoints[c.WP] = c
 			}
 		}),
-		gitstore.On(consolidatedKind, func(st *State, _ *gitstore.Event, c Consolidation) {
-			if c.Project == project {
+		gitstore.On(consolidatedKind, func(st *State, e *gitstore.Event, c Consolidation) {
+			if c.Project == project && trusted(st, e, "") {
 				st.Consolidated = &c
 			}
 		}),
-		gitstore.On(reviewedKind, func(st *State, _ *gitstore.Event, r ReviewResult) {
-			if r.Project == project {
+		gitstore.On(reviewedKind, func(st *State, e *gitstore.Event, r ReviewResult) {
+			if r.Project == project && trusted(st, e, "") {
 				st.Review = &r
 			}
 		}),
-		gitstore.On(e2eKind, func(st *State, _ *gitstore.Event, r E2EResult) {
-			if r.Project == project {
+		gitstore.On(e2eKind, func(st *State, e *gitstore.Event, r E2EResult) {
+			if r.Project == project && trusted(st, e, "") {
 				st.E2E = &r
 			}
 		}),
-		gitstore.On(prKind, func(st *State, _ *gitstore.Event, r PRResult) {
-			if r.Project == project {
+		gitstore.On(prKind, func(st *State, e *gitstore.Event, r PRResult) {
+			if r.Project == project && trusted(st, e, "") {
 				st.PR = &r
 			}
 		}))
+	if err == nil {
+		err = failed
+	}
 	return st, err
 }
 

@@ -33,8 +33,10 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	if err != nil {
 		return nil, err
 	}
-	frozenP := frozenPlan(e.Project, frozen)
-	wp, err := frozenP.WP(wpID)
+	if e, err = e.atFreeze(frozen); err != nil {
+		return nil, err
+	}
+	wp, err := e.Project.WP(wpID)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,7 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	}
 	sort.Strings(v.Changed)
 	for _, p := range v.Changed {
-		owners := plans.Owner(frozenP, p)
+		owners := plans.Owner(e.Project, p)
 		if len(owners) != 1 || owners[0] != wp.ID {
 			v.OutOfScope = append(v.OutOfScope, p)
 		}
@@ -142,6 +144,18 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 			}
 			fail(f)
 		}
+		// The other WPs' worktrees and branches, and the ledger ref.
+		fs, loose, err := e.siblingFindings(st, wp.ID, d)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			fail(f)
+		}
+		v.Unattributed = append(v.Unattributed, loose...)
+	} else {
+		// Its worktree is a dispatch's: a ledger that holds none lost it.
+		fail("no-dispatch: the ledger holds no dispatch of " + wp.ID + " by this clone's pipeline (its record was dropped from the ledger ref, or is not the pipeline's), so what it did outside its worktree cannot be judged; see git agentproto ledger verify, and dispatch it again")
 	}
 
 	// The report is read for consolidation and held against the disk; it

@@ -36,6 +36,9 @@ type Frozen struct {
 	// Set when read back from the ledger.
 	RecordID string `json:"-"`
 	Time     string `json:"-"`
+	// PlanBlob is the git blob of plan.toml as frozen (an attachment of
+	// the freeze): what FrozenPlan reads the shared files from.
+	PlanBlob string `json:"-"`
 	// Warnings are what recording it met (Freeze), never recorded.
 	Warnings gitstore.Warnings `json:"-"`
 }

@@ -105,6 +105,11 @@ func ReadHistory(l gitstore.Store, project string) (*History, error) {
 		gitstore.On(frozenKind, func(h *History, e *gitstore.Event, f Frozen) {
 			if f.Project == project {
 				f.RecordID, f.Time = e.ID, e.Time
+				for _, a := range e.Attachments {
+					if a.Name == PlanFile {
+						f.PlanBlob = a.OID
+					}
+				}
 				h.Frozen, h.Amendments = &f, nil
 			}
 		}),

@@ -28,8 +28,9 @@ func NewCmdVerify(f *cmdutil.Factory, runF func(*VerifyOptions) error) *cobra.Co
 		Use:   "verify [--json]",
 		Short: "Check every ledger event against git; exit 1 with findings",
 		Long: `Read every event of every writer ref straight from git and check the
-envelope, record id, kind, writer, clock order, chain shape, canonical data
-and attachments. Exit code 1 when anything is found.`,
+envelope, record id, kind, writer, clock order, chain shape, canonical data,
+attachments, and the seals of sealed kinds on this clone's own ref (an event
+committed there by hand is unsealed). Exit code 1 when anything is found.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

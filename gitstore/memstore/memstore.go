@@ -7,6 +7,7 @@ package memstore
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -32,12 +33,17 @@ type Store struct {
 	mu     sync.Mutex
 	events []*gitstore.Event
 	byID   map[string]int
+	key    []byte // seals the events of sealed kinds, as the ledger does
 }
 
 var _ gitstore.Store = (*Store)(nil)
 
 // New returns an empty store.
-func New() *Store { return &Store{byID: map[string]int{}} }
+func New() *Store {
+	key := make([]byte, 32)
+	rand.Read(key)
+	return &Store{byID: map[string]int{}, key: key}
+}
 
 // Append records drafts of feature kinds (see gitstore.Store).
 func (s *Store) Append(drafts []gitstore.Draft) (*gitstore.AppendResult, error) {
@@ -77,6 +83,7 @@ func (s *Store) append(drafts []gitstore.Draft, user bool) (*gitstore.AppendResu
 		}
 		lamport++
 		e.Lamport = lamport
+		e.Seal = gitstore.SealOf(s.key, e)
 		inBatch[d.ID] = e
 		fresh = append(fresh, e)
 		res.Written = append(res.Written, d.ID)
@@ -148,6 +155,12 @@ func (s *Store) Events(q gitstore.Query) iter.Seq2[*gitstore.Event, error] {
 			}
 		}
 	}
+}
+
+// CheckSeal reports whether e is one of this store's own (see
+// gitstore.Store).
+func (s *Store) CheckSeal(e *gitstore.Event) error {
+	return gitstore.CheckSealWith(s.key, Writer, e)
 }
 
 // Get returns the event recorded under id (see gitstore.Store); where it

@@ -26,6 +26,7 @@ var (
 	item     = gitstore.Declare[Item](owner, "storetest_item")
 	other    = gitstore.Declare[Item](owner, "storetest_other")
 	scrubbed = gitstore.Declare[Item](owner, "storetest_scrubbed", gitstore.Scrubbed())
+	sealed   = gitstore.Declare[Item](owner, "storetest_sealed", gitstore.Sealed())
 )
 
 // UserStore is a Store with a user path, as the ledger and the fake have.
@@ -49,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) UserStore) {
 		{"KindsOnlyFromTheirOwner", testOwnership},
 		{"SecretsRefusedOrScrubbed", testSecrets},
 		{"FoldIsTyped", testFold},
+		{"SealedKindsAreChecked", testSeals},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open(t)) })
 	}
@@ -333,5 +335,36 @@ func testFold(t *testing.T, s UserStore) {
 	}
 	if both.sum != 91 {
 		t.Fatalf("fold over two kinds = %d, want 91", both.sum)
+	}
+}
+
+// An event of a sealed kind the store wrote checks out; the same event
+// altered, or said to be another writer's, does not.
+func testSeals(t *testing.T, s UserStore) {
+	record(t, s, sealed, "s1", 1)
+	record(t, s, item, "i1", 1)
+	e, _, err := s.Get("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Seal == "" || s.CheckSeal(e) != nil {
+		t.Fatalf("the store's own sealed event: seal %q, check %v", e.Seal, s.CheckSeal(e))
+	}
+	// A kind that is not Sealed is not held to its seal.
+	i, _, _ := s.Get("i1")
+	i.Data = []byte(`{"n":2}`)
+	if err := s.CheckSeal(i); err != nil {
+		t.Fatalf("an altered event of a kind that is not Sealed: %v", err)
+	}
+	altered := *e
+	altered.Data = []byte(`{"n":2}`)
+	other := *e
+	other.Writer = "w-someone-else"
+	var se *gitstore.SealError
+	if err := s.CheckSeal(&altered); !errors.As(err, &se) || se.Foreign {
+		t.Fatalf("an altered event: %v, want a SealError", err)
+	}
+	if err := s.CheckSeal(&other); !errors.As(err, &se) || !se.Foreign {
+		t.Fatalf("another writer's event: %v, want a foreign SealError", err)
 	}
 }

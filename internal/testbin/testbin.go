@@ -41,7 +41,7 @@ func Env(binDir, home string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "PATH" || strings.HasPrefix(k, "AGENTPROTO_") {
+		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" || k == "XDG_STATE_HOME" || k == "PATH" || strings.HasPrefix(k, "AGENTPROTO_") {
 			continue
 		}
 		env = append(env, kv)

@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentproto/agentproto/sessions"
+	"github.com/agentproto/agentproto/worktree"
+)
+
+// A WP that writes into a sibling's worktree, moves a sibling's branch or
+// commits by hand on the ledger ref is judged for it in its own verify.
+// The outside snapshot leaves those places out, because the siblings and
+// the pipeline move them all the time; so each session start also takes
+// a sibling snapshot, and verify tells the WP's doings from theirs:
+//
+//   - a sibling's branch moved, by an entry of its reflog that its own
+//     worktree's HEAD log does not hold: it did not come from a commit or
+//     a checkpoint in that worktree;
+//   - a sibling's worktree changed while its session did nothing (settled
+//     or ended before the WP's session started, and not started again);
+//   - a commit on this clone's ledger ref that the pipeline did not seal.
+//
+// Each is laid at the WP's door only when no other session could have
+// done it (siblingblame.go); otherwise it is unattributed, which fails the
+// wave, not the WP.
+
+// snapshotSiblings takes the sibling snapshot at the start of a session of
+// wp: when, the ledger ref's tip, and for each other WP of the plan with a
+// worktree its session and checkpoint, its branch's tip and the length of
+// that branch's reflog, and, when its session is quiet, its worktree's
+// status (a session at work changes its own worktree; it is not judged).
+func (e *Env) snapshotSiblings(st *State, wp string) (Outside, error) {
+	now := time.Now()
+	o := Outside{"at": now.UTC().Format(time.RFC3339Nano)}
+	if ref, err := e.ownLedgerRef(); err == nil && ref != "" {
+		o["ledger"] = e.commitOf(ref)
+	}
+	store := sessions.OpenView(e.Repo.CommonDir)
+	for _, s := range e.Project.Plan.WPs {
+		if s.ID == wp {
+			continue
+		}
+		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, s.ID))
+		if err != nil || worktree.Missing(m) {
+			continue // not made yet, or gone: nothing of it to move
+		}
+		last, _ := st.LastDispatch(s.ID)
+		o["session:"+s.ID] = last.Session
+		o["checkpoint:"+s.ID] = st.Checkpoints[s.ID].Commit
+		o["branch:"+s.ID] = worktree.BranchHead(e.Repo, m)
+		o["reflog:"+s.ID] = strconv.Itoa(len(reflog(branchLog(e.Repo.CommonDir, m.Branch))))
+		if rec, err := store.Load(last.Session); last.Session == "" || (err == nil && quietSince(rec, now)) {
+			o["tree:"+s.ID] = m.Path
+			if err := o.addStatus(worktree.Repo(e.Repo, m), "tree:"+s.ID+":"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return o, nil
+}
+
+// siblingFindings compares the sibling snapshot of d, wp's latest
+// dispatch, with now: findings that are wp's, and those no one WP is
+// shown to have made.
+func (e *Env) siblingFindings(st *State, wp string, d Dispatch) (fails, unattributed []string, err error) {
+	if d.Siblings == "" {
+		return nil, nil, nil // dispatched before sibling snapshots were taken
+	}
+	then, err := loadOutside(e.Repo.CommonDir, d.Siblings)
+	if err != nil {
+		return []string{fmt.Sprintf("sibling-snapshot: the snapshot of the other WPs taken at dispatch (%.12s) cannot be read (%v), so changes to their worktrees and branches cannot be ruled out", d.Siblings, err)}, nil, nil
+	}
+	start, err := time.Parse(time.RFC3339Nano, then["at"])
+	if err != nil {
+		return nil, nil, fmt.Errorf("sibling snapshot %.12s: %q is not a time", d.Siblings, then["at"])
+	}
+	b := e.newBlame(wp, d)
+	add := func(f string, why string) {
+		if why != "" {
+			unattributed = append(unattributed, f+" ("+why+")")
+		} else {
+			fails = append(fails, f)
+		}
+	}
+	for _, s := range siblingsIn(then) {
+		last, _ := st.LastDispatch(s)
+		if last.Session != then["session:"+s] || st.Checkpoints[s].Commit != then["checkpoint:"+s] {
+			continue // the pipeline started or checkpointed it since: its own doing
+		}
+		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, s))
+		if err != nil {
+			continue
+		}
+		for _, mv := range e.outsideMoves(m, then["reflog:"+s]) {
+			add(fmt.Sprintf("sibling-branch: %s, %s's branch, moved from %.12s to %.12s at %s, not by a commit in its worktree",
+				m.Branch, s, mv.old, mv.new, mv.at.Format(time.RFC3339)), b.branchMover(s, latest(mv.at, start)))
+		}
+		if then["tree:"+s] == "" || !b.quiet(s, last.Session, start) {
+			continue
+		}
+		now := Outside{}
+		if err := now.addStatus(worktree.Repo(e.Repo, m), "tree:"+s+":"); err != nil {
+			return nil, nil, err
+		}
+		then := subset(then, "tree:"+s+":")
+		if changed := changedPaths(then, now, "tree:"+s+":"); len(changed) > 0 {
+			add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed while its session did nothing: %s",
+				s, m.Path, strings.Join(changed, ", ")), b.writer(start))
+		}
+	}
+	for _, id := range e.handMadeSince(then["ledger"]) {
+		add("ledger-forged: "+id+" was committed on the ledger ref since "+wp+" was dispatched, and not by the pipeline (no valid seal)", b.writer(start))
+	}
+	return fails, unattributed, nil
+}
+
+// siblingsIn lists the WPs a snapshot holds, sorted.
+func siblingsIn(o Outside) []string {
+	var out []string
+	for k := range o {
+		if s, ok := strings.CutPrefix(k, "branch:"); ok {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func subset(o Outside, prefix string) Outside {
+	out := Outside{}
+	for k, v := range o {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// changedPaths names the paths whose status entry differs, sorted.
+func changedPaths(then, now Outside, prefix string) []string {
+	var out []string
+	for k, v := range now {
+		if then[k] != v {
+			out = append(out, strings.TrimPrefix(k, prefix))
+		}
+	}
+	for k := range then {
+		if _, ok := now[k]; !ok {
+			out = append(out, strings.TrimPrefix(k, prefix))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func branchLog(common, branch string) string {
+	return filepath.Join(common, "logs", "refs", "heads", filepath.FromSlash(branch))
+}
