@@ -62,6 +62,9 @@ type StartArgs struct {
 	// AllowEnv names extra variables of Env the adapter gets (a profile's
 	// key variable). Their values are never stored.
 	AllowEnv []string `json:"allow_env,omitempty"`
+	// PassEnv names more variables of Env the adapter gets, NAME or
+	// PREFIX* ([sessions] pass_env); one that holds a secret is left out.
+	PassEnv []string `json:"pass_env,omitempty"`
 	// Profile names the profile the session runs, for the record.
 	Profile string `json:"profile,omitempty"`
 	// ModelSwitch is the prompt that selects the model of an agent whose

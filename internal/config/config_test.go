@@ -25,6 +25,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"dotted key", "ledger.pack_thresh = 2\n", `x.toml:1: unknown key "ledger.pack_thresh"`},
 		{"pass_env not a name", "[gates]\npass_env = [\"A=B\"]\n", `x.toml:2: gates.pass_env: entry 1 ("A=B") is not a variable name`},
 		{"pass_env our token", "[gates]\npass_env = [\"JAVA_HOME\", \"GH_*\"]\n", `gates.pass_env: entry 2 ("GH_*") would pass $GH_TOKEN`},
+		{"agents' pass_env secret-shaped", "[sessions]\npass_env = [\"GOCACHE\", \"NPM_TOKEN\"]\n", `sessions.pass_env: entry 2 ("NPM_TOKEN") names a secret`},
 		{"switch without expect", "[profiles.h]\nadapter = \"acp\"\nauth = \"none\"\nmodel_switch = \"/model {model}\"\n", `profiles.h: model_switch and model_switch_expect go together`},
 		{"relative error_log", "[profiles.h]\nadapter = \"acp\"\nauth = \"none\"\nerror_log = \"logs/e.log\"\n", `error_log "logs/e.log" must be an absolute path or start with ~/`},
 		{"negative profile wedge_after", "[profiles.h]\nadapter = \"acp\"\nauth = \"none\"\nwedge_after = \"-1m\"\n", `profiles.h: wedge_after -1m must be a positive duration`},

@@ -63,6 +63,8 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # profile's error_log) when it awaits input while its agent keeps working,
 # or runs while nothing moves, for this long; "0s": never.
 # wedge_after = "10m"
+# More variables agents get beyond PATH, HOME and locale (never secrets):
+# pass_env = ["GOCACHE", "GOMODCACHE", "GOFLAGS", "VIRTUAL_ENV"]
 
 [dispatch]
 # Adapter for work packages whose [[wp]] entry names none.
