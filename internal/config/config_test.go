@@ -87,3 +87,34 @@ func TestLocalProfilesOverrideCommittedOnes(t *testing.T) {
 		t.Fatalf("non-profile key in the local file: %v", err)
 	}
 }
+
+// Effective tells apart the edits a session can see from those it
+// cannot: the inert keys, comments and layout drop out; any other key,
+// or a file that is no TOML, counts.
+func TestEffectiveDropsOnlyInertKeys(t *testing.T) {
+	base := "[dispatch]\nadapter = \"scripted\"\n[pr]\nremote = \"origin\"\n"
+	eff := func(text string) string {
+		e, ok := Effective([]byte(text))
+		if !ok {
+			return "not TOML"
+		}
+		return e
+	}
+	same := []string{
+		base + "# a comment\n[e2e]\ncommands = [\"make e2e\"]\n[ledger]\npack_threshold = 8\n",
+		"[pr]\ndraft = true\nremote = \"origin\"\n[dispatch]\nadapter = \"scripted\"\n",
+	}
+	for _, text := range same {
+		if eff(text) != eff(base) {
+			t.Errorf("%q sets %s, want what %q sets (%s)", text, eff(text), base, eff(base))
+		}
+	}
+	if eff("") != eff("[e2e]\ncommands = [\"x\"]\n") {
+		t.Errorf("a file of inert keys alone differs from no file")
+	}
+	for _, text := range []string{base + "[gates]\npass_env = [\"X\"]\n", base + "host = \"evil.example\"\n", "[dispatch]\nadapter = \"other\"\n", base + "[e2e\n"} {
+		if eff(text) == eff(base) {
+			t.Errorf("%q counts as unchanged", text)
+		}
+	}
+}
