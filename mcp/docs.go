@@ -67,7 +67,7 @@ type prDoc struct {
 	URL     string `json:"url,omitempty"`
 	Updated *bool  `json:"updated,omitempty"`
 	DryRun  bool   `json:"dry_run,omitempty"`
-	Request string `json:"request,omitempty" jsonschema:"with dry_run: the push and the request, as they would be sent"`
+	Request *pipeline.PRPlan `json:"request,omitempty" jsonschema:"with dry_run: the push (argv) and the request (method, url, JSON body), as they would be sent"`
 }
 
 func prResultDoc(r *pipeline.PRResult) prDoc {

@@ -39,7 +39,7 @@ type RunResult struct {
 	Consolidation *Consolidation `json:"consolidation,omitempty"`
 	Review        *ReviewResult  `json:"review,omitempty"`
 	E2E           *E2EResult     `json:"e2e,omitempty"`
-	PRRequest     string         `json:"pr_request,omitempty"`
+	PRRequest     *PRPlan        `json:"pr_request,omitempty"`
 	PR            *PRResult      `json:"pr,omitempty"`
 }
 
