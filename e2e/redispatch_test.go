@@ -88,3 +88,42 @@ func TestDispatchAfterRefreezeStartsFromTheNewBrief(t *testing.T) {
 		t.Fatalf("want two dispatches, with two sessions and two briefs: %v", ds)
 	}
 }
+
+// A WP that failed verify, fixed by hand and verified by hand keeps its
+// settled session until dispatch (or run) next looks: it ends it, as a
+// wave's own verify would have.
+func TestDispatchEndsTheSessionOfAWPVerifiedByHand(t *testing.T) {
+	report := `{"op":"report","report":{"wp":"WP0","files":["a/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n",
+		map[string]string{"WP0": writeStep("a/x.txt", "x\n") + "\n" + writeStep("stray.txt", "not mine\n") + "\n" + report})
+	if out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo"); exitCode(err) != 1 || !strings.Contains(out, "WP0   verify     fail") {
+		t.Fatalf("first dispatch: %v\n%s", err, out)
+	}
+	id := sessionOf(t, dir, "demo/WP0")
+	state := func() string {
+		var recs []struct{ ID, State string }
+		json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "sessions", "ls", "--all", "--json")), &recs)
+		for _, r := range recs {
+			if r.ID == id {
+				return r.State
+			}
+		}
+		return ""
+	}
+	if s := state(); s != "settled" {
+		t.Fatalf("the failed WP's session is %q, want it kept settled", s)
+	}
+	os.Remove(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp0", "stray.txt"))
+	must(t, dir, "git", "agentproto", "verify", "demo", "WP0")
+	if s := state(); s != "settled" {
+		t.Fatalf("verify by hand left the session %q", s)
+	}
+	out := must(t, dir, "git", "agentproto", "dispatch", "demo")
+	if !strings.Contains(out, id+" ended: WP0 was verified after its last turn") || !strings.Contains(out, "every work package of demo is verified") {
+		t.Fatalf("dispatch after a verify by hand:\n%s", out)
+	}
+	if s := state(); s == "settled" || s == "running" || s == "" {
+		t.Fatalf("the verified WP's session is still %q", s)
+	}
+}

@@ -9,6 +9,7 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -25,6 +26,7 @@ const (
 type State struct {
 	Dispatches    map[string][]Dispatch   // by WP, oldest first
 	Verifications map[string]Verification // latest, by WP
+	VerifiedAt    map[string]time.Time    // when the latest was recorded, by WP
 	Checkpoints   map[string]Checkpoint   // latest, by WP
 	Consolidated  *Consolidation
 	Review        *ReviewResult
@@ -73,7 +75,8 @@ func (s *State) Verified(wp string) bool {
 
 // ReadState reads the pipeline events of project from the ledger.
 func ReadState(l gitstore.Store, project string) (*State, error) {
-	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}}
+	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, VerifiedAt: map[string]time.Time{},
+		Checkpoints: map[string]Checkpoint{}}
 	_, err := gitstore.Fold(l, st,
 		gitstore.On(dispatchedKind, func(st *State, _ *gitstore.Event, d Dispatch) {
 			if d.Project == project {
@@ -86,9 +89,10 @@ func ReadState(l gitstore.Store, project string) (*State, error) {
 				d[len(d)-1].Outside = a.Outside
 			}
 		}),
-		gitstore.On(verifiedKind, func(st *State, _ *gitstore.Event, v Verification) {
+		gitstore.On(verifiedKind, func(st *State, ev *gitstore.Event, v Verification) {
 			if v.Project == project {
 				st.Verifications[v.WP] = v
+				st.VerifiedAt[v.WP], _ = time.Parse(time.RFC3339Nano, ev.Time)
 			}
 		}),
 		gitstore.On(checkpointedKind, func(st *State, _ *gitstore.Event, c Checkpoint) {
