@@ -16,6 +16,7 @@ const (
 	OpPolicyList   = "policy-ls"
 	OpPolicyCancel = "policy-cancel"
 	OpPolicyWait   = "policy-wait"
+	OpStop         = "stop"
 )
 
 // Request is one call from the CLI to the daemon: one JSON line per
@@ -34,6 +35,8 @@ type Request struct {
 	Until     string   `json:"until,omitempty"` // UntilTurnEnd or UntilExit
 	Timeout   string   `json:"timeout,omitempty"`
 	Apply     bool     `json:"apply,omitempty"`
+	// Force stops the daemon though a turn is in progress.
+	Force bool `json:"force,omitempty"`
 
 	Policy *PolicyArgs `json:"policy,omitempty"`
 }
