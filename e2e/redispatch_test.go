@@ -114,10 +114,16 @@ func TestDispatchEndsTheSessionOfAWPVerifiedByHand(t *testing.T) {
 	if s := state(); s != "settled" {
 		t.Fatalf("the failed WP's session is %q, want it kept settled", s)
 	}
+	if st := must(t, dir, "git", "agentproto", "plan", "status", "demo"); !strings.Contains(st, "work packages:\n  WP0    failed           "+id+"\n") {
+		t.Fatalf("plan status after the failed verify:\n%s", st)
+	}
 	os.Remove(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp0", "stray.txt"))
 	must(t, dir, "git", "agentproto", "verify", "demo", "WP0")
 	if s := state(); s != "settled" {
 		t.Fatalf("verify by hand left the session %q", s)
+	}
+	if st := must(t, dir, "git", "agentproto", "plan", "status", "demo"); !strings.Contains(st, "  WP0    verified         "+id+"\n") {
+		t.Fatalf("plan status after the verify by hand:\n%s", st)
 	}
 	out := must(t, dir, "git", "agentproto", "dispatch", "demo")
 	if !strings.Contains(out, id+" ended: WP0 was verified after its last turn") || !strings.Contains(out, "every work package of demo is verified") {

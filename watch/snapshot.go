@@ -26,15 +26,7 @@ import (
 )
 
 // WPRow is one work package of the watched plan.
-type WPRow struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	State   string `json:"state"`   // planned, dispatched, verified, waiting_decision, failed, checkpointed
-	Verdict string `json:"verdict"` // latest verify verdict, "" before any
-	Session string `json:"session,omitempty"`
-	// Checkpoint is the short commit of the WP's checkpoint.
-	Checkpoint string `json:"checkpoint,omitempty"`
-}
+type WPRow = pipeline.WPState
 
 // SessionRow is one session of the daemon.
 type SessionRow struct {
@@ -133,31 +125,7 @@ func Take(src Sources) *Snapshot {
 	return s
 }
 
-func wpRows(p *plans.Project, st *pipeline.State) []WPRow {
-	rows := make([]WPRow, 0, len(p.Plan.WPs))
-	for _, wp := range p.Plan.WPs {
-		r := WPRow{ID: wp.ID, Title: wp.Title, State: "planned"}
-		if d, ok := st.LastDispatch(wp.ID); ok {
-			r.State, r.Session = "dispatched", d.Session
-		}
-		if v, ok := st.Verifications[wp.ID]; ok {
-			r.Verdict = v.Verdict
-			switch v.Verdict {
-			case pipeline.Pass:
-				r.State = "verified"
-			case pipeline.WaitingDecision:
-				r.State = pipeline.WaitingDecision
-			default:
-				r.State = "failed"
-			}
-		}
-		if c, ok := st.Checkpoints[wp.ID]; ok && st.Verified(wp.ID) {
-			r.State, r.Checkpoint = "checkpointed", short(c.Commit)
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
+func wpRows(p *plans.Project, st *pipeline.State) []WPRow { return st.WPStates(p) }
 
 func pipelineLines(st *pipeline.State) []string {
 	var out []string
