@@ -16,13 +16,15 @@ func TestSessionsPassEnvReachesTheAgentButNoSecret(t *testing.T) {
 	dir := newRepo(t)
 	must(t, dir, "git", "agentproto", "init")
 	cache := filepath.Join(t.TempDir(), "gocache")
+	os.Mkdir(cache, 0o755)
 	env := []string{"GOCACHE=" + cache, "MYTOOL_HOME=/opt/mytool", "MYTOOL_TOKEN=Zk4Lq8Wr2Vx7Mn4Bt9Wc", "MYTOOL_URL=https://x.example/" + ghTok,
 		"GH_TOKEN=" + ghTok, "GOFLAGS=-mod=mod"}
 	config := func(pass string) {
 		os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[sessions]\npass_env = ["+pass+"]\n"), 0o644)
 	}
 	work := t.TempDir()
-	prompt := script(`{"op":"run","cmd":"env > env.txt"}`)
+	// The agent builds into the cache it was given: the sandbox lets it.
+	prompt := script(`{"op":"run","cmd":"env > env.txt; touch \"$GOCACHE/built\""}`)
 	start := func() (string, string, error) {
 		return shEnv(t, dir, env, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--dir", work, "--prompt", prompt)
 	}
@@ -38,6 +40,9 @@ func TestSessionsPassEnvReachesTheAgentButNoSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := "\n" + string(b)
+	if _, err := os.Stat(filepath.Join(cache, "built")); err != nil {
+		t.Errorf("the agent could not write into the GOCACHE it was given: %v", err)
+	}
 	for _, want := range []string{"\nGOCACHE=" + cache + "\n", "\nMYTOOL_HOME=/opt/mytool\n"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the agent's environment lacks %q:\n%s", strings.TrimSpace(want), b)
