@@ -92,8 +92,8 @@ type Plugin struct {
 
 // Sessions configures the sessions daemon.
 type Sessions struct {
-	// IdleExit: the daemon stops after this long with no live session and
-	// no client ("10m").
+	// IdleExit: the daemon stops after this long with no turn in
+	// progress, no request in flight and no idle policy waiting ("10m").
 	IdleExit Duration `toml:"idle_exit" json:"idle_exit"`
 	// WedgeAfter: a session is called wedged when its state and what its
 	// agent is seen doing disagree for this long ("10m"; "0s": never).

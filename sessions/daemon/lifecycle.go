@@ -97,7 +97,8 @@ func isAdapter(pid int) bool {
 }
 
 // idleWatch closes the listener once nothing has happened for idleExit:
-// no client, no turn in progress, no idle policy waiting on a live session.
+// no request in flight (observing ones aside, see serveConn), no turn in
+// progress, no idle policy waiting on a live session.
 // Settled sessions do not keep the daemon alive; shutdown ends them.
 func (d *Daemon) idleWatch() {
 	for {
