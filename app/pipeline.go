@@ -203,7 +203,7 @@ func (e *Env) Review(ctx context.Context, o ReviewOptions) (*pipeline.ReviewResu
 		if err != nil {
 			return nil, err
 		}
-		if report, err = pe.RunReviewer(pipeline.ReviewerOptions{Sessions: c, Config: cfg, Adapter: o.Adapter, Profile: o.Profile, Env: os.Environ()}, r); err != nil {
+		if report, err = pe.RunReviewer(pipeline.ReviewerOptions{Sessions: c, Config: cfg, Adapter: o.Adapter, Profile: o.Profile, Env: os.Environ(), Out: e.log()}, r); err != nil {
 			return nil, err
 		}
 	}

@@ -115,6 +115,7 @@ var jsonCommands = []jsonCase{
 	{path: "hooks install"},
 	{path: "hooks uninstall"},
 	{path: "init"},
+	{path: "sessions stop", args: []string{"--force"}},
 }
 
 // decisionCommands run on a second pipeline, whose WP2 stopped on a

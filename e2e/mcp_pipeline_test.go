@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/pem"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -104,8 +105,11 @@ func TestMCPPROpen(t *testing.T) {
 	if want := cli("pr", "open", "demo", "--dry-run", "--json"); mustJSON(dry.Doc) != want {
 		t.Fatalf("pr_open dry_run differs from pr open --dry-run --json:\nmcp %s\ncli %s", mustJSON(dry.Doc), want)
 	}
-	if req, _ := dry.Doc["request"].(string); !strings.Contains(req, "git push origin wt/demo-integration") || len(gh.requests) != 0 {
-		t.Fatalf("a dry run sends nothing: %q, requests %v", req, gh.requests)
+	req, _ := dry.Doc["request"].(map[string]any)
+	body, _ := req["body"].(map[string]any)
+	if mustJSON(req["push"]) != `["git","push","origin","refs/heads/wt/demo-integration:refs/heads/wt/demo-integration"]` ||
+		req["method"] != "POST" || !strings.HasSuffix(fmt.Sprint(req["url"]), "/repos/acme/app/pulls") || body["head"] != "wt/demo-integration" || len(gh.requests) != 0 {
+		t.Fatalf("a dry run gives the push and the request as data, and sends nothing: %v, requests %v", req, gh.requests)
 	}
 	if refs := must(t, dir, "git", "ls-remote", remote); strings.Contains(refs, "demo-integration") {
 		t.Fatalf("a dry run pushed: %s", refs)

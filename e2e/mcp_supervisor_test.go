@@ -126,7 +126,7 @@ func TestMCPSupervisorRunsAPlanWithoutTheShell(t *testing.T) {
 	if len(h.failed) > 0 {
 		t.Fatalf("%d calls failed:\n%s", len(h.failed), strings.Join(h.failed, "\n"))
 	}
-	if h.last["dry_run"] != true || !strings.Contains(h.last["request"].(string), "acme/app") {
+	if req, _ := h.last["request"].(map[string]any); h.last["dry_run"] != true || !strings.Contains(fmt.Sprint(req["url"]), "acme/app") {
 		t.Errorf("the pull request's dry run: %v", h.last)
 	}
 	if len(h.calls) > 15 {

@@ -65,7 +65,8 @@ func TestPeerSupervisorProtocol(t *testing.T) {
 	ok("peer", "register", "sup", "--adapter", "scripted")
 	ok("peer", "register", "alice", "--adapter", "scripted", "--quota-turns", "2")
 	ok("peer", "register", "bob", "--adapter", "scripted", "--capability", "session_termination")
-	if out := ok("peer", "ls"); !strings.Contains(out, "alice            scripted     quota=2  session_interrupt,session_message_injection") {
+	if out := ok("peer", "ls"); !strings.Contains(out, "alice            scripted     quota=2          session_interrupt,session_message_injection") ||
+		!strings.Contains(out, "sup              scripted     quota=unlimited  session_interrupt") {
 		t.Fatalf("peer ls:\n%s", out)
 	}
 	code(2, "peer", "register", "eve", "--adapter", "scripted", "--capability", "root_access")

@@ -73,7 +73,7 @@ func statusBut(t *testing.T, dir string) string {
 // one has its verdicts attached and its worktree removed; one that writes
 // a file has its verdicts voided (said and recorded), the file stays in
 // its worktree only, the main checkout is untouched, and the next review
-// refuses to replace that worktree before someone looks at it.
+// archives that worktree before it replaces it.
 func TestReviewerCannotWrite(t *testing.T) {
 	dir := reviewedRepo(t)
 	reviewWT := func() string {
@@ -116,9 +116,60 @@ func TestReviewerCannotWrite(t *testing.T) {
 	if !strings.Contains(rev, `"void":`) || !strings.Contains(rev, `"changed":["lib/fixed.sh"]`) {
 		t.Fatalf("the void is not recorded: %s", rev)
 	}
-	text, errText, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--adapter", "scripted")
-	if exitCode(err) == 0 || !strings.Contains(text+errText, "demo-review has changes (lib/fixed.sh)") {
-		t.Fatalf("a review replaced a reviewer worktree with changes: %v\n%s\n%s", err, text, errText)
+	// The next review goes on: what the voided reviewer left is archived,
+	// said with the way back, and restored on demand.
+	os.WriteFile(filepath.Join(dir, ".plans/demo/REVIEW.md"), []byte(reviewerScript()), 0o644)
+	text, errText, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--adapter", "scripted", "--json")
+	var again reviewerJSON
+	json.Unmarshal([]byte(text), &again)
+	if exitCode(err) != 1 || again.Verdicts == nil || again.Verdicts.Void != "" || len(again.Verdicts.Verdicts) != 1 ||
+		!strings.Contains(errText, "demo-review held changes an earlier review left (lib/fixed.sh): archived on refs/agentproto/salvage/demo-review/") ||
+		!strings.Contains(errText, "git agentproto worktree restore demo-review brings it back") {
+		t.Fatalf("the review after a voided one: exit %d\n%s\n%s", exitCode(err), text, errText)
+	}
+	if p := reviewWT(); p != "" {
+		t.Fatalf("the clean reviewer's worktree %s was kept", p)
+	}
+	must(t, dir, "git", "agentproto", "worktree", "restore", "demo-review")
+	if b, err := os.ReadFile(filepath.Join(reviewWT(), "lib/fixed.sh")); err != nil || string(b) != "echo fixed\n" {
+		t.Fatalf("the archived write is not restored: %q %v", b, err)
+	}
+}
+
+// A reviewer worktree removed by hand after a voided review leaves its
+// branch: the next review deletes it when the integration state holds
+// its commits, and archives it (saying so) when the reviewer committed;
+// no review ends on "branch already exists".
+func TestReviewAfterTheReviewerWorktreeWasRemovedByHand(t *testing.T) {
+	dir := reviewedRepo(t)
+	commit := `{"op":"run","cmd":"echo fixed > lib/fixed.sh && git -c user.name=r -c user.email=r@example.com add lib/fixed.sh && git -c user.name=r -c user.email=r@example.com commit -qm fix"}`
+	for _, c := range []struct {
+		name, step, rm, want string
+	}{
+		{"untracked write", `{"op":"write","path":"lib/fixed.sh","content":"echo fixed\n"}`, "--discard-untracked", ""},
+		{"commit", commit, "", "the reviewer's old branch wt/demo-review held commits the review does not start from: archived on refs/agentproto/salvage/demo-review/"},
+	} {
+		if v, out := runReviewer(t, dir, reviewerScript(c.step)); v.Verdicts.Void == "" {
+			t.Fatalf("%s: not voided: %s", c.name, out)
+		}
+		rm := []string{"agentproto", "worktree", "rm", "demo-review"}
+		if c.rm != "" {
+			rm = append(rm, c.rm)
+		}
+		must(t, dir, "git", rm...)
+		os.WriteFile(filepath.Join(dir, ".plans/demo/REVIEW.md"), []byte(reviewerScript()), 0o644)
+		out, errOut, err := sh(t, dir, nil, "git", "agentproto", "review", "demo", "--adapter", "scripted", "--json")
+		var v reviewerJSON
+		json.Unmarshal([]byte(out), &v)
+		if exitCode(err) != 1 || v.Verdicts == nil || v.Verdicts.Void != "" || !strings.Contains(errOut, c.want) || (c.want == "" && strings.Contains(errOut, "archived")) {
+			t.Fatalf("%s: review after worktree rm: exit %d\n%s\n%s", c.name, exitCode(err), out, errOut)
+		}
+		if c.want != "" {
+			salvaged := must(t, dir, "git", "log", "--format=%s", "--glob=refs/agentproto/salvage/demo-review/*")
+			if !strings.Contains(salvaged, "fix") {
+				t.Fatalf("%s: the reviewer's commit is not on the salvage ref:\n%s", c.name, salvaged)
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -50,12 +51,47 @@ func TestTheWayBackAfterReviewFoundSomething(t *testing.T) {
 	if err != nil || !strings.Contains(errOut, "all green. next: git agentproto pr open demo") {
 		t.Fatalf("run after the fix: exit %d\n%s\n%s", exitCode(err), out, errOut)
 	}
+	// No [e2e] commands: run says it checked nothing live, never silently.
+	if !strings.Contains(errOut, "== e2e\n") || !strings.Contains(errOut, "e2e        skipped: agentproto.toml has no [e2e] commands") {
+		t.Fatalf("run without [e2e] commands skipped e2e silently:\n%s", errOut)
+	}
 	if out, errOut, err = sh(t, dir, nil, "git", "agentproto", "pr", "open", "demo", "--dry-run"); err != nil || strings.Contains(out, "test-no-assertion") {
 		t.Fatalf("pr open after the passing review: exit %d\n%s\n%s", exitCode(err), out, errOut)
 	}
 	// run --dry-run > file keeps the preview: it is the run's data.
 	out, errOut, err = sh(t, dir, nil, "git", "agentproto", "run", "demo", "--dry-run")
-	if err != nil || !strings.HasPrefix(out, "git push origin wt/demo-integration") || !strings.Contains(out, "POST https://api.github.com/repos/acme/app/pulls") || strings.Contains(errOut, "POST ") {
+	if err != nil || !strings.HasPrefix(out, "git push origin refs/heads/wt/demo-integration:refs/heads/wt/demo-integration\n") || !strings.Contains(out, "POST https://api.github.com/repos/acme/app/pulls") || strings.Contains(errOut, "POST ") {
 		t.Fatalf("run --dry-run: exit %d\nstdout:\n%s\nstderr:\n%s", exitCode(err), out, errOut)
+	}
+	// In --json the preview is data, not one string to take apart.
+	type plan struct {
+		Push   []string `json:"push"`
+		Method string   `json:"method"`
+		URL    string   `json:"url"`
+		Body   struct {
+			Head, Base, Body string
+		} `json:"body"`
+	}
+	for _, args := range [][]string{{"pr", "open", "demo", "--dry-run", "--json"}, {"run", "demo", "--dry-run", "--json"}} {
+		var doc struct {
+			Request    *plan  `json:"request"`
+			PRRequest  *plan  `json:"pr_request"`
+			E2ESkipped string `json:"e2e_skipped"`
+		}
+		out := must(t, dir, "git", append([]string{"agentproto"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		p := doc.Request
+		if p == nil {
+			p = doc.PRRequest
+			if !strings.Contains(doc.E2ESkipped, "no [e2e] commands") {
+				t.Errorf("run --json does not say e2e was skipped: %s", out)
+			}
+		}
+		if p == nil || strings.Join(p.Push, " ") != "git push origin refs/heads/wt/demo-integration:refs/heads/wt/demo-integration" || p.Method != "POST" ||
+			p.URL != "https://api.github.com/repos/acme/app/pulls" || p.Body.Head != "wt/demo-integration" || p.Body.Base != "main" || !strings.Contains(p.Body.Body, "WP1") {
+			t.Errorf("%v: the request as data: %+v\n%s", args, p, out)
+		}
 	}
 }

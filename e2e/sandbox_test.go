@@ -279,6 +279,9 @@ func TestSandboxFallbackWithoutLandlock(t *testing.T) {
 	if rec := sessionJSON(t, dir, strings.TrimSpace(out)); rec.Sandbox != "none" || !strings.Contains(rec.SandboxNote, "off") {
 		t.Errorf("off record: %+v", rec)
 	}
+	// Settled first: a turn ending between the two listings is no session
+	// left by the refused start.
+	must(t, dir, "git", "agentproto", "sessions", "wait", strings.TrimSpace(out), "--timeout", "30s")
 	before := must(t, dir, "git", "agentproto", "sessions", "ls", "--all", "--json")
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte("[sandbox]\nmode = \"required\"\n"), 0o644)
 	_, errOut, err = shEnv(t, dir, noLandlock, "git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")

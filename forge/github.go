@@ -211,14 +211,28 @@ func (c *Client) update(pr PullRequest) (*Result, error) {
 	return &res, nil
 }
 
-// Request describes the call Open would make, for --dry-run.
-func Request(repo Repo, pr PullRequest) string {
+// Call is the request Open would make, for --dry-run: as data, so that
+// --json gives its parts, and as text (String) for a terminal.
+type Call struct {
+	Method string      `json:"method"`
+	URL    string      `json:"url"`
+	Body   PullRequest `json:"body"`
+}
+
+// Request describes the call Open would make.
+func Request(repo Repo, pr PullRequest) Call {
 	base := "https://api.github.com/"
 	if !strings.EqualFold(repo.Host, "github.com") {
 		base = "https://" + repo.Host + "/api/v3/"
 	}
-	b, _ := json.MarshalIndent(pr, "", "  ")
-	return fmt.Sprintf("POST %srepos/%s/%s/pulls\n%s\n", base, repo.Owner, repo.Name, b)
+	return Call{Method: http.MethodPost, URL: fmt.Sprintf("%srepos/%s/%s/pulls", base, repo.Owner, repo.Name), Body: pr}
+}
+
+// String is the call as a person reads it: the method and URL, then the
+// body's JSON.
+func (c Call) String() string {
+	b, _ := json.MarshalIndent(c.Body, "", "  ")
+	return fmt.Sprintf("%s %s\n%s\n", c.Method, c.URL, b)
 }
 
 // authTransport adds the token for an Enterprise host given with a port,

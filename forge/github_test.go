@@ -75,11 +75,15 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestRequestForDryRun(t *testing.T) {
-	got := Request(Repo{Host: "github.com", Owner: "acme", Name: "app"}, PullRequest{Title: "x", Head: "wt/p-integration", Base: "main"})
+	call := Request(Repo{Host: "github.com", Owner: "acme", Name: "app"}, PullRequest{Title: "x", Head: "wt/p-integration", Base: "main"})
+	if call.Method != "POST" || call.URL != "https://api.github.com/repos/acme/app/pulls" || call.Body.Head != "wt/p-integration" {
+		t.Fatalf("%+v", call)
+	}
+	got := call.String()
 	if !strings.HasPrefix(got, "POST https://api.github.com/repos/acme/app/pulls\n") || !strings.Contains(got, `"head": "wt/p-integration"`) {
 		t.Fatalf("%s", got)
 	}
-	got = Request(Repo{Host: "ghe.example.com", Owner: "acme", Name: "app"}, PullRequest{})
+	got = Request(Repo{Host: "ghe.example.com", Owner: "acme", Name: "app"}, PullRequest{}).String()
 	if !strings.HasPrefix(got, "POST https://ghe.example.com/api/v3/repos/acme/app/pulls") {
 		t.Fatalf("%s", got)
 	}

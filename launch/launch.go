@@ -65,6 +65,8 @@ type Resolved struct {
 	WedgeAfter time.Duration
 	// Sandbox is [sandbox] with the profile's writable paths added.
 	Sandbox sessions.SandboxArgs
+	// PassEnv is [sessions] pass_env: more variables the agent gets.
+	PassEnv []string
 
 	layers profiles.Launch
 }
@@ -74,7 +76,7 @@ type Resolved struct {
 // by RequireTrust, once the caller knows where the session runs.
 func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
 	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model, WedgeAfter: cfg.Sessions.WedgeAfter.Duration,
-		Sandbox: sandboxArgs(cfg.Sandbox, nil)}
+		Sandbox: sandboxArgs(cfg.Sandbox, nil), PassEnv: cfg.Sessions.PassEnv}
 	if req.Profile != "" {
 		p, err := profiles.Resolve(cfg, req.Profile)
 		if err != nil {
@@ -137,7 +139,7 @@ func (r *Resolved) AllowEnv() []string {
 // launch decides filled in; the caller adds where it runs and its prompt.
 func (r *Resolved) StartArgs() *sessions.StartArgs {
 	return &sessions.StartArgs{Adapter: r.Adapter, Path: r.Found.Path, SHA256: r.Found.SHA256, Model: r.Model,
-		Options: r.Options, AllowEnv: r.AllowEnv(), Profile: r.Profile,
+		Options: r.Options, AllowEnv: r.AllowEnv(), PassEnv: r.PassEnv, Profile: r.Profile,
 		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog, WedgeAfter: r.WedgeAfter, Sandbox: r.Sandbox}
 }
 

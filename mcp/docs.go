@@ -59,15 +59,15 @@ type dispatchDoc struct {
 // prDoc is pr open's document: the pull request opened or updated, or
 // with dry_run the push and the request that would be sent.
 type prDoc struct {
-	Project string `json:"project"`
-	Repo    string `json:"repo"`
-	Head    string `json:"head,omitempty"`
-	Base    string `json:"base,omitempty"`
-	Number  int    `json:"number,omitempty"`
-	URL     string `json:"url,omitempty"`
-	Updated *bool  `json:"updated,omitempty"`
-	DryRun  bool   `json:"dry_run,omitempty"`
-	Request string `json:"request,omitempty" jsonschema:"with dry_run: the push and the request, as they would be sent"`
+	Project string           `json:"project"`
+	Repo    string           `json:"repo"`
+	Head    string           `json:"head,omitempty"`
+	Base    string           `json:"base,omitempty"`
+	Number  int              `json:"number,omitempty"`
+	URL     string           `json:"url,omitempty"`
+	Updated *bool            `json:"updated,omitempty"`
+	DryRun  bool             `json:"dry_run,omitempty"`
+	Request *pipeline.PRPlan `json:"request,omitempty" jsonschema:"with dry_run: the push (argv) and the request (method, url, JSON body), as they would be sent"`
 }
 
 func prResultDoc(r *pipeline.PRResult) prDoc {

@@ -51,18 +51,27 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if base == "" {
 		base = m.BaseCommit // dispatched before the ledger recorded bases
 	}
+	brief, _ := p.BriefPath(&wp)
+	briefSum := frozen.Files[baseName(brief)]
 	if last, ok := st.LastDispatch(wp.ID); ok && d.pendingFallback[wp.ID] == "" {
 		if rec, err := d.liveRecord(last.Session); err == nil && !sessions.Terminal(rec.State) {
-			if !fresh && !remade {
+			// A plan frozen again since gave the WP another brief: the
+			// session works from the one it was sent, so it goes.
+			stale := last.Brief != "" && briefSum != "" && last.Brief != briefSum
+			if !fresh && !remade && !stale {
 				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
 				return rec.ID, nil
 			}
 			// Its worktree was removed: the session works in a directory
 			// that is gone, and the new worktree gets a new one.
-			if _, err := d.Sessions.Kill(context.Background(), rec.ID); err != nil {
-				return "", fmt.Errorf("ending session %s, whose worktree was removed: %w", rec.ID, err)
+			why := "its worktree was removed"
+			if stale {
+				why = "it was sent the brief of an earlier freeze of the plan; a new session gets the frozen one"
 			}
-			d.say(wp.ID, "session", "%s ended: its worktree was removed", rec.ID)
+			if _, err := d.Sessions.Kill(context.Background(), rec.ID); err != nil {
+				return "", fmt.Errorf("ending session %s (%s): %w", rec.ID, why, err)
+			}
+			d.say(wp.ID, "session", "%s ended: %s", rec.ID, why)
 		}
 	}
 	profile := d.profileFor(st, wp)
@@ -123,9 +132,8 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil && rec == nil {
 		return "", err
 	}
-	brief, _ := p.BriefPath(&wp)
 	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: rec.ID, Adapter: l.Adapter, Model: l.Model,
-		Profile: l.Profile, Brief: frozen.Files[baseName(brief)], Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum, Siblings: siblingSum}
+		Profile: l.Profile, Brief: briefSum, Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum, Siblings: siblingSum}
 	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
 	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
 		return "", err

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -23,7 +24,8 @@ import (
 // no hashing, so it stays cheap), the common git dir's config, info/ and
 // hooks, branches and tags, the HEAD of linked worktrees agentproto did
 // not make, this worktree's own config.worktree, and the user's global git
-// config and ignore files. agentproto's own state (refs/agentproto, the
+// config and ignore files. agentproto.toml counts by what it sets beyond
+// config.Inert, compared with its committed version. agentproto's own state (refs/agentproto, the
 // wt/* branches, its worktrees, sessions) moves while WPs run and is left
 // out.
 type Outside map[string]string
@@ -119,6 +121,14 @@ func (o Outside) addStatus(r *gitrepo.Repo, prefix string) error {
 			continue
 		}
 		path := rec[3:]
+		// The user's own configuration counts only where a session could
+		// see it: keys no session reads (config.Effective) are left out.
+		if prefix == "checkout:" && path == config.FileName {
+			if fp, counts := configFingerprint(r, r.WorkTree); counts {
+				o[prefix+path] = fp
+			}
+			continue
+		}
 		fp := rec[:2]
 		if fi, err := os.Lstat(filepath.Join(r.WorkTree, filepath.FromSlash(path))); err == nil {
 			fp += fmt.Sprintf(" %o %d %d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano())
@@ -329,6 +339,30 @@ func describeOutside(common, key string) string {
 		return "the HEAD of worktree " + strings.TrimSuffix(rest, ":HEAD")
 	}
 	return rest
+}
+
+// configFingerprint is the main checkout's agentproto.toml as the
+// snapshot sees it: what it sets beyond config.Inert. A file that sets
+// the same as its committed version (or as no file, when none is
+// committed) does not count; the user's own [e2e] commands added after a
+// dispatch are no outside change. A file that is no TOML counts by its
+// bytes.
+func configFingerprint(main *gitrepo.Repo, dir string) (string, bool) {
+	now, err := os.ReadFile(filepath.Join(dir, config.FileName))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "unreadable " + err.Error(), true
+	}
+	committed, _ := main.Git("cat-file", "blob", "HEAD:"+config.FileName)
+	eNow, ok := config.Effective(now)
+	if !ok {
+		sum := sha256.Sum256(now)
+		return fmt.Sprintf("bytes %x", sum), true
+	}
+	if eHead, ok := config.Effective(committed); ok && eHead == eNow {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(eNow))
+	return fmt.Sprintf("config %x", sum), true
 }
 
 func splitNUL(b []byte) []string {

@@ -12,6 +12,8 @@ type PlanStatus struct {
 	Project string `json:"project"`
 	Frozen  bool   `json:"frozen"`
 	*FrozenStatus
+	// WPs says where each work package stands, in plan order.
+	WPs     []WPState   `json:"wps,omitempty"`
 	Waiting []WaitingWP `json:"waiting_decision,omitempty"`
 	// Spend is what the plan's sessions and its supervisor used, from
 	// the ledger's usage events; nil before any was recorded.
@@ -40,6 +42,11 @@ func Status(l gitstore.Store, p *plans.Project, h *plans.History) (*PlanStatus, 
 	if err != nil {
 		return nil, err
 	}
+	ps, err := ReadState(l, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	st.WPs = ps.WPStates(p)
 	use, _, err := spend.Read(l)
 	if err != nil {
 		return nil, err
@@ -51,4 +58,44 @@ func Status(l gitstore.Store, p *plans.Project, h *plans.History) (*PlanStatus, 
 		st.Waiting = waiting
 	}
 	return st, nil
+}
+
+// WPState is where one work package stands, from the ledger.
+type WPState struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// State is planned, dispatched, verified, waiting_decision, failed or
+	// checkpointed.
+	State   string `json:"state"`
+	Verdict string `json:"verdict"` // latest verify verdict, "" before any
+	Session string `json:"session,omitempty"`
+	// Checkpoint is the short commit of the WP's checkpoint.
+	Checkpoint string `json:"checkpoint,omitempty"`
+}
+
+// WPStates says where each work package of p stands, in plan order.
+func (s *State) WPStates(p *plans.Project) []WPState {
+	out := make([]WPState, 0, len(p.Plan.WPs))
+	for _, wp := range p.Plan.WPs {
+		r := WPState{ID: wp.ID, Title: wp.Title, State: "planned"}
+		if d, ok := s.LastDispatch(wp.ID); ok {
+			r.State, r.Session = "dispatched", d.Session
+		}
+		if v, ok := s.Verifications[wp.ID]; ok {
+			r.Verdict = v.Verdict
+			switch v.Verdict {
+			case Pass:
+				r.State = "verified"
+			case WaitingDecision:
+				r.State = WaitingDecision
+			default:
+				r.State = "failed"
+			}
+		}
+		if c, ok := s.Checkpoints[wp.ID]; ok && s.Verified(wp.ID) {
+			r.State, r.Checkpoint = "checkpointed", short(c.Commit)
+		}
+		out = append(out, r)
+	}
+	return out
 }

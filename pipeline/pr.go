@@ -95,31 +95,43 @@ func short(s string) string {
 	return s
 }
 
+// PRPlan is what opening a pull request would do, for a dry run: the
+// push, as the argv it runs, and the call to the forge.
+type PRPlan struct {
+	Push []string `json:"push"`
+	forge.Call
+}
+
+// String is the plan as a person reads it: the push, then the call.
+func (p *PRPlan) String() string {
+	return strings.Join(p.Push, " ") + "\n" + p.Call.String()
+}
+
 // OpenPR pushes the integration branch with the git CLI and opens (or
-// updates) the pull request. With DryRun it pushes nothing and returns the
-// request it would make.
-func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
+// updates) the pull request. With DryRun it pushes nothing and returns
+// what it would do.
+func (e *Env) OpenPR(o PROptions) (*PRResult, *PRPlan, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	st, err := ReadState(e.Ledger, e.Project.Name)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if err := st.refuseAnyUntrusted(e.Project.Name); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if st.Consolidated == nil || !st.Consolidated.OK {
-		return nil, "", fault.Refusedf("plan %s is not consolidated with a green gate: run git agentproto consolidate %s", e.Project.Name, e.Project.Name)
+		return nil, nil, fault.Refusedf("plan %s is not consolidated with a green gate: run git agentproto consolidate %s", e.Project.Name, e.Project.Name)
 	}
 	if r := st.Review; r != nil && !r.OK && !o.Force {
-		return nil, "", fault.Refusedf("the last review of %s found %d problems: the pull request waits for a passing review (--force opens it anyway, the findings in its body); next: %s",
+		return nil, nil, fault.Refusedf("the last review of %s found %d problems: the pull request waits for a passing review (--force opens it anyway, the findings in its body); next: %s",
 			e.Project.Name, len(r.Findings), e.ReviewNext(r))
 	}
 	m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name))
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	base := o.Base
 	if base == "" {
@@ -133,33 +145,34 @@ func (e *Env) OpenPR(o PROptions) (*PRResult, string, error) {
 	// What is pushed is what was consolidated and reviewed, never a tip
 	// something moved since.
 	if tip, err := e.Repo.Commit("refs/heads/" + m.Branch); err != nil {
-		return nil, "", fmt.Errorf("reading %s: %w", m.Branch, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", m.Branch, err)
 	} else if tip != st.Consolidated.Head {
-		return nil, "", fault.Conflictf("%s is at %.12s, not at the consolidated %.12s: it moved after consolidate; run git agentproto consolidate %s again (and review) before the pull request",
+		return nil, nil, fault.Conflictf("%s is at %.12s, not at the consolidated %.12s: it moved after consolidate; run git agentproto consolidate %s again (and review) before the pull request",
 			m.Branch, tip, st.Consolidated.Head, e.Project.Name)
 	}
 	// A dry run that passes must mean the push has somewhere to go.
 	if _, err := e.Repo.Git("remote", "get-url", "--push", o.Remote); err != nil {
-		return nil, "", fault.Invalidf("the push remote %q is not configured (git remote -v lists them; [pr] remote names another)", o.Remote)
+		return nil, nil, fault.Invalidf("the push remote %q is not configured (git remote -v lists them; [pr] remote names another)", o.Remote)
 	}
+	push := []string{"push", o.Remote, "refs/heads/" + m.Branch + ":refs/heads/" + m.Branch}
 	if o.DryRun {
-		return nil, fmt.Sprintf("git push %s %s:refs/heads/%s\n", o.Remote, m.Branch, m.Branch) + forge.Request(o.Repo, pr), nil
+		return nil, &PRPlan{Push: append([]string{"git"}, push...), Call: forge.Request(o.Repo, pr)}, nil
 	}
-	if _, err := e.Repo.Git("push", o.Remote, "refs/heads/"+m.Branch+":refs/heads/"+m.Branch); err != nil {
-		return nil, "", fmt.Errorf("pushing %s to %s: %w", m.Branch, o.Remote, err)
+	if _, err := e.Repo.Git(push...); err != nil {
+		return nil, nil, fmt.Errorf("pushing %s to %s: %w", m.Branch, o.Remote, err)
 	}
 	client, err := forge.NewClient(o.Repo, forge.Options{Token: o.Token, Transport: o.Transport})
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	res, err := client.Open(pr)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	r := &PRResult{Project: e.Project.Name, Repo: o.Repo.String(), Head: m.Branch, Base: base, Number: res.Number, URL: res.URL, Updated: res.Updated}
 	id := fmt.Sprintf("pipeline/%s/pr/%s/%d/%s/updated=%v", e.Project.Name, strings.ReplaceAll(o.Repo.String(), "/", "_"), res.Number, short(st.Consolidated.Head), res.Updated)
 	if err := e.record(KindPR, id, r, nil); err != nil {
-		return r, "", err
+		return r, nil, err
 	}
-	return r, "", nil
+	return r, nil, nil
 }

@@ -54,7 +54,7 @@ type PROutcome struct {
 	Repo   forge.Repo
 	Result *PRResult
 	// Request is the push and the request a dry run would send.
-	Request string
+	Request *PRPlan
 }
 
 // PullRequest opens (or, with DryRun, prints) the plan's pull request on
@@ -82,9 +82,9 @@ func (e *Env) pullRequest(cfg config.Config, req PRRequest) (*PROutcome, string,
 		}
 		o.Transport = req.Transport
 	}
-	r, text, err := e.OpenPR(o)
+	r, plan, err := e.OpenPR(o)
 	if err != nil {
 		return &PROutcome{Repo: repo}, "git agentproto pr open " + e.Project.Name, err
 	}
-	return &PROutcome{Repo: repo, Result: r, Request: text}, "", nil
+	return &PROutcome{Repo: repo, Result: r, Request: plan}, "", nil
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -15,23 +16,12 @@ func ReviewerSlug(project string) string { return project + "-review" }
 
 // reviewerWorktree makes the reviewer a fresh worktree of the integration
 // branch (before consolidate, of the frozen base: the WP branches are read
-// from git). A clean one left by an earlier review is made again from
-// today's integration state; one with changes is refused, so what an
-// earlier reviewer wrote can be looked at first.
+// from git), after clearing what an earlier review left (clearReviewer).
 func (e *Env) reviewerWorktree(mg *worktree.Manager) (*worktree.Meta, error) {
 	if err := mg.Config.NeedsOwnWorktree(os.Getenv, "the reviewer"); err != nil {
 		return nil, err
 	}
 	slug := ReviewerSlug(e.Project.Name)
-	if old, err := worktree.Load(e.Repo, slug); err == nil {
-		if err := e.dropReviewerWorktree(mg, old); err != nil {
-			return nil, err
-		}
-	} else if _, ok := worktree.FindAbandoned(e.Repo, slug); ok {
-		if _, err := mg.Remove(slug, worktree.RemoveOptions{}); err != nil {
-			return nil, err
-		}
-	}
 	frozen, err := e.Frozen()
 	if err != nil {
 		return nil, err
@@ -44,7 +34,65 @@ func (e *Env) reviewerWorktree(mg *worktree.Manager) (*worktree.Meta, error) {
 	if commit, err := e.Repo.Commit(branch); err == nil {
 		o.BaseName, o.BaseCommit = branch, commit
 	}
+	if err := e.clearReviewer(mg, slug, o.BaseCommit); err != nil {
+		return nil, err
+	}
 	return mg.New(o)
+}
+
+// clearReviewer makes way for a new reviewer worktree. A clean one left by
+// an earlier review goes, with its branch. One with changes — what a
+// voided reviewer wrote — is archived on a salvage ref first and said on
+// mg.Out, so the review goes on and nothing is lost. A branch left
+// without its worktree (removed by hand) is deleted when base holds all
+// its commits, else archived too.
+func (e *Env) clearReviewer(mg *worktree.Manager, slug, base string) error {
+	out := mg.Out
+	if out == nil {
+		out = io.Discard
+	}
+	if old, err := worktree.Load(e.Repo, slug); err == nil {
+		changes, err := worktree.Changes(e.Repo, old)
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			return e.dropReviewerWorktree(mg, old)
+		}
+		s, err := mg.Archive(slug)
+		if err != nil {
+			return fmt.Errorf("archiving the changes an earlier reviewer left in %s: %w", slug, err)
+		}
+		// The salvage holds the branch's commits: it can go.
+		if _, err := e.Repo.Git("update-ref", "-d", "refs/heads/"+old.Branch, s.Head); err != nil {
+			return fmt.Errorf("deleting the reviewer's branch %s: %w", old.Branch, err)
+		}
+		fmt.Fprintf(out, "the reviewer's worktree %s held changes an earlier review left (%s): archived on %s; git agentproto worktree restore %s brings it back\n",
+			slug, changes[0].Path, s.Ref, slug)
+		return nil
+	} else if _, ok := worktree.FindAbandoned(e.Repo, slug); ok {
+		if _, err := mg.Remove(slug, worktree.RemoveOptions{}); err != nil {
+			return err
+		}
+	}
+	branch := worktree.BranchPrefix + slug
+	tip, err := e.Repo.Commit("refs/heads/" + branch)
+	if err != nil {
+		return nil // no branch left
+	}
+	if e.Repo.IsAncestor(tip, base) {
+		if _, err := e.Repo.Git("update-ref", "-d", "refs/heads/"+branch, tip); err != nil {
+			return fmt.Errorf("deleting the reviewer's old branch %s: %w", branch, err)
+		}
+		return nil
+	}
+	s, err := mg.ArchiveBranch(slug, branch)
+	if err != nil {
+		return fmt.Errorf("archiving the reviewer's old branch %s: %w", branch, err)
+	}
+	fmt.Fprintf(out, "the reviewer's old branch %s held commits the review does not start from: archived on %s; git agentproto worktree restore %s brings it back\n",
+		branch, s.Ref, slug)
+	return nil
 }
 
 // dropReviewerWorktree removes a reviewer worktree that has no changes,

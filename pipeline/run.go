@@ -39,9 +39,14 @@ type RunResult struct {
 	Consolidation *Consolidation `json:"consolidation,omitempty"`
 	Review        *ReviewResult  `json:"review,omitempty"`
 	E2E           *E2EResult     `json:"e2e,omitempty"`
-	PRRequest     string         `json:"pr_request,omitempty"`
-	PR            *PRResult      `json:"pr,omitempty"`
+	// E2ESkipped says why no e2e step ran ("" when one did).
+	E2ESkipped string    `json:"e2e_skipped,omitempty"`
+	PRRequest  *PRPlan   `json:"pr_request,omitempty"`
+	PR         *PRResult `json:"pr,omitempty"`
 }
+
+// E2ESkipped is what run says when agentproto.toml has no e2e commands.
+const E2ESkipped = "skipped: agentproto.toml has no [e2e] commands (add commands = [\"...\"] under [e2e] to run live checks against the integration worktree)"
 
 // Run runs every step in order — dispatch and verify, checkpoint,
 // consolidate, review, e2e, pull request — and stops at the first red
@@ -58,6 +63,11 @@ func (e *Env) Run(o RunOptions) (*RunResult, error) {
 	}{{"dispatch and verify", r.dispatch}, {"checkpoint", r.checkpoint}, {"consolidate", r.consolidate},
 		{"review", r.review}, {"e2e", r.e2e}, {"pull request", r.pullRequest}} {
 		if s.name == "e2e" && len(o.Config.E2E.Commands) == 0 {
+			// Said, never silent: a run that checked nothing live is not
+			// one that passed its live checks.
+			o.Report.Step(s.name)
+			o.Report.Event("", "e2e", E2ESkipped)
+			r.res.E2ESkipped = E2ESkipped
 			continue
 		}
 		if s.name == "pull request" && !o.OpenPR && !o.DryRun {

@@ -62,6 +62,7 @@ func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
 		return nil, err
 	}
 	d.forgetDeletedWork(st)
+	d.endVerifiedSessions(st)
 	pending, ready := nextWave(p, st, want)
 	if len(pending) == 0 {
 		d.say("", "done", "every work package of %s is verified", p.Name)
@@ -301,6 +302,30 @@ func (d *Dispatcher) wait(wps []plans.WP, ids []string) error {
 		case <-tick.C:
 			report()
 		}
+	}
+}
+
+// endVerifiedSessions ends the settled sessions of WPs verified after
+// their last turn — by hand, with verify — which no wave's verify would
+// end: a verified WP's session is done, as verifyWave says. One that had
+// a turn since (a reaction, dispatch --text) is left to whoever gave it.
+func (d *Dispatcher) endVerifiedSessions(st *State) {
+	var wps []string
+	for wp := range st.Verifications {
+		wps = append(wps, wp)
+	}
+	slices.Sort(wps)
+	for _, wp := range wps {
+		last, ok := st.LastDispatch(wp)
+		if !st.Verified(wp) || !ok || last.Session == "" {
+			continue
+		}
+		rec, err := d.liveRecord(last.Session)
+		if err != nil || rec.State != sessions.StateSettled || rec.LastActivity.After(st.VerifiedAt[wp]) {
+			continue
+		}
+		d.kill(rec.ID)
+		d.say(wp, "session", "%s ended: %s was verified after its last turn", rec.ID, wp)
 	}
 }
 

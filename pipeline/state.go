@@ -9,6 +9,7 @@ package pipeline
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -25,6 +26,7 @@ const (
 type State struct {
 	Dispatches    map[string][]Dispatch   // by WP, oldest first
 	Verifications map[string]Verification // latest, by WP
+	VerifiedAt    map[string]time.Time    // when the latest was recorded, by WP
 	Checkpoints   map[string]Checkpoint   // latest, by WP
 	Consolidated  *Consolidation
 	Review        *ReviewResult
@@ -83,7 +85,8 @@ func (s *State) Verified(wp string) bool {
 // of its kinds that this clone's pipeline did not write are left out and
 // listed in Untrusted (trust.go).
 func ReadState(l gitstore.Store, project string) (*State, error) {
-	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}, doubted: map[string]Untrusted{}}
+	st := &State{Dispatches: map[string][]Dispatch{}, Verifications: map[string]Verification{}, Checkpoints: map[string]Checkpoint{}, doubted: map[string]Untrusted{},
+		VerifiedAt: map[string]time.Time{}}
 	var failed error
 	// trusted says whether e, an event of project, may be folded.
 	trusted := func(st *State, e *gitstore.Event, wp string) bool {
@@ -111,6 +114,7 @@ func ReadState(l gitstore.Store, project string) (*State, error) {
 			}
 			if trusted(st, e, v.WP) {
 				st.Verifications[v.WP] = v
+				st.VerifiedAt[v.WP], _ = time.Parse(time.RFC3339Nano, e.Time)
 				delete(st.doubted, v.WP)
 			} else if n := len(st.Untrusted); n > 0 && st.Untrusted[n-1].Record == e.ID {
 				st.Untrusted[n-1].verification = &v

@@ -81,6 +81,7 @@ func Check(p *Project, in CheckInput) *Report {
 	c.checkBase()
 	c.checkWPs()
 	c.checkPerimeters()
+	c.checkNewFiles()
 	c.checkContainment()
 	c.checkDependencies()
 	c.checkBriefs()
@@ -112,6 +113,8 @@ type checker struct {
 	findings []Finding
 	owns     map[string][]perimeter.Glob // wp -> parsed owns
 	shared   []perimeter.Glob
+	// unmatched are the owns globs no file of the base tree matches.
+	unmatched []ownedGlob
 }
 
 func (c *checker) add(sev, code, wp, file, format string, args ...any) {
@@ -188,7 +191,7 @@ func (c *checker) checkPerimeters() {
 		ids = append(ids, wp.ID)
 		for _, g := range c.owns[wp.ID] {
 			if c.in.BaseFiles != nil && !c.matchesAny(g) {
-				c.add(SevWarning, "glob-matches-nothing", wp.ID, PlanFile, "owns %q matches no file of the base tree (fine for new files)", g)
+				c.unmatched = append(c.unmatched, ownedGlob{wp.ID, g})
 			}
 			for _, s := range c.shared {
 				if ex, ok := perimeter.Overlap(g, s); ok {

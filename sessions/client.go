@@ -47,7 +47,7 @@ func (c *Client) Call(ctx context.Context, req *Request) (*Response, error) {
 		// The daemon passes an adapter only these; the rest of our
 		// environment (tokens) has no business on the socket.
 		s := *req.Start
-		s.Env = AdapterEnv(s.Env, s.AllowEnv)
+		s.Env = AdapterEnv(s.Env, s.AllowEnv, s.PassEnv)
 		r := *req
 		r.Start = &s
 		req = &r

@@ -16,6 +16,7 @@ const (
 	OpPolicyList   = "policy-ls"
 	OpPolicyCancel = "policy-cancel"
 	OpPolicyWait   = "policy-wait"
+	OpStop         = "stop"
 )
 
 // Request is one call from the CLI to the daemon: one JSON line per
@@ -34,6 +35,8 @@ type Request struct {
 	Until     string   `json:"until,omitempty"` // UntilTurnEnd or UntilExit
 	Timeout   string   `json:"timeout,omitempty"`
 	Apply     bool     `json:"apply,omitempty"`
+	// Force stops the daemon though a turn is in progress.
+	Force bool `json:"force,omitempty"`
 
 	Policy *PolicyArgs `json:"policy,omitempty"`
 }
@@ -62,6 +65,9 @@ type StartArgs struct {
 	// AllowEnv names extra variables of Env the adapter gets (a profile's
 	// key variable). Their values are never stored.
 	AllowEnv []string `json:"allow_env,omitempty"`
+	// PassEnv names more variables of Env the adapter gets, NAME or
+	// PREFIX* ([sessions] pass_env); one that holds a secret is left out.
+	PassEnv []string `json:"pass_env,omitempty"`
 	// Profile names the profile the session runs, for the record.
 	Profile string `json:"profile,omitempty"`
 	// ModelSwitch is the prompt that selects the model of an agent whose

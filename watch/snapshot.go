@@ -167,28 +167,12 @@ func Take(src Sources) *Snapshot {
 	return s
 }
 
+// wpRows are where the plan's work packages stand, as plan status says.
 func wpRows(p *plans.Project, st *pipeline.State) []WPRow {
-	rows := make([]WPRow, 0, len(p.Plan.WPs))
-	for _, wp := range p.Plan.WPs {
-		r := WPRow{ID: wp.ID, Title: wp.Title, State: "planned"}
-		if d, ok := st.LastDispatch(wp.ID); ok {
-			r.State, r.Session = "dispatched", d.Session
-		}
-		if v, ok := st.Verifications[wp.ID]; ok {
-			r.Verdict = v.Verdict
-			switch v.Verdict {
-			case pipeline.Pass:
-				r.State = "verified"
-			case pipeline.WaitingDecision:
-				r.State = pipeline.WaitingDecision
-			default:
-				r.State = "failed"
-			}
-		}
-		if c, ok := st.Checkpoints[wp.ID]; ok && st.Verified(wp.ID) {
-			r.State, r.Checkpoint = "checkpointed", short(c.Commit)
-		}
-		rows = append(rows, r)
+	states := st.WPStates(p)
+	rows := make([]WPRow, len(states))
+	for i, w := range states {
+		rows[i] = WPRow{ID: w.ID, Title: w.Title, State: w.State, Verdict: w.Verdict, Session: w.Session, Checkpoint: w.Checkpoint}
 	}
 	return rows
 }

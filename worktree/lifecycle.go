@@ -86,6 +86,22 @@ func (mg *Manager) archive(m *Meta) (*Salvage, error) {
 	return s, mg.record(KindArchived, eventID(m.Slug, "archived", now), ev, "teardown.log", log)
 }
 
+// ArchiveBranch saves branch, whose worktree slug is gone, on a salvage
+// ref and deletes it (see ArchiveBranch), recording it as an archive.
+func (mg *Manager) ArchiveBranch(slug, branch string) (*Salvage, error) {
+	now := time.Now()
+	path, err := Location(mg.Repo, mg.Config.Root, slug)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ArchiveBranch(mg.Repo, slug, branch, path, now)
+	if err != nil {
+		return s, err
+	}
+	ev := Archived{Slug: slug, SalvageRef: s.Ref, Commit: s.Commit, Head: s.Head}
+	return s, mg.record(KindArchived, eventID(slug, "archived", now), ev, "", nil)
+}
+
 // Restore brings back the latest archived state of worktree slug.
 func (mg *Manager) Restore(slug string) (*Meta, *Salvage, error) {
 	if err := ValidateSlug(slug); err != nil {

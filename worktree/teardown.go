@@ -121,20 +121,8 @@ func Archive(repo *gitrepo.Repo, m *Meta, now time.Time) (*Salvage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshotting %s: %v", m.Slug, err)
 	}
-	s := &Salvage{Head: h, Meta: *m, Archived: now.UTC().Format(time.RFC3339)}
-	meta, _ := json.Marshal(s)
-	ic, err := repo.Git("commit-tree", strings.TrimSpace(string(indexTree)), "-p", h, "-m", "agentproto salvage "+m.Slug+": index")
+	s, err := writeSalvage(repo, m, h, strings.TrimSpace(string(indexTree)), strings.TrimSpace(string(workTree)), now)
 	if err != nil {
-		return nil, err
-	}
-	wc, err := repo.Git("commit-tree", strings.TrimSpace(string(workTree)), "-p", strings.TrimSpace(string(ic)),
-		"-m", "agentproto salvage "+m.Slug+": working tree\n\n"+string(meta))
-	if err != nil {
-		return nil, err
-	}
-	s.Commit = strings.TrimSpace(string(wc))
-	s.Ref = SalvagePrefix + m.Slug + "/" + now.UTC().Format("20060102T150405.000000000Z")
-	if _, err := repo.Git("update-ref", s.Ref, s.Commit, strings.Repeat("0", 40)); err != nil {
 		return nil, err
 	}
 	if err := Remove(repo, m, RemoveOptions{DiscardModified: true, DiscardUntracked: true}); err != nil {

@@ -42,7 +42,12 @@ func lsRun(o *LsOptions) error {
 		return o.Export.Write(o.IO.Out, rows)
 	}
 	for _, p := range rows {
-		fmt.Fprintf(o.IO.Out, "%-16s %-12s quota=%d  %s\n", p.Agent, p.Adapter, p.QuotaTurns, strings.Join(p.Capabilities, ","))
+		// 0 is what register records for no limit.
+		quota := "quota=unlimited"
+		if p.QuotaTurns > 0 {
+			quota = fmt.Sprintf("quota=%d", p.QuotaTurns)
+		}
+		fmt.Fprintf(o.IO.Out, "%-16s %-12s %-15s  %s\n", p.Agent, p.Adapter, quota, strings.Join(p.Capabilities, ","))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/pipeline"
 	"github.com/agentproto/agentproto/profiles"
 )
@@ -66,13 +67,16 @@ func (p *progress) Sessions(wave []pipeline.SessionStatus) {
 }
 
 func (p *progress) Preflight(rs []profiles.Result) {
-	p.line("%-14s %-12s %-20s %s\n", "PROFILE", "ADAPTER", "MODEL", "PROBLEMS")
+	rows := [][]string{{"PROFILE", "ADAPTER", "MODEL", "PROBLEMS"}}
 	for _, r := range rs {
 		model := r.Model
 		if model == "" {
 			model = "-"
 		}
-		p.line("%-14s %-12s %-20s %s\n", r.Name, r.Adapter, model, strings.Join(r.Problems, "; "))
+		rows = append(rows, []string{r.Name, r.Adapter, model, strings.Join(r.Problems, "; ")})
+	}
+	for _, l := range cmdutil.Align([]int{14, 12, 20}, rows) {
+		p.line("%s\n", l)
 	}
 }
 

@@ -78,7 +78,7 @@ func TestProgressPrintsRunResults(t *testing.T) {
 	p.Result(&pipeline.ReviewResult{Findings: []judge.Finding{{Code: "no-assert", File: "x_test.go", Line: 3, Message: "asserts nothing", Severity: "warning"}}})
 	p.Result(&pipeline.E2EResult{Commands: []judge.GateRun{{Gate: judge.Gate{Command: "sh e2e.sh", ExitCode: 3}}}})
 	p.Result(&pipeline.PROutcome{Result: &pipeline.PRResult{Number: 7, URL: "https://example.com/pull/7"}})
-	p.Result(&pipeline.PROutcome{Request: "POST /repos/a/b/pulls\n"})
+	p.Result(&pipeline.PROutcome{Request: &pipeline.PRPlan{Push: []string{"git", "push"}}})
 	p.Preflight([]profiles.Result{{Name: "paid", Adapter: "scripted", Problems: []string{"no key", "no model"}}})
 	for _, want := range []string{"\n== consolidate\n", "WP0   0123456789ab (2 paths)\n", "wiring WP1 registry.txt: upper (applied)\n",
 		"merged [WP0 WP1] into wt/demo-integration; gate exit 0\n", "  conflict WP1 a.go: both changed\n",

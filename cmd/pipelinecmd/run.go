@@ -68,7 +68,7 @@ func runRun(o *RunOptions) error {
 	case res.Next != "":
 		report.line("\nall green. next: %s\n", res.Next)
 	}
-	if !o.JSON && res.PRRequest != "" {
+	if !o.JSON && res.PRRequest != nil {
 		// The preview is the run's data: on stdout, where > file keeps it.
 		fmt.Fprint(o.IO.Out, res.PRRequest)
 	}

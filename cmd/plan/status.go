@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,14 +28,14 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 	o := &StatusOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "status PROJECT [--json]",
-		Short: "Show drift of the plan's working files against the frozen version",
+		Short: "Show where each work package stands and the drift of the plan's files against the frozen version",
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project = args[0]
 			return runOr(o, runF, statusRun)
 		},
 	}
-	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the drift as JSON")
+	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the status as JSON")
 	return cmd
 }
 
@@ -52,6 +53,18 @@ func statusRun(o *StatusOptions) error {
 	fmt.Fprintf(o.IO.Out, "plan %s frozen as %s at %s; %d amendments since\n", p.Name, st.Record, st.Time, st.Amendments)
 	for _, d := range st.Files {
 		fmt.Fprintf(o.IO.Out, "  %-10s %s\n", d.State, d.Name)
+	}
+	if len(st.WPs) > 0 {
+		fmt.Fprintln(o.IO.Out, "work packages:")
+	}
+	for _, wp := range st.WPs {
+		line := fmt.Sprintf("  %-6s %-16s", wp.ID, wp.State)
+		if wp.Checkpoint != "" {
+			line += " " + wp.Checkpoint
+		} else if wp.Session != "" {
+			line += " " + wp.Session
+		}
+		fmt.Fprintln(o.IO.Out, strings.TrimRight(line, " "))
 	}
 	for _, w := range st.Waiting {
 		fmt.Fprintf(o.IO.Out, "  %s %s: %s\n", w.WP, app.WaitingDecision, w.Stop.Describe())

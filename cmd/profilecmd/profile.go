@@ -107,7 +107,7 @@ plugin trust.`,
 // is read) and has a problem line under a row, which TSV has no place for;
 // the replacement was no shorter (21 lines either way).
 func PrintTable(f *cmdutil.Factory, rs []profiles.Result) {
-	fmt.Fprintf(f.IO.Out, "%-14s %-12s %-22s %-13s %-9s %-5s %-4s %s\n", "PROFILE", "ADAPTER", "MODEL", "AUTH", "CHECKSUM", "KEY", "OK", "MODEL CHECK")
+	rows := [][]string{{"PROFILE", "ADAPTER", "MODEL", "AUTH", "CHECKSUM", "KEY", "OK", "MODEL CHECK"}}
 	for _, r := range rs {
 		key := "yes"
 		if !r.KeySet {
@@ -117,7 +117,12 @@ func PrintTable(f *cmdutil.Factory, rs []profiles.Result) {
 		if !r.OK {
 			ok = "NO"
 		}
-		fmt.Fprintf(f.IO.Out, "%-14s %-12s %-22s %-13s %-9s %-5s %-4s %s\n", r.Name, r.Adapter, dash(r.Model), r.Auth, r.Checksum, key, ok, r.ModelOK)
+		rows = append(rows, []string{r.Name, r.Adapter, dash(r.Model), r.Auth, r.Checksum, key, ok, r.ModelOK})
+	}
+	lines := cmdutil.Align([]int{14, 12, 22, 13, 9, 5, 4}, rows)
+	fmt.Fprintln(f.IO.Out, lines[0])
+	for i, r := range rs {
+		fmt.Fprintln(f.IO.Out, lines[i+1])
 		for _, p := range r.Problems {
 			fmt.Fprintf(f.IO.Out, "    %s\n", p)
 		}

@@ -34,8 +34,12 @@ func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
 		Use:   "serve",
 		Short: "Run the sessions daemon of this repository (started automatically)",
 		Long: `The daemon owns the adapter plugins of running sessions, so sessions outlive
-the command that started them. The sessions commands start it on demand; it
-stops by itself after [sessions] idle_exit with no live session and no client.`,
+the command that started them. The sessions commands start it on demand. It
+stops by itself after [sessions] idle_exit with nothing running: no turn in
+progress, no request in flight (a watch refreshing or a probe does not
+count), no idle policy waiting on a live session. It also stops on SIGTERM
+or git agentproto sessions stop. As it stops it ends the sessions still
+alive, settled ones included, and records why.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(opts) },
 	}

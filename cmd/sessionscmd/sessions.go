@@ -1,5 +1,5 @@
 // Package sessionscmd wires `serve` (the sessions daemon) and the `sessions`
-// verbs: start, ls, wait, output, prompt, kill, gc, monitor. Each verb has
+// verbs: start, ls, wait, output, prompt, kill, gc, monitor, stop. Each verb has
 // an Options struct (dependencies, then flag values) and a run function;
 // tests pass a runF to check the flags alone.
 package sessionscmd
@@ -29,7 +29,7 @@ interrupts them, and kills them, minutes apart. Lifecycle transitions
 raw output stays local under the common git dir.`,
 	}
 	cmd.AddCommand(newCmdStart(f, nil), newCmdLs(f, nil), newCmdWait(f, nil), newCmdOutput(f, nil),
-		newCmdPrompt(f, nil), newCmdKill(f, nil), newCmdGC(f, nil), newCmdMonitor(f, nil))
+		newCmdPrompt(f, nil), newCmdKill(f, nil), newCmdGC(f, nil), newCmdMonitor(f, nil), newCmdStop(f, nil))
 	return cmd
 }
 

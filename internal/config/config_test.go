@@ -25,6 +25,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"dotted key", "ledger.pack_thresh = 2\n", `x.toml:1: unknown key "ledger.pack_thresh"`},
 		{"pass_env not a name", "[gates]\npass_env = [\"A=B\"]\n", `x.toml:2: gates.pass_env: entry 1 ("A=B") is not a variable name`},
 		{"pass_env our token", "[gates]\npass_env = [\"JAVA_HOME\", \"GH_*\"]\n", `gates.pass_env: entry 2 ("GH_*") would pass $GH_TOKEN`},
+		{"agents' pass_env secret-shaped", "[sessions]\npass_env = [\"GOCACHE\", \"NPM_TOKEN\"]\n", `sessions.pass_env: entry 2 ("NPM_TOKEN") names a secret`},
 		{"switch without expect", "[profiles.h]\nadapter = \"acp\"\nauth = \"none\"\nmodel_switch = \"/model {model}\"\n", `profiles.h: model_switch and model_switch_expect go together`},
 		{"relative error_log", "[profiles.h]\nadapter = \"acp\"\nauth = \"none\"\nerror_log = \"logs/e.log\"\n", `error_log "logs/e.log" must be an absolute path or start with ~/`},
 		{"negative profile wedge_after", "[profiles.h]\nadapter = \"acp\"\nauth = \"none\"\nwedge_after = \"-1m\"\n", `profiles.h: wedge_after -1m must be a positive duration`},
@@ -84,5 +85,36 @@ func TestLocalProfilesOverrideCommittedOnes(t *testing.T) {
 	os.WriteFile(filepath.Join(common, LocalProfiles), []byte("[sync]\nremote = \"x\"\n"), 0o644)
 	if _, err := WithLocal(cfg, common); err == nil || !strings.Contains(err.Error(), "unknown key") {
 		t.Fatalf("non-profile key in the local file: %v", err)
+	}
+}
+
+// Effective tells apart the edits a session can see from those it
+// cannot: the inert keys, comments and layout drop out; any other key,
+// or a file that is no TOML, counts.
+func TestEffectiveDropsOnlyInertKeys(t *testing.T) {
+	base := "[dispatch]\nadapter = \"scripted\"\n[pr]\nremote = \"origin\"\n"
+	eff := func(text string) string {
+		e, ok := Effective([]byte(text))
+		if !ok {
+			return "not TOML"
+		}
+		return e
+	}
+	same := []string{
+		base + "# a comment\n[e2e]\ncommands = [\"make e2e\"]\n[ledger]\npack_threshold = 8\n",
+		"[pr]\ndraft = true\nremote = \"origin\"\n[dispatch]\nadapter = \"scripted\"\n",
+	}
+	for _, text := range same {
+		if eff(text) != eff(base) {
+			t.Errorf("%q sets %s, want what %q sets (%s)", text, eff(text), base, eff(base))
+		}
+	}
+	if eff("") != eff("[e2e]\ncommands = [\"x\"]\n") {
+		t.Errorf("a file of inert keys alone differs from no file")
+	}
+	for _, text := range []string{base + "[gates]\npass_env = [\"X\"]\n", base + "host = \"evil.example\"\n", "[dispatch]\nadapter = \"other\"\n", base + "[e2e\n"} {
+		if eff(text) == eff(base) {
+			t.Errorf("%q counts as unchanged", text)
+		}
 	}
 }

@@ -92,12 +92,18 @@ type Plugin struct {
 
 // Sessions configures the sessions daemon.
 type Sessions struct {
-	// IdleExit: the daemon stops after this long with no live session and
-	// no client ("10m").
+	// IdleExit: the daemon stops after this long with no turn in
+	// progress, no request in flight and no idle policy waiting ("10m").
 	IdleExit Duration `toml:"idle_exit" json:"idle_exit"`
 	// WedgeAfter: a session is called wedged when its state and what its
 	// agent is seen doing disagree for this long ("10m"; "0s": never).
 	WedgeAfter Duration `toml:"wedge_after" json:"wedge_after"`
+	// PassEnv names variables of the caller's environment that executor
+	// sessions get beyond PATH, HOME and locale: NAME, or PREFIX* for
+	// every variable starting with PREFIX (GOCACHE, GOFLAGS, VIRTUAL_ENV).
+	// Never a secret: a secret-shaped name is refused, and a variable
+	// whose value holds a known secret is left out.
+	PassEnv []string `toml:"pass_env" json:"pass_env,omitempty"`
 }
 
 // Worktree configures where worktrees live and how they are set up. The

@@ -57,12 +57,15 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # options = { command = "aider --yes --message-file {prompt}" }
 
 [sessions]
-# The sessions daemon stops after this long with nothing to do.
+# The sessions daemon stops after this long with nothing to do (no turn in
+# progress, no request in flight); git agentproto sessions stop stops it now.
 # idle_exit = "10m"
 # A session is called wedged (a fault and a warning, its cause read from the
 # profile's error_log) when it awaits input while its agent keeps working,
 # or runs while nothing moves, for this long; "0s": never.
 # wedge_after = "10m"
+# More variables agents get beyond PATH, HOME and locale (never secrets):
+# pass_env = ["GOCACHE", "GOMODCACHE", "GOFLAGS", "VIRTUAL_ENV"]
 
 [dispatch]
 # Adapter for work packages whose [[wp]] entry names none.

@@ -142,8 +142,27 @@ func (c *Config) validate() error {
 			return BadValue(fmt.Sprintf("entry %d (%q) %v", i+1, n, err), "gates", "pass_env")
 		}
 	}
+	for i, n := range c.Sessions.PassEnv {
+		if err := c.checkAgentPassEnv(n); err != nil {
+			return BadValue(fmt.Sprintf("entry %d (%q) %v", i+1, n, err), "sessions", "pass_env")
+		}
+	}
 	if c.Plans.AgentInstructions == "" {
 		return BadValue("must name the file holding the definition of done", "plans", "agent_instructions")
+	}
+	return nil
+}
+
+// checkAgentPassEnv is checkPassEnv for what agents get, which is
+// stricter: an agent's output reaches the ledger and the pull request,
+// so a name that says it holds a secret is refused too, even named
+// exactly (a gate may need one; an agent never does).
+func (c *Config) checkAgentPassEnv(name string) error {
+	if err := c.checkPassEnv(name); err != nil {
+		return err
+	}
+	if secrets.LooksSecret(strings.TrimSuffix(name, "*")) {
+		return fmt.Errorf("names a secret (*_TOKEN, *_KEY, *_SECRET, *PASSWORD*...): agents never get one")
 	}
 	return nil
 }

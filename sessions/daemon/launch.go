@@ -58,7 +58,7 @@ func (d *Daemon) start(a *sessions.StartArgs) (*sessions.Record, error) {
 		return nil, err
 	}
 	d.logf("start %s: adapter %s, environment %s", rec.ID, a.Adapter, envNames(a.Env))
-	env := withSessionEnv(sessions.AdapterEnv(a.Env, a.AllowEnv), rec.ID)
+	env := withSessionEnv(sessions.AdapterEnv(a.Env, a.AllowEnv, a.PassEnv), rec.ID)
 	confine, env, err := d.confinement(rec, a, env)
 	if err != nil {
 		out.Close()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,7 +18,7 @@ import (
 // the socket and serves until idle or stopped; then it ends every session
 // still alive.
 func (d *Daemon) Run() error {
-	lockPath := filepath.Join(d.repo.CommonDir, "agentproto", "daemon.lock")
+	lockPath := sessions.LockPath(d.repo.CommonDir)
 	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
 		return err
 	}
@@ -53,7 +52,7 @@ func (d *Daemon) Run() error {
 	d.logf("serving %s on %s (pid %d)", d.repo.CommonDir, sock, os.Getpid())
 	go d.idleWatch()
 	go d.idleLoop()
-	stopped := d.stopOnSignal(ln)
+	d.stopOnSignal()
 	for {
 		conn, err := ln.Accept()
 		if err == nil {
@@ -63,33 +62,15 @@ func (d *Daemon) Run() error {
 		if !errors.Is(err, net.ErrClosed) {
 			return err
 		}
-		why := stopped()
+		why := d.stopReason()
 		if why == "" {
 			why = fmt.Sprintf("the sessions daemon stopped after %v with nothing running", d.idleExit)
+			d.logf("idle for %v; stopping", d.idleExit)
+		} else {
+			d.logf("%s; stopping", why)
 		}
-		d.logf("idle for %v; stopping", d.idleExit)
 		d.shutdown(why)
 		return nil
-	}
-}
-
-// stopOnSignal closes the listener on SIGTERM or SIGINT; the function it
-// returns says why the daemon was stopped, "" when no signal came.
-func (d *Daemon) stopOnSignal(ln net.Listener) func() string {
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
-	stopping := ""
-	go func() {
-		sig := <-signals
-		d.mu.Lock()
-		stopping = "the sessions daemon was stopped (" + sig.String() + ")"
-		d.mu.Unlock()
-		ln.Close()
-	}()
-	return func() string {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		return stopping
 	}
 }
 
@@ -116,8 +97,9 @@ func isAdapter(pid int) bool {
 }
 
 // idleWatch closes the listener once nothing has happened for idleExit:
-// no client, no turn in progress, no idle policy waiting on a live session,
-// no pull request watched.
+// no request in flight (observing ones aside, see serveConn), no turn in
+// progress, no idle policy waiting on a live session, no pull request
+// watched.
 // Settled sessions do not keep the daemon alive; shutdown ends them.
 func (d *Daemon) idleWatch() {
 	for {

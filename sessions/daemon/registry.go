@@ -18,8 +18,11 @@ type registry struct {
 	changed  *sync.Cond
 	sessions map[string]*live
 	pinging  map[string]bool // sessions in their liveness check: no policy fires
+	// clients counts the requests in flight, observing ones aside.
 	clients  int
 	lastBusy time.Time
+	// stopping says why the daemon was stopped ("" while it serves).
+	stopping string
 }
 
 // init readies an empty registry in place (changed waits on its mu).

@@ -15,6 +15,10 @@ import (
 // requestTimeout bounds the wait for a request once a client connects.
 const requestTimeout = 30 * time.Second
 
+// observing are the operations that only look: a client asking them (a
+// watch refreshing every second) is no reason to stay up.
+var observing = map[string]bool{sessions.OpPing: true, sessions.OpPolicyList: true}
+
 // serveConn answers one connection: one request, one answer. Only our own
 // user gets in (admit); a request is read within a bound of time and size.
 func (d *Daemon) serveConn(conn net.Conn) {
@@ -22,20 +26,25 @@ func (d *Daemon) serveConn(conn net.Conn) {
 	if !d.admit(conn) {
 		return
 	}
-	d.mu.Lock()
-	d.clients++
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		d.clients--
-		d.lastBusy = time.Now()
-		d.mu.Unlock()
-	}()
-	// The request comes right after connecting; a client that sends
-	// nothing must not keep the daemon from stopping.
+	// The request comes right after connecting. Until it does the client
+	// is not counted: one connected with nothing to ask (a probe, a
+	// client that hangs) must not keep the daemon from stopping.
 	conn.SetReadDeadline(time.Now().Add(requestTimeout))
 	req, err := sessions.DecodeRequest(bufio.NewReaderSize(conn, 64<<10), sessions.MaxRequest)
 	conn.SetReadDeadline(time.Time{})
+	if err == nil && !observing[req.Op] {
+		// A request in flight keeps the daemon up, and the idle clock
+		// starts again once it is answered.
+		d.mu.Lock()
+		d.clients++
+		d.mu.Unlock()
+		defer func() {
+			d.mu.Lock()
+			d.clients--
+			d.lastBusy = time.Now()
+			d.mu.Unlock()
+		}()
+	}
 	var resp *sessions.Response
 	switch {
 	case errors.Is(err, sessions.ErrFrameTooLarge):
@@ -57,6 +66,9 @@ func (d *Daemon) serveConn(conn net.Conn) {
 	// A client that stops reading must not hold the goroutine for ever.
 	conn.SetWriteDeadline(time.Now().Add(time.Minute))
 	conn.Write(append(b, '\n'))
+	if err == nil && req.Op == sessions.OpStop && resp.OK {
+		d.stop("the sessions daemon was stopped (git agentproto sessions stop)")
+	}
 }
 
 func errResponse(err error) *sessions.Response {
@@ -119,6 +131,13 @@ var handlers = map[string]handler{
 	},
 	sessions.OpPolicyCancel: func(d *Daemon, req *sessions.Request) *sessions.Response {
 		return answer(&sessions.Response{}, d.cancelPolicy(req.ID))
+	},
+	sessions.OpStop: func(d *Daemon, req *sessions.Request) *sessions.Response {
+		resp, err := d.stopRequest(req.Force)
+		if err != nil {
+			return errResponse(err)
+		}
+		return resp
 	},
 	sessions.OpPolicyWait: func(d *Daemon, req *sessions.Request) *sessions.Response {
 		pending, err := d.waitPolicies(req.IDs, req.Timeout)

@@ -86,7 +86,8 @@ func apply(r *sessions.Record, t *turn, e *host.Event, now time.Time, stderrTail
 		if t.output > 0 || t.told {
 			return effect{to: sessions.StateSettled}
 		}
-		w := fmt.Sprintf("turn %d ended with no output (the usual sign of a dead provider or a wrong model id)", r.Turns)
+		// Every warning starts with its kind, as the typed ones do.
+		w := fmt.Sprintf("%s: turn %d ended with no output (the usual sign of a dead provider or a wrong model id)", sdk.FaultEmptyTurn, r.Turns)
 		if tail := stderrTail(); tail != "" {
 			w += "; adapter stderr: " + tail
 		}
@@ -99,7 +100,11 @@ func apply(r *sessions.Record, t *turn, e *host.Event, now time.Time, stderrTail
 			t.told = t.told || e.Fault == sdk.WarnInterrupted
 			return effect{note: fmt.Sprintf("\n[agentproto] warning: %s: %s\n", e.Fault, e.Text)}
 		}
-		r.Warnings = append(r.Warnings, e.Text)
+		if e.Fault != "" {
+			r.Warnings = append(r.Warnings, e.Fault+": "+e.Text)
+		} else {
+			r.Warnings = append(r.Warnings, e.Text)
+		}
 		if e.Fault != "" {
 			r.Faults = append(r.Faults, e.Fault)
 			t.told = true
@@ -109,7 +114,7 @@ func apply(r *sessions.Record, t *turn, e *host.Event, now time.Time, stderrTail
 		has, beyond := declared(e.Capabilities, r.AdapterCapabilities)
 		r.Capabilities, r.CapabilitiesFrom = has, sessions.CapabilitiesFromSession
 		if len(beyond) > 0 {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("the session declared %q, beyond what its adapter declares; not recorded", beyond))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("capabilities: the session declared %q, beyond what its adapter declares; not recorded", beyond))
 		}
 		return effect{save: true}
 	case host.Exited:

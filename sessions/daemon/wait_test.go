@@ -53,7 +53,7 @@ func TestWaitArgumentsAreChecked(t *testing.T) {
 
 // Every operation of the protocol has a handler, and nothing else does.
 func TestHandlerTable(t *testing.T) {
-	ops := []string{sessions.OpPing, sessions.OpStart, sessions.OpPrompt, sessions.OpKill, sessions.OpWait, sessions.OpMonitor, sessions.OpGC, sessions.OpPolicyAttach, sessions.OpPolicyList, sessions.OpPolicyCancel, sessions.OpPolicyWait}
+	ops := []string{sessions.OpPing, sessions.OpStart, sessions.OpPrompt, sessions.OpKill, sessions.OpWait, sessions.OpMonitor, sessions.OpGC, sessions.OpPolicyAttach, sessions.OpPolicyList, sessions.OpPolicyCancel, sessions.OpPolicyWait, sessions.OpStop}
 	for _, op := range ops {
 		if handlers[op] == nil {
 			t.Errorf("no handler for %s", op)

@@ -170,6 +170,17 @@ func TestDashPromptArrivesWhole(t *testing.T) {
 	}
 }
 
+// Agent messages that end without a newline each start a line of their
+// own: a new message id, or a thought between two messages without ids,
+// ends the one before. Chunks of one message stay on one line.
+func TestAgentMessagesStartTheirOwnLine(t *testing.T) {
+	s, rec := start(t, t.TempDir(), nil, nil)
+	turn(t, s, rec, "msg m1 I will look.\nmsg m1  Then fix it.\nmsg m2 Fixed.\nmsg - Now\nmsg -  the tests.\nthink they pass\nmsg - All green.")
+	if out := rec.output(); !strings.HasSuffix(out, "I will look. Then fix it.\nFixed.\nNow the tests.\nAll green.\n") {
+		t.Fatalf("output:\n%q", out)
+	}
+}
+
 func perimeterEnv(allow, deny []string) map[string]string {
 	q := func(l []string) string {
 		var b []string

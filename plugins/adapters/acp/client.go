@@ -26,10 +26,15 @@ type client struct {
 	execute string
 
 	mu        sync.Mutex
-	lineStart bool                      // the output so far ends a line
-	tools     map[string]*toolState     // tool calls seen, by id
-	order     []string                  // tool call ids, oldest first
-	denied    map[string]map[string]int // tool -> path -> count, for the turn
+	lineStart bool // the output so far ends a line
+	// message is the id of the agent message being streamed; apart says
+	// something else came since its last chunk (a thought, a tool call, a
+	// plan). Either way the next message starts on a line of its own.
+	message string
+	apart   bool
+	tools   map[string]*toolState     // tool calls seen, by id
+	order   []string                  // tool call ids, oldest first
+	denied  map[string]map[string]int // tool -> path -> count, for the turn
 	// toolSeen is closed (and replaced) when a tool call notification has
 	// been taken in.
 	toolSeen chan struct{}
@@ -96,8 +101,11 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 	switch {
 	case u.AgentMessageChunk != nil:
 		if t := u.AgentMessageChunk.Content.Text; t != nil {
-			c.say(t.Text, false)
+			c.say(t.Text, c.newMessage(u.AgentMessageChunk.MessageId))
 		}
+		return nil
+	case u.AgentThoughtChunk != nil:
+		// Not shown, but it ends the message before it.
 	case u.ToolCall != nil:
 		tc := u.ToolCall
 		st := c.tool(string(tc.ToolCallId))
@@ -154,7 +162,29 @@ func (c *client) SessionUpdate(_ context.Context, n acpsdk.SessionNotification) 
 	case u.UsageUpdate != nil:
 		c.onUsageUpdate(u.UsageUpdate)
 	}
+	if u.AgentThoughtChunk != nil || u.ToolCall != nil || u.ToolCallUpdate != nil || u.Plan != nil {
+		c.mu.Lock()
+		c.apart = true
+		c.mu.Unlock()
+	}
 	return nil
+}
+
+// newMessage reports whether a message chunk starts another message than
+// the one streamed so far: its id differs (agents that send ids), or
+// something else came in between (those that do not). Agents send one
+// message's text without a final newline, and two messages would
+// otherwise run together ("…the fix.Now the tests").
+func (c *client) newMessage(id *string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := ""
+	if id != nil {
+		now = *id
+	}
+	fresh := c.apart || now != c.message
+	c.apart, c.message = false, now
+	return fresh
 }
 
 // firstLine keeps a tool's error to one line of output.

@@ -21,6 +21,8 @@ const fakeAgentEnv = "ACP_FAKE_AGENT"
 // fakeAgent runs one line of its prompt as a step:
 //
 //	say TEXT            message text
+//	msg ID TEXT         a chunk of message ID ("-": none), no newline added
+//	think TEXT          a thought chunk
 //	write PATH TEXT     an edit tool call: permission, then fs/write_text_file
 //	fswrite PATH TEXT   fs/write_text_file without asking
 //	read PATH           fs/read_text_file, the content said back
@@ -174,6 +176,15 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 				"model_usage": []any{map[string]any{"model": model, "token_count": count}}}}
 		case "say":
 			a.say(r.SessionId, rest+"\n")
+		case "msg":
+			// A chunk of message arg ("-": no id), no newline added.
+			u := acpsdk.UpdateAgentMessageText(body)
+			if arg != "-" {
+				u.AgentMessageChunk.MessageId = acpsdk.Ptr(arg)
+			}
+			a.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: r.SessionId, Update: u})
+		case "think":
+			a.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: r.SessionId, Update: acpsdk.UpdateAgentThoughtText(rest)})
 		case "write":
 			a.n++
 			id := acpsdk.ToolCallId(fmt.Sprintf("call-%d", a.n))
