@@ -63,17 +63,24 @@ func (e *Env) unmake(slug string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	what := "the worktree it made (" + slug + ") was removed"
 	if st, err := worktree.State(mg.Repo, m); err == nil && st.Clean {
 		if _, err := mg.Remove(slug, worktree.RemoveOptions{}); err != nil {
 			return "", err
 		}
-		return "the worktree it made (" + slug + ") was removed", nil
+	} else {
+		s, err := mg.Archive(slug)
+		if err != nil {
+			return "", err
+		}
+		what = fmt.Sprintf("the worktree it made (%s) held changes: it was archived on %s (git agentproto worktree restore %s)", slug, s.Ref, slug)
 	}
-	s, err := mg.Archive(slug)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("the worktree it made (%s) held changes: it was archived on %s (git agentproto worktree restore %s)", slug, s.Ref, slug), nil
+	// The branch made with it holds nothing of its own while it is still
+	// at its base; left behind, it would refuse the next start of that
+	// slug. Compared and deleted in one step, so a commit made on it
+	// meanwhile keeps it.
+	mg.Repo.Git("update-ref", "-d", "refs/heads/"+m.Branch, m.BaseCommit)
+	return what, nil
 }
 
 func joinAnd(parts []string) string {

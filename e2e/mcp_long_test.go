@@ -148,6 +148,11 @@ func TestMCPLongWorkOutlivesTheClient(t *testing.T) {
 	if started != 1 && !(cancelledEarly && started == 0) {
 		t.Errorf("%d sessions labelled cancelled; the start should have run and been undone", started)
 	}
+	if cancelledEarly {
+		t.Log("the cancellation arrived before the start ran")
+	} else {
+		t.Log("the cancellation arrived while the start ran: it was undone")
+	}
 	// So is the worktree made for it.
 	if ls := must(t, dir, "git", "agentproto", "worktree", "ls", "--json"); strings.Contains(ls, `"extra"`) {
 		t.Errorf("the cancelled start left the worktree it made:\n%s", ls)
