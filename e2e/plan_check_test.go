@@ -56,4 +56,11 @@ depends_on = ["WP0"]
 	if out := must(t, dir, "git", "agentproto", "plan", "check", "demo"); strings.Contains(out, "glob-matches-nothing") || !strings.Contains(out, "0 errors, 0 warnings") {
 		t.Fatalf("plan check with every new file named by the SPEC:\n%s", out)
 	}
+
+	// A new file named second on its item counts as named.
+	os.WriteFile(filepath.Join(pd, "SPEC.md"), []byte("# SPEC\n## Changes\n- `api/contract.go`: new.\n"+
+		"- `lib/new.sh` and `lib/other.sh`: new, with their test `tests/lib_test.sh`.\n- `cmd/tool/main.go`: new.\n"), 0o644)
+	if out := must(t, dir, "git", "agentproto", "plan", "check", "demo"); strings.Contains(out, "glob-matches-nothing") || !strings.Contains(out, "0 errors, 0 warnings") {
+		t.Fatalf("plan check with new files named second on their items:\n%s", out)
+	}
 }

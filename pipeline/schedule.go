@@ -231,6 +231,13 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 			if hint := OutsideHint(d.Env.Project.Name, v); hint != "" {
 				d.say(wp.ID, "", "%s", hint)
 			}
+			// What the agent or its adapter said went wrong is often the
+			// reason (a script that does not parse, a tool that failed).
+			if rec, err := sessions.OpenView(d.Env.Repo.CommonDir).Load(ids[i]); err == nil {
+				for _, w := range lastOf(rec.Warnings, 3) {
+					d.say(wp.ID, "", "its session said: %s", w)
+				}
+			}
 			failed = append(failed, wp.ID+" (git agentproto sessions prompt "+ids[i]+" --text ...)")
 			continue
 		}
@@ -345,4 +352,12 @@ func (d *Dispatcher) forgetDeletedWork(st *State) {
 		delete(st.Verifications, wp)
 		d.say(wp, "worktree", "%s was deleted by hand before its checkpoint; its verified work went with it: dispatching it again", m.Path)
 	}
+}
+
+// lastOf is the last n of ws.
+func lastOf(ws []string, n int) []string {
+	if len(ws) > n {
+		return ws[len(ws)-n:]
+	}
+	return ws
 }

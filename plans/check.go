@@ -393,8 +393,15 @@ var (
 	backquoted     = lazyre.New("`([^`\\s]+)`")
 )
 
-// ChangeTargets lists the backquoted paths of the SPEC's "## Changes" list.
-func ChangeTargets(spec string) []string {
+// ChangeTargets lists the backquoted paths of the SPEC's "## Changes" list:
+// the first of each item, the path the item is about.
+func ChangeTargets(spec string) []string { return changeItems(spec, false) }
+
+// changeMentions lists every backquoted token of the "## Changes" items:
+// an item may name more than one new file ("`a.go` and its test `a_test.go`").
+func changeMentions(spec string) []string { return changeItems(spec, true) }
+
+func changeItems(spec string, all bool) []string {
 	sec, ok := section(spec, changesHeading)
 	if !ok {
 		return nil
@@ -405,7 +412,11 @@ func ChangeTargets(spec string) []string {
 		if !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "*") {
 			continue
 		}
-		if m := backquoted.FindStringSubmatch(t); m != nil {
+		n := 1
+		if all {
+			n = -1
+		}
+		for _, m := range backquoted.FindAllStringSubmatch(t, n) {
 			out = append(out, m[1])
 		}
 	}

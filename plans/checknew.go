@@ -23,7 +23,7 @@ type ownedGlob struct {
 func (c *checker) checkNewFiles() {
 	var targets []string
 	if spec, err := os.ReadFile(filepath.Join(c.p.Dir, "SPEC.md")); err == nil {
-		targets = ChangeTargets(string(spec))
+		targets = changeMentions(string(spec))
 	}
 	var rest []ownedGlob
 	for _, u := range c.unmatched {

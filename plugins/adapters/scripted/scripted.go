@@ -66,6 +66,12 @@ type Step struct {
 	Usage   usage           `json:"usage,omitzero"`
 }
 
+// scriptForm is what a script must look like, said with every error in
+// one, since the person who wrote it is reading the session's warnings.
+const scriptForm = "a script is one JSON object per line, such as {\"op\":\"write\",\"path\":\"a.txt\",\"content\":\"x\\n\"}; " +
+	"ops: write, append, delete (path, content), run (cmd), say (text), report (report), sleep (ms); " +
+	"the block ends at the first ``` line, so text holding ``` ends it early: give a report with the report op"
+
 // Parse extracts the steps of the agentproto-script block of a prompt.
 func Parse(prompt string) ([]Step, bool, error) {
 	const open = "```agentproto-script"
@@ -74,6 +80,11 @@ func Parse(prompt string) ([]Step, bool, error) {
 		return nil, false, nil
 	}
 	body := prompt[i+len(open):]
+	// Lines count from the one after the fence, as an editor shows them
+	// inside the block.
+	if k := strings.IndexByte(body, '\n'); k >= 0 {
+		body = body[k+1:]
+	}
 	j := strings.Index(body, "```")
 	if j < 0 {
 		return nil, true, fmt.Errorf("the agentproto-script block is not closed")
@@ -90,7 +101,7 @@ func Parse(prompt string) ([]Step, bool, error) {
 		dec := json.NewDecoder(strings.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			return nil, true, fmt.Errorf("script line %d: %v", n, err)
+			return nil, true, fmt.Errorf("script line %d: %v (%s)", n, err, scriptForm)
 		}
 		steps = append(steps, s)
 	}
@@ -241,6 +252,9 @@ func (s *session) run(ctx context.Context, prompt string) bool {
 		}
 	}
 	if err != nil {
+		// Said as output too: a script that does not parse is the
+		// script's fault, not a silent (dead) provider's.
+		s.out.Output([]byte("agentproto-script: " + err.Error() + "\n"))
 		s.out.Error(err.Error(), "")
 		return true
 	}
