@@ -204,7 +204,7 @@ func yamlApply(m *yaml.Node, p Path, o Op) error {
 		}
 		seen := canonSet(have.([]any))
 		for _, e := range o.Value.([]any) {
-			k := canon(e)
+			k := keyOf(e)
 			if seen[k] {
 				continue
 			}
