@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Each shortcut here gives what the general path it skips gives.
@@ -38,5 +40,68 @@ func TestKeyOfIsEqual(t *testing.T) {
 				t.Errorf("%#v and %#v: same key %v, Equal %v", a, b, keyOf(a) == keyOf(b), Equal(a, b))
 			}
 		}
+	}
+}
+
+// scalarNode's shortcut makes the node Node.Encode would, and declines
+// every value whose text the encoder would have to quote.
+func TestScalarNodeIsWhatEncodeMakes(t *testing.T) {
+	for _, v := range []any{
+		"item-1", "a.b/c_d", "Z9", "yes", "No", "ON", "y", "TRUE", "Null", "null", "~",
+		"1", "1.5", "0x1F", "1:20", ".inf", "-", "a b", "a: b", "a#b", "é", "", "line\nbreak",
+		true, false, 0, -7, int64(1) << 40, nil, 1.5,
+	} {
+		var want yaml.Node
+		if err := want.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		got := scalarNode(v)
+		if got == nil {
+			continue
+		}
+		if s, ok := v.(string); ok && want.Style != 0 {
+			t.Errorf("%q: the encoder quotes it, the shortcut writes it plain", s)
+		}
+		if got.Kind != want.Kind || got.Tag != want.Tag || got.Value != want.Value || got.Style != want.Style {
+			t.Errorf("%#v: shortcut %+v, encoder %+v", v, *got, want)
+		}
+	}
+}
+
+// fromNode's shortcut for strings reads what Node.Decode reads.
+func TestFromNodeReadsStringsAsDecode(t *testing.T) {
+	doc, err := readYAML([]byte("a:\n- x\n- 'y'\n- \"1\"\n- !!str 2\n- |\n  text\n- \"\"\n- plain words\n- 3\n- ~\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range doc.Content[0].Content[1].Content {
+		var want any
+		if err := n.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		budget := 10
+		got, err := fromNode(n, &budget)
+		if err != nil || got != want {
+			t.Errorf("%q: fromNode %#v (%v), Decode %#v", n.Value, got, err, want)
+		}
+	}
+}
+
+// MergeText, which reads a YAML text once, writes what Render writes from
+// a text of its own.
+func TestYAMLRenderIsMergeText(t *testing.T) {
+	f := yamlFormat{}
+	d := mustDelta(t, f, workflow, "jobs: {test: {steps: [{run: make e2e}]}, lint: {runs-on: x}}\n", "name")
+	doc, err := f.Parse([]byte(workflow))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := f.Render([]byte(workflow), doc, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := MergeText(f, []byte(workflow), d)
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("MergeText:\n%s(%v)\nRender:\n%s", got, err, want)
 	}
 }
