@@ -43,6 +43,26 @@ func TestKeyOfIsEqual(t *testing.T) {
 	}
 }
 
+// Equal's walk of two plain trees agrees with their canonical forms.
+func TestEqualIsCanon(t *testing.T) {
+	o1, o2, o3 := NewObj(), NewObj(), NewObj()
+	o1.Set("a", 1)
+	o1.Set("b", []any{"x"})
+	o2.Set("b", []any{"x"})
+	o2.Set("a", 1.0)
+	o3.Set("a", int64(1))
+	vals := []any{"a", "1", "\u003c", "<", "\xff", 1, 1.0, 1.5, float32(1.5), int64(1), uint64(1), 1e21, 1e20, int64(1e18), math.Copysign(0, -1), 0,
+		math.Inf(1), true, false, nil, "", []any{}, []any{1}, []any{1.0}, []any{"1"}, []any{[]any{}}, NewObj(), o1, o2, o3,
+		json.Number("1"), time.Unix(0, 0)}
+	for _, a := range vals {
+		for _, b := range vals {
+			if got, want := Equal(a, b), canon(a) == canon(b); got != want {
+				t.Errorf("Equal(%#v, %#v) = %v, canonical forms say %v", a, b, got, want)
+			}
+		}
+	}
+}
+
 // scalarNode's shortcut makes the node Node.Encode would, and declines
 // every value whose text the encoder would have to quote.
 func TestScalarNodeIsWhatEncodeMakes(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // A document is a tree of *Obj (a table or mapping, keys in file order),
@@ -86,14 +88,91 @@ func lookup(v any, p Path) (any, bool) {
 func Lookup(doc any, p Path) (any, bool) { return lookup(doc, p) }
 
 // Equal reports whether two trees hold the same data, whatever the order
-// of their keys.
+// of their keys: whether their canonical forms are the same.
 func Equal(a, b any) bool {
+	if plainTree(a) && plainTree(b) {
+		return sameTree(a, b)
+	}
 	x, errA := appendCanon(nil, a)
 	y, errB := appendCanon(nil, b)
 	if errA != nil || errB != nil {
 		return canon(a) == canon(b)
 	}
 	return bytes.Equal(x, y)
+}
+
+// plainTree reports whether every key in v is UTF-8 and every scalar a
+// UTF-8 string, a bool, nil, an integer or a finite float: scalars
+// json.Marshal always writes, two of them the same only when they are.
+// sameTree compares two such trees as their canonical forms compare,
+// without writing the forms: a 100k-element array's is megabytes.
+func plainTree(v any) bool {
+	switch t := v.(type) {
+	case *Obj:
+		for k, x := range t.M {
+			if !utf8.ValidString(k) || !plainTree(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, x := range t {
+			if !plainTree(x) {
+				return false
+			}
+		}
+		return true
+	case string:
+		return utf8.ValidString(t)
+	case float64:
+		return !math.IsNaN(t) && !math.IsInf(t, 0)
+	case float32:
+		return !math.IsNaN(float64(t)) && !math.IsInf(float64(t), 0)
+	case bool, nil, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return true
+	}
+	return false
+}
+
+// sameTree is canon(a) == canon(b) for two plain trees.
+func sameTree(a, b any) bool {
+	switch x := a.(type) {
+	case *Obj:
+		y, ok := b.(*Obj)
+		if !ok || len(x.M) != len(y.M) {
+			return false
+		}
+		for k, xv := range x.M {
+			yv, ok := y.M[k]
+			if !ok || !sameTree(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameTree(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	}
+	switch b.(type) {
+	case *Obj, []any, string:
+		return false
+	}
+	// A number's form is its JSON, which an int and a float can share.
+	var bufA, bufB [64]byte
+	fa, _ := appendCanon(bufA[:0], a)
+	fb, _ := appendCanon(bufB[:0], b)
+	return bytes.Equal(fa, fb)
 }
 
 // canon is a tree as JSON with sorted keys, each scalar tagged by its Go
