@@ -2,6 +2,7 @@ package confmerge
 
 import (
 	"fmt"
+	"unicode/utf8"
 )
 
 // OpKind is what a change does at a key path.
@@ -163,9 +164,22 @@ func applyOp(root *Obj, o Op) error {
 func canonSet(arr []any) map[string]bool {
 	set := make(map[string]bool, len(arr))
 	for _, x := range arr {
-		set[canon(x)] = true
+		set[keyOf(x)] = true
 	}
 	return set
+}
+
+// keyOf stands for v's canonical form in a canonSet. A string in UTF-8,
+// which most elements are, stands for itself: its canonical form says no
+// more, and making that form cost two allocations an element. Anything
+// else is its form after a byte no UTF-8 string holds.
+func keyOf(v any) string {
+	if s, ok := v.(string); ok && utf8.ValidString(s) {
+		return s
+	}
+	// A string not in UTF-8 goes here too: canon writes each stray byte
+	// as \ufffd, so two such strings can be Equal.
+	return "\xff" + canon(v)
 }
 
 // appendNew appends to arr (a copy of) each element of add it does not
@@ -173,7 +187,7 @@ func canonSet(arr []any) map[string]bool {
 func appendNew(arr, add []any) []any {
 	have := canonSet(arr)
 	for _, e := range add {
-		if k := canon(e); !have[k] {
+		if k := keyOf(e); !have[k] {
 			have[k] = true
 			arr = append(arr, clone(e))
 		}

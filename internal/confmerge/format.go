@@ -18,6 +18,14 @@ type Format interface {
 	Render(orig []byte, doc any, d Delta, want any) (text []byte, whole bool, err error)
 }
 
+// syntaxFormat is a format whose Render edits the syntax tree of the
+// text: MergeText then reads the text once, for the document and the tree.
+type syntaxFormat interface {
+	parseSyntax(text []byte) (doc, syntax any, err error)
+	// renderSyntax is Render on syntax, which it may change.
+	renderSyntax(orig []byte, syntax any, d Delta) ([]byte, error)
+}
+
 // ForFile is the format of a file by its name's extension; nil for a file
 // merged as plain lines.
 func ForFile(name string) Format {
@@ -58,9 +66,10 @@ func SnippetDelta(f Format, base []byte, snippet string, remove []Path) (Delta, 
 	for _, p := range remove {
 		ops = append(ops, op(p, Remove, nil))
 	}
-	next, err = Apply(next, ops)
-	if err != nil {
-		return nil, err
+	if len(ops) > 0 { // Apply copies the whole document
+		if next, err = Apply(next, ops); err != nil {
+			return nil, err
+		}
 	}
 	return Diff(doc, next), nil
 }
@@ -101,7 +110,13 @@ func Merge(f Format, text []byte, d Delta) ([]byte, error) {
 // MergeText is Merge, and says whether the file had to be written whole,
 // its comments and layout not kept.
 func MergeText(f Format, text []byte, d Delta) (out []byte, whole bool, err error) {
-	doc, err := f.Parse(text)
+	sf, _ := f.(syntaxFormat)
+	var doc, syntax any
+	if sf != nil {
+		doc, syntax, err = sf.parseSyntax(text)
+	} else {
+		doc, err = f.Parse(text)
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("not valid %s: %v", f.Name(), err)
 	}
@@ -112,7 +127,11 @@ func MergeText(f Format, text []byte, d Delta) (out []byte, whole bool, err erro
 	if Equal(doc, want) {
 		return text, false, nil
 	}
-	out, whole, err = f.Render(text, doc, d, want)
+	if sf != nil {
+		out, err = sf.renderSyntax(text, syntax, d)
+	} else {
+		out, whole, err = f.Render(text, doc, d, want)
+	}
 	if err != nil {
 		return nil, false, err
 	}

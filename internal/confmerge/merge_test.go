@@ -253,6 +253,19 @@ func TestYAMLMergeKeepsComments(t *testing.T) {
 	}
 }
 
+// Two changes appending one element to a sequence add it once, beside
+// the elements the sequence held.
+func TestYAMLAppendsEachElementOnce(t *testing.T) {
+	f := ForFile("ci.yml")
+	base := "list: [a, 1, \"x y\"]\n"
+	d1 := mustDelta(t, f, base, "list: [b, 2, \"x y\"]\n")
+	d2 := mustDelta(t, f, base, "list: [b, a, 3]\n")
+	out, err := Merge(f, []byte(base), append(d1, d2...))
+	if want := "list: [a, 1, \"x y\", b, 2, 3]\n"; err != nil || string(out) != want {
+		t.Fatalf("merged %q (%v), want %q", out, err, want)
+	}
+}
+
 func TestUnifiedDiff(t *testing.T) {
 	d := UnifiedDiff("package.json", []byte("{\n  \"a\": 1\n}\n"), []byte("{\n  \"a\": 1,\n  \"b\": 2\n}\n"))
 	want := "--- a/package.json\n+++ b/package.json\n@@ -1,3 +1,4 @@\n {\n-  \"a\": 1\n+  \"a\": 1,\n+  \"b\": 2\n }\n"
