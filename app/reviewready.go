@@ -27,8 +27,12 @@ func reviewReady(pe *pipeline.Env) error {
 		}
 		v, verified := st.Verifications[wp.ID]
 		_, checkpointed := st.Checkpoints[wp.ID]
+		_, dispatched := st.LastDispatch(wp.ID)
 		switch {
-		case !verified:
+		case !verified && dispatched:
+			// Work done by hand in the worktree, with no dispatch, is on
+			// its branch for review to read; a dispatched WP not yet
+			// verified is still at work.
 			unverified = append(unverified, wp.ID)
 		case v.Verdict == pipeline.Pass && !checkpointed && st.Consolidated == nil:
 			uncommitted = append(uncommitted, wp.ID)
