@@ -203,21 +203,36 @@ func (d *Daemon) prompt(id, text string, interrupt bool) error {
 	return d.promptTurn(l, text, interrupt)
 }
 
-// promptTurn sends a prompt and answers once the new turn has started, so
-// that a wait sent right after waits for this turn, not the previous one.
+// promptTurn sends a prompt and answers once the new turn has started, or
+// after turnStartTimeout. A wait sent right after waits for this turn, not
+// the previous one, either way: the prompt counts as pending until its turn
+// starts (an adapter under load reports the start late, and a wait that
+// took the previous turn's end for this one returned before its work).
 func (d *Daemon) promptTurn(l *live, text string, interrupt bool) error {
+	starts := strings.TrimSpace(text) != "" // a blank prompt starts no turn
 	d.mu.Lock()
 	turns := l.rec.Turns
+	if starts {
+		l.prompted++
+	}
 	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	if err := l.client.Prompt(ctx, text, interrupt); err != nil {
+		if starts {
+			d.mu.Lock()
+			l.prompted--
+			d.changed.Broadcast()
+			d.mu.Unlock()
+		}
 		return err
 	}
-	if text == "" {
+	if !starts {
 		return nil
 	}
-	d.await(turnStartTimeout, func() bool { return l.rec.Turns != turns || sessions.Terminal(l.rec.State) })
+	if !d.await(turnStartTimeout, func() bool { return l.rec.Turns != turns || sessions.Terminal(l.rec.State) }) {
+		d.logf("session %s: the turn of a prompt had not started after %s; waits wait for it", l.rec.ID, turnStartTimeout)
+	}
 	return nil
 }
 
