@@ -58,7 +58,8 @@ const (
 )
 
 // PingPrompt is the liveness check of the spawn protocol: a session must
-// answer it with a line that is exactly READY before it gets its brief.
+// answer it with a line that is exactly READY (or READY right after a
+// sentence ending another message) before it gets its brief.
 const PingPrompt = "Reply with exactly READY and nothing else."
 
 // Info describes an adapter.

@@ -138,7 +138,7 @@ func (d *Daemon) pingTurn(l *live) (string, error) {
 	if state != sessions.StateSettled {
 		return out, fmt.Errorf("liveness ping: no answer (session %s)", state)
 	}
-	if hasLine(out, func(line string) bool { return line == "READY" }) {
+	if answeredReady(out) {
 		return out, nil
 	}
 	return out, fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail(out), sdk.PingPrompt)
@@ -167,6 +167,20 @@ func (d *Daemon) turnOutput(l *live, text string, dur time.Duration) (string, st
 		out = out[from:to]
 	}
 	return string(out), state, nil
+}
+
+// answeredReady finds the ping's answer: READY on a line of its own, or
+// as the output's last word right after a sentence that ended without a
+// newline — codex-acp prints its unknown-model warning and the answer as
+// one text ("...and cause issues.READY"). READY inside words ("NOTREADY")
+// or after a space ("not READY") is no answer.
+func answeredReady(out string) bool {
+	if hasLine(out, func(line string) bool { return line == "READY" }) {
+		return true
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	rest, ok := strings.CutSuffix(strings.TrimSpace(lines[len(lines)-1]), "READY")
+	return ok && rest != "" && strings.ContainsRune(".!?:;)]", rune(rest[len(rest)-1]))
 }
 
 func hasLine(out string, ok func(string) bool) bool {
