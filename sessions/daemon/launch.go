@@ -141,6 +141,11 @@ func (d *Daemon) pingTurn(l *live) (string, error) {
 	if answeredReady(out) {
 		return out, nil
 	}
+	if f := d.lastFault(l); f != "" && strings.TrimSpace(out) == "" {
+		// The adapter said why (an agent that never started, a dead
+		// key): that, not the READY a script must print, is the news.
+		return out, fmt.Errorf("liveness ping failed: the turn ended with no answer and %s", f)
+	}
 	return out, fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail(out), sdk.PingPrompt)
 }
 
