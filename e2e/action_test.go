@@ -128,8 +128,10 @@ func TestActionCommentsVerifyAndReview(t *testing.T) {
 		t.Fatalf("comments %d, calls %v\n%s", len(gh.texts), gh.calls, errOut)
 	}
 	body := gh.texts[0]
+	// The ledger holds the branch's plan: review judges WP1 as review demo
+	// does, with the frozen gate and WP1's brief.
 	for _, want := range []string{"<!-- agentproto -->\n### agentproto: `wt/demo-wp1`", "**verify** demo WP1 at `", "`: **pass**",
-		"**review** `", "**ok**, 0 errors", "gate head `sh test.sh`: exit 0"} {
+		"**review** of plan `demo` WP1, `", "**ok**, 0 errors", "gate WP1 `sh test.sh`: exit 0", "gate demo-wp1 head `sh test.sh`: exit 0"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, body)
 		}

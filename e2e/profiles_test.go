@@ -184,59 +184,13 @@ options = { extra_first = "--add-dir ../shared", sandbox = "read-only" }
 // no extra options, an interrupt that leaves the session usable, a retried
 // 429, a refused write and a 529.
 func TestRealAgentsThroughTheDaemon(t *testing.T) {
-	bins := os.Getenv("AGENTPROTO_REAL_AGENTS")
-	if bins == "" {
-		t.Skip("the real agent CLIs are not installed: run make test-agents")
-	}
-	if err := cliAdapters(); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct{ cli, adapter, model, keyEnv string }{
-		{"claude", "claude-code", "claude-sonnet-4-5", "ANTHROPIC_API_KEY"},
-		{"codex", "codex", "gpt-5.1-codex", "OPENAI_API_KEY"},
-	}
-	for _, c := range cases {
-		t.Run(c.cli, func(t *testing.T) {
-			dir := newRepo(t)
-			home := homeOf(t)
-			api := fakemodel.New(t)
-			api.SetModels(c.model)
-			if c.cli == "claude" {
-				writeConfig(t, filepath.Join(home, ".claude", "settings.json"), api.ClaudeSettings(1))
-			} else {
-				// /tmp, where the test's other directories are, is not writable
-				// in the sandbox, as any place outside the worktree should be.
-				writeConfig(t, filepath.Join(home, ".codex", "config.toml"), api.CodexConfig(c.model, c.keyEnv, 1)+
-					"[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n")
-			}
-			os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(fmt.Sprintf(`[plugins.%s]
-options = { binary = %q }
-[profiles.real]
-adapter = %q
-model = %q
-auth = "api-key"
-key_env = %q
-`, c.adapter, filepath.Join(bins, c.cli), c.adapter, c.model, c.keyEnv)), 0o644)
-			run := func(args ...string) string {
-				t.Helper()
-				cmd := exec.Command("git", append([]string{"agentproto"}, args...)...)
-				cmd.Dir = dir
-				cmd.Env = append(gitEnv(home), c.keyEnv+"="+fakemodel.Key)
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
-				}
-				return strings.TrimSpace(string(out))
-			}
+	for _, cli := range []string{"claude", "codex"} {
+		t.Run(cli, func(t *testing.T) {
 			const first = "- first: say hi\n---"
-			api.Script(fakemodel.Text("READY"), fakemodel.Text("first answer"))
-			// In a worktree, as dispatch runs agents: in the sandbox, a
-			// session in the main checkout cannot add a file at its top.
-			id := run("sessions", "start", "--profile", "real", "--worktree", "real", "--prompt", first)
-			run("sessions", "wait", id, "--timeout", "2m")
-
-			hello := filepath.Join(home, ".agentproto", "worktrees", "repo", "real", "hello.txt")
-			api.Script(writeCall(c.cli, hello, "hi"), fakemodel.Text("wrote it"))
+			s := startReal(t, cli, first, fakemodel.Text("READY"), fakemodel.Text("first answer"))
+			api, run, dir, id := s.api, s.run, s.dir, s.id
+			hello := filepath.Join(s.worktree(), "hello.txt")
+			api.Script(writeCall(cli, hello, "hi"), fakemodel.Text("wrote it"))
 			run("sessions", "prompt", id, "--text", "write hello.txt")
 			run("sessions", "wait", id, "--timeout", "2m")
 			if b, err := os.ReadFile(hello); err != nil || string(b) != "hi" {
@@ -265,7 +219,7 @@ key_env = %q
 			run("sessions", "prompt", id, "--text", "retry")
 			run("sessions", "wait", id, "--timeout", "2m")
 			outside := filepath.Join(t.TempDir(), "outside.txt")
-			api.Script(writeCall(c.cli, outside, "x"), fakemodel.Text("tried"))
+			api.Script(writeCall(cli, outside, "x"), fakemodel.Text("tried"))
 			run("sessions", "prompt", id, "--text", "write outside")
 			run("sessions", "wait", id, "--timeout", "2m")
 			if m := meta(t, dir, id); len(m.Faults) != 0 || !hasPrefix(m.Warnings, "retrying: ") || !hasPrefix(m.Warnings, "permission_denied: ") {

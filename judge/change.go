@@ -207,6 +207,20 @@ func resolveCommit(repo *gitrepo.Repo, rev string) (string, error) {
 	return commit, nil
 }
 
+// CopyCommit writes the tree of commit into a new temporary directory,
+// as review's fresh copies are made; the caller removes it.
+func CopyCommit(repo *gitrepo.Repo, commit string) (string, error) {
+	dir, err := os.MkdirTemp("", "agentproto-review-")
+	if err != nil {
+		return "", err
+	}
+	if err := extractTree(repo, commit, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
 // extractTree writes the tree of a commit into dir, never following a
 // symlink while writing: the tree is as untrusted as its author.
 func extractTree(repo *gitrepo.Repo, commit, dir string) error {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentproto/agentproto/plans"
@@ -72,6 +73,12 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		if err != nil {
 			return false, err
 		}
+		// An agent that never came up is this machine's problem, not its
+		// provider's: another provider would not start it either.
+		if slices.Contains(rec.Faults, sdk.FaultAdapterStartTimeout) {
+			return false, fmt.Errorf("%s: session %s could not start its agent (%s): %s; no fallback profile is tried for it: fix the agent (or the WP's profile), then dispatch %s again",
+				wp.ID, rec.ID, sdk.FaultAdapterStartTimeout, startFailure(rec), d.Env.Project.Name)
+		}
 		// The provider's own fault says more than the empty turn it causes.
 		// A session the daemon stopped at a budget is a dead provider too:
 		// the next profile is the cheaper one, and without one dispatch
@@ -125,6 +132,16 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		retry = true
 	}
 	return retry, nil
+}
+
+// startFailure is what the adapter said of an agent that did not start.
+func startFailure(rec *sessions.Record) string {
+	for i := len(rec.Warnings) - 1; i >= 0; i-- {
+		if strings.Contains(rec.Warnings[i], "did not finish starting") {
+			return rec.Warnings[i]
+		}
+	}
+	return "it did not finish starting"
 }
 
 func fault2(wp string, rec *sessions.Record, f string) error {

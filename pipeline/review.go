@@ -31,8 +31,45 @@ type ReviewResult struct {
 // Review is adversarial and never fixes: it re-runs every gate, diffs each
 // WP's commits against its perimeter, and judges each change as
 // ReviewChange does: from the tests executed at its base and head and from
-// its parsed code.
+// its parsed code. It reads the work in this machine's worktrees.
 func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, error) {
+	return e.review(worktreeWork{e}, gateTimeout, mutationBudget)
+}
+
+// work says where review finds the plan's work: the worktrees on this
+// machine (Review), or copies of the commits a CI job holds (ReviewAt).
+// Both go through the same review, so one commit gets one verdict.
+type work interface {
+	// wp is the directory holding WP id's code, where its gate runs, and
+	// the revision of its commits. missing says why there is none; skip
+	// leaves the WP out of this review.
+	wp(id string) (dir, rev, missing string, skip bool, err error)
+	// integration is the same for the integration branch; rev is "" when
+	// there is none.
+	integration() (dir, rev string, err error)
+}
+
+// worktreeWork is the work in this machine's worktrees.
+type worktreeWork struct{ e *Env }
+
+func (w worktreeWork) wp(id string) (string, string, string, bool, error) {
+	slug := Slug(w.e.Project.Name, id)
+	m, err := worktree.Load(w.e.Repo, slug)
+	if err != nil {
+		return "", "", id + " has no worktree: it was never dispatched", false, nil
+	}
+	return m.Path, worktree.BranchPrefix + slug, "", false, nil
+}
+
+func (w worktreeWork) integration() (string, string, error) {
+	m, err := worktree.Load(w.e.Repo, IntegrationSlug(w.e.Project.Name))
+	if err != nil {
+		return "", "", nil
+	}
+	return m.Path, m.Branch, nil
+}
+
+func (e *Env) review(w work, gateTimeout, mutationBudget time.Duration) (*ReviewResult, error) {
 	frozen, err := e.Frozen()
 	if err != nil {
 		return nil, err
@@ -55,23 +92,29 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 	if err != nil {
 		return nil, err
 	}
-	var heads, bases, whose []string // whose: the WP of each head
-	var wpDirs [][2]string           // WP id, worktree
+	// whose: the WP of each head; labels: its worktree's slug, which
+	// names it in the gates' list wherever its code was read.
+	var heads, bases, whose, labels []string
+	var wpDirs [][2]string // WP id, its code
 	for _, wp := range order(e.Project) {
 		if u, ok := st.UntrustedVerification(wp.ID); ok {
 			r.Findings = append(r.Findings, judge.Finding{Code: "untrusted-verification", WP: wp.ID, Message: u.String()})
 		}
-		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, wp.ID))
-		if err != nil {
-			r.Findings = append(r.Findings, judge.Finding{Code: "wp-missing", WP: wp.ID, Message: wp.ID + " has no worktree: it was never dispatched"})
+		dir, branch, missing, skip, err := w.wp(wp.ID)
+		switch {
+		case err != nil:
+			return nil, err
+		case skip:
+			continue
+		case missing != "":
+			r.Findings = append(r.Findings, judge.Finding{Code: "wp-missing", WP: wp.ID, Message: missing})
 			continue
 		}
-		g := runGate(m.Path)
+		g := runGate(dir)
 		r.Gates = append(r.Gates, judge.GateRun{Where: wp.ID, Gate: g})
 		if g.ExitCode != 0 {
 			r.Findings = append(r.Findings, judge.Finding{Code: "gate-failed", WP: wp.ID, Message: fmt.Sprintf("the gate exits %d in %s's worktree", g.ExitCode, wp.ID)})
 		}
-		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
 		wpBase := base // a WP is measured from where it started
 		if b := st.Base(wp.ID); b != "" {
 			wpBase = b
@@ -91,23 +134,28 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			}
 		}
 		heads, bases, whose = append(heads, branch), append(bases, wpBase), append(whose, wp.ID)
-		wpDirs = append(wpDirs, [2]string{wp.ID, m.Path})
+		labels = append(labels, Slug(e.Project.Name, wp.ID))
+		wpDirs = append(wpDirs, [2]string{wp.ID, dir})
 	}
 	claimsBy, registries := reportClaims(e.Project, st)
 	// The code to read: the integration branch when there is one, else each
 	// WP branch.
-	if m, err := worktree.Load(e.Repo, IntegrationSlug(e.Project.Name)); err == nil {
+	dir, branch, err := w.integration()
+	if err != nil {
+		return nil, err
+	}
+	if branch != "" {
 		var all []judge.Claim
 		for _, wp := range order(e.Project) {
 			all = append(all, claimsBy[wp.ID]...)
 		}
-		r.Findings = append(r.Findings, judge.RegistryFindings(m.Path, all, registries)...)
-		g := runGate(m.Path)
+		r.Findings = append(r.Findings, judge.RegistryFindings(dir, all, registries)...)
+		g := runGate(dir)
 		r.Gates = append(r.Gates, judge.GateRun{Where: "integration", Gate: g})
 		if g.ExitCode != 0 {
 			r.Findings = append(r.Findings, judge.Finding{Code: "gate-failed", Message: fmt.Sprintf("the gate exits %d in the integration worktree", g.ExitCode)})
 		}
-		heads, bases, whose = []string{m.Branch}, []string{base}, []string{""}
+		heads, bases, whose, labels = []string{branch}, []string{base}, []string{""}, []string{IntegrationSlug(e.Project.Name)}
 	} else {
 		for _, w := range wpDirs {
 			r.Findings = append(r.Findings, judge.RegistryFindings(w[1], claimsBy[w[0]], registries)...)
@@ -122,7 +170,7 @@ func (e *Env) Review(gateTimeout, mutationBudget time.Duration) (*ReviewResult, 
 			return nil, err
 		}
 		for _, g := range cr.Gates {
-			r.Gates = append(r.Gates, judge.GateRun{Where: strings.TrimPrefix(head, worktree.BranchPrefix) + " " + g.Where, Gate: g.Gate})
+			r.Gates = append(r.Gates, judge.GateRun{Where: labels[i] + " " + g.Where, Gate: g.Gate})
 		}
 		for _, f := range cr.Findings {
 			key := f.Code + f.File + fmt.Sprint(f.Line) + f.Message

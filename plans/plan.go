@@ -97,6 +97,20 @@ func Load(workTree, name string) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parse(name, dir, raw)
+}
+
+// FromFrozen is the plan as its plan.toml was frozen (the plan_frozen
+// event's attachment), for a repository whose working tree does not hold
+// it: a CI job's checkout. It has no folder.
+func FromFrozen(name string, raw []byte) (*Project, error) {
+	if err := ValidateProject(name); err != nil {
+		return nil, err
+	}
+	return parse(name, "", raw)
+}
+
+func parse(name, dir string, raw []byte) (*Project, error) {
 	p := &Project{Name: name, Dir: dir, Raw: raw}
 	if err := config.DecodeStrict(raw, filepath.Join(Dir, name, PlanFile), &p.Plan); err != nil {
 		return nil, err

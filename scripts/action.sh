@@ -49,9 +49,12 @@ host=${host%%/*}
 if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
 	git fetch --quiet --no-tags --unshallow "$remote"
 fi
+# The other work packages' branches too: the review of an integration
+# branch reads each WP's commits, as review PROJECT does.
 git fetch --quiet --no-tags "$remote" \
 	"+refs/heads/$head_ref:refs/agentproto-action/head" \
 	"+refs/heads/$base_ref:refs/agentproto-action/base" \
+	"+refs/heads/wt/*:refs/remotes/$remote/wt/*" \
 	'refs/agentproto/*:refs/agentproto/*'
 head=$(git rev-parse refs/agentproto-action/head)
 base=$(git merge-base refs/agentproto-action/base "$head")
@@ -82,9 +85,13 @@ run() {
 
 list='if . == [] then "" else "\n" + ([.[:50][] | "\n- " + .] | join("")) end'
 run verify verify --branch "$head_ref" --commit "$head" --jq \
-	'"**verify** \(.project) \(.wp) at `'"$(printf %.12s "$head")"'`: **\(.verdict)**" + ([.findings // [] | .[]] | '"$list"')'
+	'"**verify** \(.project) \(if (.wp // "") == "" then "integration" else .wp end) at `'"$(printf %.12s "$head")"'`: **\(.verdict)**" + ([.findings // [] | .[]] | '"$list"')'
 
-set -- review --base "$base" --head "$head"
+# One commit, one verdict: with the branch's plan in the ledger, review
+# --branch is review PROJECT on the commits (the frozen gate, the briefs'
+# perimeters, the reports' claims); without it, it judges base..head
+# alone and says what that cannot see.
+set -- review --branch "$head_ref" --head "$head" --base "$base"
 if [ -n "${INPUT_GATE:-}" ]; then
 	set -- "$@" --gate "$INPUT_GATE"
 fi
@@ -104,9 +111,12 @@ IFS=$old_ifs
 run review "$@" --jq '
 	(.findings // []) as $f
 	| ([$f[] | select(.severity != "warning")] | length) as $errors
-	| "**review** `\(.base[:12])..\(.head[:12])`: **\(if .ok then "ok" else "failed" end)**, \($errors) errors, \(($f | length) - $errors) warnings"
+	| (if .judged == "plan" then "plan `\(.project)`\(if .wp then " \(.wp)" else "" end)" else "the change alone" end) as $what
+	| "**review** of \($what), `\(.base[:12])..\(.head[:12])`: **\(if .ok then "ok" else "failed" end)**, \($errors) errors, \(($f | length) - $errors) warnings"
+	+ ([(.notes // [])[] | "\n\n> " + .] | join(""))
+	+ (if (.unseen // []) == [] then "" else "\n\n> It cannot see what review PROJECT sees in the ledger:" + ([.unseen[] | "\n> - " + .] | join("")) end)
 	+ ([(.gates // [])[] | "gate \(.where) `\(.gate.command)`: exit \(.gate.exit_code)"]
-		+ [$f[] | "\(.severity // "error") `\(.code)` \(if .file then "`\(.file)\(if .line then ":\(.line)" else "" end)` " else "" end)\(.message)"]
+		+ [$f[] | "\(.severity // "error") `\(.code)` \(if .wp then "\(.wp) " else "" end)\(if .file then "`\(.file)\(if .line then ":\(.line)" else "" end)` " else "" end)\(.message)"]
 		| '"$list"')
 	+ (if ($f | length) > 50 then "\n\n(\(($f | length) - 50) more: see the job log)" else "" end)'
 

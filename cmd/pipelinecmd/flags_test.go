@@ -50,7 +50,8 @@ func TestRunAndPRFlags(t *testing.T) {
 	}
 }
 
-// review takes a plan or one change, never both, and a change needs --base.
+// review takes a plan or one change, never both, and a change needs --base;
+// --branch (CI) names its plan through the ledger and needs no --base.
 func TestReviewModes(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -63,6 +64,10 @@ func TestReviewModes(t *testing.T) {
 		{[]string{"--base", "HEAD~1", "--adapter", "exec"}, "not both"},
 		{[]string{"--head", "HEAD"}, "--base is needed"},
 		{nil, "needs one plan name"},
+		{[]string{"--branch", "wt/demo-integration", "--head", "abc"}, ""},
+		{[]string{"--branch", "wt/demo-wp1", "--base", "main", "--gate", "make test"}, ""},
+		{[]string{"demo", "--branch", "wt/demo-wp1"}, "the branch names its plan"},
+		{[]string{"--branch", "wt/demo-wp1", "--profile", "p"}, "the branch names its plan"},
 	}
 	for _, c := range cases {
 		var got *ReviewOptions

@@ -23,10 +23,12 @@ type ReviewOptions struct {
 	Adapter, Profile string
 	// Base, Head, Gate and Own review one change with no plan.
 	Base, Head, Gate string
-	Own              []string
-	MutationBudget   time.Duration
-	JSON             bool
-	Export           *cmdutil.Exporter
+	// Branch reviews a pull request's branch where the worktrees are not.
+	Branch         string
+	Own            []string
+	MutationBudget time.Duration
+	JSON           bool
+	Export         *cmdutil.Exporter
 }
 
 func newCmdReview(f *cmdutil.Factory) *cobra.Command { return NewCmdReview(f, nil) }
@@ -35,7 +37,7 @@ func newCmdReview(f *cmdutil.Factory) *cobra.Command { return NewCmdReview(f, ni
 func NewCmdReview(f *cmdutil.Factory, runF func(*ReviewOptions) error) *cobra.Command {
 	opts := &ReviewOptions{deps: newDeps(f)}
 	cmd := &cobra.Command{
-		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json]",
+		Use:   "review PROJECT [--json] [--adapter NAME] | review --base REV [--head REV] [--gate CMD] [--own GLOB]... [--json] | review --branch wt/... [--head REV] [--base REV] [--json]",
 		Short: "Adversarial review: re-run every gate, check commits against perimeters, scan for fake work",
 		Long: `Review reports and never fixes. It re-runs every gate, diffs each WP's commits
 against its brief's perimeter, and scans the added code for the classic
@@ -47,15 +49,25 @@ With --adapter, a reviewer session also reads the review brief and its
 report is attached. Exit 1 when there are findings.
 
 With --base (and --head, default HEAD) instead of a plan, review judges one
-change the same way — what a CI job reviewing a pull request runs; --gate
-is the command that must pass on it. Nothing is recorded.`,
+change the same way; --gate is the command that must pass on it. Nothing
+is recorded.
+
+With --branch (a pull request's wt/* branch, at --head, default the
+branch), review runs where the worktrees are not, as a CI job does: when
+the ledger (refs/agentproto/*) holds the branch's plan, the review is
+review PROJECT's on the commits (the integration branch: the whole plan;
+a work package's branch: that WP), so one commit gets one verdict;
+otherwise it judges --base..--head alone and says what that cannot see.
+Nothing is recorded.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			change := opts.Base != "" || opts.Head != "" || opts.Gate != "" || len(opts.Own) > 0
+			change := opts.Base != "" || opts.Head != "" || opts.Gate != "" || len(opts.Own) > 0 || opts.Branch != ""
 			switch {
+			case opts.Branch != "" && (len(args) != 0 || opts.Adapter != "" || opts.Profile != ""):
+				return fmt.Errorf("review --branch takes no plan name and no reviewer: the branch names its plan")
 			case change && (len(args) != 0 || opts.Adapter != "" || opts.Profile != ""):
 				return fmt.Errorf("review takes either a plan name or --base/--head/--gate, not both")
-			case change && opts.Base == "":
+			case change && opts.Base == "" && opts.Branch == "":
 				return fmt.Errorf("--base is needed to review a change")
 			case !change && len(args) != 1:
 				return fmt.Errorf("review needs one plan name, or --base REV for one change")
@@ -65,6 +77,9 @@ is the command that must pass on it. Nothing is recorded.`,
 			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Branch != "" {
+				return reviewBranchRun(opts)
 			}
 			if change {
 				return reviewChangeRun(opts)
@@ -79,6 +94,7 @@ is the command that must pass on it. Nothing is recorded.`,
 	fl.StringVar(&opts.Base, "base", "", "review the change from this revision (no plan)")
 	fl.StringVar(&opts.Head, "head", "", "to this revision (default HEAD)")
 	fl.StringVar(&opts.Gate, "gate", "", "the command that must pass on the change")
+	fl.StringVar(&opts.Branch, "branch", "", "review a pull request's wt/* branch as review PROJECT would, from the ledger (a CI job)")
 	fl.DurationVar(&opts.MutationBudget, "mutation-budget", -1, "bound of the mutation smoke (default [review] mutation_budget; 0 turns it off)")
 	fl.StringArrayVar(&opts.Own, "own", nil, "a glob the change may touch (repeatable; default: any path)")
 	return cmd
@@ -128,6 +144,40 @@ func reviewChangeRun(o *ReviewOptions) error {
 	} else {
 		printReview(o.IO, r.Gates, r.Findings)
 		fmt.Fprintf(o.IO.Out, "review of %.12s..%.12s: %d findings%s\n", r.Base, r.Head, errorCount(r.Findings), warnings(r.Findings))
+	}
+	if !r.OK {
+		return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))
+	}
+	return nil
+}
+
+// reviewBranchRun reviews a pull request's branch where the worktrees are
+// not, and records nothing.
+func reviewBranchRun(o *ReviewOptions) error {
+	r, err := o.App.ReviewBranch(context.Background(), app.BranchReviewOptions{Branch: o.Branch, Base: o.Base, Head: o.Head, Gate: o.Gate, Own: o.Own, MutationBudget: o.MutationBudget})
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		if err := o.Export.Write(o.IO.Out, r); err != nil {
+			return err
+		}
+	} else {
+		printReview(o.IO, r.Gates, r.Findings)
+		judged := "the change alone"
+		if r.Judged == pipeline.JudgedPlan {
+			judged = "plan " + r.Project
+			if r.WP != "" {
+				judged += ", " + r.WP
+			}
+		}
+		fmt.Fprintf(o.IO.Out, "review of %s at %.12s (%s): %d findings%s\n", r.Branch, r.Head, judged, errorCount(r.Findings), warnings(r.Findings))
+		for _, n := range r.Notes {
+			fmt.Fprintf(o.IO.Out, "note: %s\n", n)
+		}
+		for _, u := range r.Unseen {
+			fmt.Fprintf(o.IO.Out, "not seen: %s\n", u)
+		}
 	}
 	if !r.OK {
 		return cmdutil.Silent(fmt.Errorf("review found %d problems", errorCount(r.Findings)))

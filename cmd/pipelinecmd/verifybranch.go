@@ -21,14 +21,19 @@ func verifyBranch(cmd *cobra.Command, f *cmdutil.Factory, branch, rev string, as
 		if err := cmdutil.ExportJSON(cmd, f.IO.Out, v.Verification); err != nil {
 			return err
 		}
-	} else {
-		fmt.Fprintf(f.IO.Out, "%s %s (branch %s at %.12s): %s\n", v.Project, v.WP, v.Branch, v.Commit, v.Verdict)
+	}
+	what := v.WP
+	if what == "" {
+		what = "integration" // the branch pr open pushes
+	}
+	if !asJSON {
+		fmt.Fprintf(f.IO.Out, "%s %s (branch %s at %.12s): %s\n", v.Project, what, v.Branch, v.Commit, v.Verdict)
 		for _, fd := range v.Findings {
 			fmt.Fprintf(f.IO.Out, "  %s\n", fd)
 		}
 	}
 	if v.Verdict != pipeline.Pass {
-		return cmdutil.Silent(fmt.Errorf("%s is not a verified state of %s %s", v.Branch, v.Project, v.WP))
+		return cmdutil.Silent(fmt.Errorf("%s is not a verified state of %s %s", v.Branch, v.Project, what))
 	}
 	return nil
 }

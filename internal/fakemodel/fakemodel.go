@@ -97,6 +97,11 @@ type Server struct {
 	URL string
 	// Default answers a request when the script is empty.
 	Default Reply
+	// Impatient answers a tool output saying a command still runs (codex's
+	// "Process running with session ID N") with the next reply, as a model
+	// that ends its turn before its command does; by default the server
+	// polls the command with write_stdin until it has exited, as models do.
+	Impatient bool
 
 	srv     *httptest.Server
 	mu      sync.Mutex

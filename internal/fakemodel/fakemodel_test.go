@@ -104,3 +104,25 @@ func TestResponsesStreamAndCut(t *testing.T) {
 		t.Fatalf("recorded %+v", r[0])
 	}
 }
+
+// A tool output saying codex's command still runs is answered as a model
+// does, by polling its session with write_stdin, and the script waits;
+// an Impatient server answers it with the next reply.
+func TestOpenAIPollsACommandStillRunning(t *testing.T) {
+	running := `{"model":"gpt-test","stream":true,"input":[{"role":"user","content":"go"},` +
+		`{"type":"function_call_output","call_id":"c1","output":"Chunk ID: x\nWall time: 0.5 seconds\nProcess running with session ID 4242\nOutput:\n"}]}`
+	s := New(t)
+	s.Script(Text("done"))
+	_, body := post(t, s.URL+"/v1/responses", Key, running)
+	if !strings.Contains(body, `"name":"write_stdin"`) || !strings.Contains(body, `\"session_id\":4242`) || s.Pending() != 1 {
+		t.Fatalf("the poll (pending %d):\n%s", s.Pending(), body)
+	}
+	if r := s.Requests(); r[0].Answered != "poll" {
+		t.Fatalf("answered %q", r[0].Answered)
+	}
+	s.Impatient = true
+	_, body = post(t, s.URL+"/v1/responses", Key, running)
+	if strings.Contains(body, "write_stdin") || !strings.Contains(body, `"delta":"done"`) || s.Pending() != 0 {
+		t.Fatalf("the impatient answer (pending %d):\n%s", s.Pending(), body)
+	}
+}

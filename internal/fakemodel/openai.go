@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -65,10 +66,18 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, req *Request) {
 		openaiError(w, 404, "", "", req.Model)
 		return
 	}
-	rep, scripted := s.next()
-	req.Answered = "default"
-	if scripted {
-		req.Answered = "reply"
+	var rep Reply
+	if id, ok := s.stillRunning(req.Body); ok {
+		// A model waits for the command it started: it polls the session
+		// codex yielded, with nothing to type, for as long as codex lets it.
+		rep, req.Answered = Call("write_stdin", map[string]any{"session_id": id, "chars": "", "yield_time_ms": 30000}), "poll"
+	} else {
+		var scripted bool
+		rep, scripted = s.next()
+		req.Answered = "default"
+		if scripted {
+			req.Answered = "reply"
+		}
 	}
 	if rep.Status != 0 {
 		req.Answered = strconv.Itoa(rep.Status)
@@ -135,6 +144,40 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, req *Request) {
 	req.Usage = u
 	resp["usage"] = openaiUsage(u)
 	ev("response.completed", map[string]any{"response": resp})
+}
+
+// runningSession is how codex tells the model that a command outlived the
+// tool's wait (exec_command's yield_time_ms) and runs on.
+var runningSession = regexp.MustCompile(`Process running with session ID ([0-9]+)`)
+
+// stillRunning finds, unless the server is Impatient, the session of a
+// command the last tool output of a Responses request says still runs.
+func (s *Server) stillRunning(body []byte) (int, bool) {
+	s.mu.Lock()
+	impatient := s.Impatient
+	s.mu.Unlock()
+	if impatient {
+		return 0, false
+	}
+	var b struct {
+		Input []struct {
+			Type   string          `json:"type"`
+			Output json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	if json.Unmarshal(body, &b) != nil || len(b.Input) == 0 {
+		return 0, false
+	}
+	last := b.Input[len(b.Input)-1]
+	if last.Type != "function_call_output" {
+		return 0, false
+	}
+	m := runningSession.FindSubmatch(last.Output)
+	if m == nil {
+		return 0, false
+	}
+	id, err := strconv.Atoi(string(m[1]))
+	return id, err == nil
 }
 
 // openaiPrompt is the text of the last user message of a Responses input.

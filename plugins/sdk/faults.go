@@ -18,9 +18,17 @@ const (
 	WarnInterrupted = "interrupted"
 	// WarnRetrying: the CLI is retrying a transient provider error.
 	WarnRetrying = "retrying"
+	// WarnCommandStopped: the turn ended while a command the agent started
+	// still ran, and the CLI stopped it: what it had not done (a write) is
+	// missing though the turn ended as any other.
+	WarnCommandStopped = "command_stopped"
+	// WarnEmptyAfterInterrupt: the host's word for a turn that ended with
+	// no output right after an interrupted one — the agent's answer to the
+	// prompt sent with the interrupt, not a sign of a dead provider.
+	WarnEmptyAfterInterrupt = "empty_after_interrupt"
 )
 
-var warnings = map[string]bool{WarnPermissionDenied: true, WarnInterrupted: true, WarnRetrying: true}
+var warnings = map[string]bool{WarnPermissionDenied: true, WarnInterrupted: true, WarnRetrying: true, WarnCommandStopped: true, WarnEmptyAfterInterrupt: true}
 
 // IsWarning reports whether kind, as carried by an error event, is one of
 // the warning kinds rather than a fault.

@@ -55,10 +55,15 @@ const (
 	FaultRateLimited         = "rate_limited"
 	FaultProviderUnavailable = "provider_unavailable"
 	FaultEmptyTurn           = "empty_turn"
+	// FaultAdapterStartTimeout: the agent did not finish starting in time
+	// (e.g. it needs a newer Node.js): the agent on this machine, not the
+	// provider, so no fallback to another provider follows.
+	FaultAdapterStartTimeout = "adapter_start_timeout"
 )
 
 // PingPrompt is the liveness check of the spawn protocol: a session must
-// answer it with a line that is exactly READY before it gets its brief.
+// answer it with a line that is exactly READY (or READY right after a
+// sentence ending another message) before it gets its brief.
 const PingPrompt = "Reply with exactly READY and nothing else."
 
 // Info describes an adapter.

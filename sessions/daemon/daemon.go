@@ -60,6 +60,10 @@ type live struct {
 	// stopped: a budget stopped it.
 	limits  limits
 	stopped bool
+	// prompted counts the prompts the adapter took whose turn has not
+	// started yet: a wait for the turn's end waits for them too, however
+	// late the adapter's news of the start arrives.
+	prompted int
 }
 
 // NewDaemon prepares a daemon; Run serves it.

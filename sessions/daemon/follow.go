@@ -41,6 +41,9 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 		d.endTurn(l) // before the transition: a policy may end the session
 	}
 	d.mu.Lock()
+	if e.Kind == host.TurnStarted && l.prompted > 0 {
+		l.prompted-- // the turn of a prompt took
+	}
 	eff := apply(l.rec, &l.turn, e, time.Now().UTC(), l.client.StderrTail)
 	d.mu.Unlock()
 	if eff.note != "" {

@@ -138,8 +138,13 @@ func (d *Daemon) pingTurn(l *live) (string, error) {
 	if state != sessions.StateSettled {
 		return out, fmt.Errorf("liveness ping: no answer (session %s)", state)
 	}
-	if hasLine(out, func(line string) bool { return line == "READY" }) {
+	if answeredReady(out) {
 		return out, nil
+	}
+	if f := d.lastFault(l); f != "" && strings.TrimSpace(out) == "" {
+		// The adapter said why (an agent that never started, a dead
+		// key): that, not the READY a script must print, is the news.
+		return out, fmt.Errorf("liveness ping failed: the turn ended with no answer and %s", f)
 	}
 	return out, fmt.Errorf("liveness ping failed: the agent did not answer READY (it said %q); a script agent must print READY when its prompt is %q, or run with --no-ping", tail(out), sdk.PingPrompt)
 }
@@ -167,6 +172,20 @@ func (d *Daemon) turnOutput(l *live, text string, dur time.Duration) (string, st
 		out = out[from:to]
 	}
 	return string(out), state, nil
+}
+
+// answeredReady finds the ping's answer: READY on a line of its own, or
+// as the output's last word right after a sentence that ended without a
+// newline — codex-acp prints its unknown-model warning and the answer as
+// one text ("...and cause issues.READY"). READY inside words ("NOTREADY")
+// or after a space ("not READY") is no answer.
+func answeredReady(out string) bool {
+	if hasLine(out, func(line string) bool { return line == "READY" }) {
+		return true
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	rest, ok := strings.CutSuffix(strings.TrimSpace(lines[len(lines)-1]), "READY")
+	return ok && rest != "" && strings.ContainsRune(".!?:;)]", rune(rest[len(rest)-1]))
 }
 
 func hasLine(out string, ok func(string) bool) bool {
@@ -203,21 +222,36 @@ func (d *Daemon) prompt(id, text string, interrupt bool) error {
 	return d.promptTurn(l, text, interrupt)
 }
 
-// promptTurn sends a prompt and answers once the new turn has started, so
-// that a wait sent right after waits for this turn, not the previous one.
+// promptTurn sends a prompt and answers once the new turn has started, or
+// after turnStartTimeout. A wait sent right after waits for this turn, not
+// the previous one, either way: the prompt counts as pending until its turn
+// starts (an adapter under load reports the start late, and a wait that
+// took the previous turn's end for this one returned before its work).
 func (d *Daemon) promptTurn(l *live, text string, interrupt bool) error {
+	starts := strings.TrimSpace(text) != "" // a blank prompt starts no turn
 	d.mu.Lock()
 	turns := l.rec.Turns
+	if starts {
+		l.prompted++
+	}
 	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	if err := l.client.Prompt(ctx, text, interrupt); err != nil {
+		if starts {
+			d.mu.Lock()
+			l.prompted--
+			d.changed.Broadcast()
+			d.mu.Unlock()
+		}
 		return err
 	}
-	if text == "" {
+	if !starts {
 		return nil
 	}
-	d.await(turnStartTimeout, func() bool { return l.rec.Turns != turns || sessions.Terminal(l.rec.State) })
+	if !d.await(turnStartTimeout, func() bool { return l.rec.Turns != turns || sessions.Terminal(l.rec.State) }) {
+		d.logf("session %s: the turn of a prompt had not started after %s; waits wait for it", l.rec.ID, turnStartTimeout)
+	}
 	return nil
 }
 

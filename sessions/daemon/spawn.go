@@ -55,7 +55,7 @@ func (d *Daemon) spawn(l *live, a *sessions.StartArgs) error {
 	if err != nil {
 		if f, ref := d.diagnose(l); f != "" {
 			err = fmt.Errorf("%v; the agent's error log says %s (%s)", err, f, ref)
-		} else if f := d.lastFault(l); f != "" {
+		} else if f := d.lastFault(l); f != "" && !strings.Contains(err.Error(), f) {
 			err = fmt.Errorf("%v; %s", err, f)
 		}
 	}

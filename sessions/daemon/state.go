@@ -55,6 +55,10 @@ type turn struct {
 	// told: the adapter already said why this turn ended (a fault, an
 	// interrupt), so no output is no sign of anything more.
 	told bool
+	// interrupted: this turn was interrupted; afterInterrupt: the one
+	// before it was, and this turn answers the prompt sent with the
+	// interrupt.
+	interrupted, afterInterrupt bool
 	// usage is the turn's spend (spend.go).
 	usage turnUsage
 }
@@ -80,11 +84,19 @@ func apply(r *sessions.Record, t *turn, e *host.Event, now time.Time, stderrTail
 		t.output += int64(len(e.Data))
 	case host.TurnStarted:
 		r.Turns++
-		*t = turn{}
+		*t = turn{afterInterrupt: t.interrupted}
 		return effect{to: sessions.StateRunning}
 	case host.TurnEnded:
 		if t.output > 0 || t.told {
 			return effect{to: sessions.StateSettled}
+		}
+		if t.afterInterrupt {
+			// The agent's doing, not the provider's: claude-agent-acp
+			// answers the prompt sent with an interrupt with an empty turn
+			// while its provider answered (3 of 3). No fault, no fallback.
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: turn %d ended with no output right after the interrupt of turn %d: the agent answered the prompt sent with the interrupt with nothing (not a sign of a dead provider); prompt it again",
+				sdk.WarnEmptyAfterInterrupt, r.Turns, r.Turns-1))
+			return effect{to: sessions.StateSettled, extra: &outcome{Warning: sdk.WarnEmptyAfterInterrupt}}
 		}
 		// Every warning starts with its kind, as the typed ones do.
 		w := fmt.Sprintf("%s: turn %d ended with no output (the usual sign of a dead provider or a wrong model id)", sdk.FaultEmptyTurn, r.Turns)
@@ -98,6 +110,7 @@ func apply(r *sessions.Record, t *turn, e *host.Event, now time.Time, stderrTail
 		if sdk.IsWarning(e.Fault) { // a typed warning, never a fault
 			r.Warnings = append(r.Warnings, e.Fault+": "+e.Text)
 			t.told = t.told || e.Fault == sdk.WarnInterrupted
+			t.interrupted = t.interrupted || e.Fault == sdk.WarnInterrupted
 			return effect{note: fmt.Sprintf("\n[agentproto] warning: %s: %s\n", e.Fault, e.Text)}
 		}
 		if e.Fault != "" {

@@ -164,6 +164,24 @@ func TestToldTurnsAreNotEmpty(t *testing.T) {
 	}
 }
 
+// The turn that answers the prompt sent with an interrupt may end empty by
+// the agent's doing (claude-agent-acp does): a warning saying so, no
+// empty_turn fault, so no fallback. Only that turn: an empty turn after it
+// is a dead provider's sign again.
+func TestEmptyTurnAfterAnInterruptIsNoFault(t *testing.T) {
+	r, states, _ := replay(t, "", started(), out("slow "), failure(sdk.WarnInterrupted, "stopped"), ended(), started(), ended())
+	if len(r.Faults) != 0 || len(r.Warnings) != 2 || !strings.HasPrefix(r.Warnings[1], sdk.WarnEmptyAfterInterrupt+": turn 2 ended with no output right after the interrupt of turn 1") {
+		t.Fatalf("record %+v", r)
+	}
+	if strings.Join(states, ",") != "running,settled,running,settled" {
+		t.Errorf("states %v", states)
+	}
+	r, _, _ = replay(t, "", started(), failure(sdk.WarnInterrupted, "stopped"), ended(), started(), ended(), started(), ended())
+	if len(r.Faults) != 1 || r.Faults[0] != sdk.FaultEmptyTurn {
+		t.Fatalf("the second empty turn after the interrupt: %+v", r)
+	}
+}
+
 // Events after the agent exited change the record but move nothing: the
 // session is over.
 func TestNothingMovesAfterExit(t *testing.T) {

@@ -88,7 +88,7 @@ func (d *Daemon) wait(ids []string, until, timeout string) ([]string, error) {
 	d.await(dur, func() bool {
 		pending = nil
 		for _, id := range ids {
-			if l := d.sessions[id]; l != nil && !reached(l.rec.State, until) {
+			if l := d.sessions[id]; l != nil && (!reached(l.rec.State, until) || l.prompted > 0 && !sessions.Terminal(l.rec.State)) {
 				pending = append(pending, id)
 			}
 		}

@@ -15,7 +15,8 @@
 // perimeter, which a command could write past, and allowed in a plain
 // session), mode (an ACP session mode to set, e.g. codex-acp's
 // "read-only", under which every edit asks permission), fs_read ("agent"
-// leaves file reads to the agent).
+// leaves file reads to the agent), start_timeout (how long launch,
+// initialize and session setup may take; default 60s).
 //
 // Protocol library: github.com/coder/acp-go-sdk (see docs/adapters.md for
 // the comparison that chose it).
@@ -42,7 +43,8 @@ const Version = "1.0.0"
 
 const (
 	// initTimeout bounds launch + initialize + session setup: node agents
-	// load for 1-3 s here; a minute means the agent is not an ACP agent.
+	// load for 1-3 s here; a minute means the agent is not coming up
+	// (starting.go). options.start_timeout changes it.
 	initTimeout = 60 * time.Second
 	// cancelGrace is how long an interrupted turn gets to end after
 	// session/cancel before the adapter stops waiting for it.
@@ -65,7 +67,7 @@ func (Adapter) Info() sdk.Info {
 		AuthMethods: []string{"api-key", "subscription"}}
 }
 
-var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute", "mode", "fs_read"}
+var knownOptions = []string{"command", "auth_method", "resume", "fork", "execute", "mode", "fs_read", "start_timeout"}
 
 // Start checks the options, launches the agent and begins opening the
 // session (initialize, session/new or resume/load/fork), which the first
@@ -97,6 +99,10 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	default:
 		return nil, sdk.Problemf("options.fs_read is %q; use \"client\" (reads answered by agentproto, the default) or \"agent\"", req.Options["fs_read"])
 	}
+	within, err := startTimeout(req.Options["start_timeout"])
+	if err != nil {
+		return nil, err
+	}
 	if req.Options["resume"] != "" && req.Options["fork"] != "" {
 		return nil, sdk.Problemf("options.resume and options.fork exclude each other")
 	}
@@ -127,12 +133,12 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	// turn waits for them.
 	s.ready = make(chan struct{})
 	go func() {
-		ictx, cancel := context.WithTimeout(context.Background(), initTimeout)
+		ictx, cancel := context.WithTimeout(context.Background(), within)
 		defer cancel()
-		s.openErr = s.open(ictx, req)
+		s.openErr = s.timedOut(ictx, s.open(ictx, req), within)
 		close(s.ready)
 		if s.openErr != nil {
-			s.failOpen(s.openErr)
+			s.failOpen()
 		}
 	}()
 	if req.InitialPrompt != "" {

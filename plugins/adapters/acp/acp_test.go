@@ -37,13 +37,15 @@ func fakeCommand(t *testing.T) string {
 
 // recorder is an Emitter that keeps everything, like the sessions daemon.
 type recorder struct {
-	mu       sync.Mutex
-	out      strings.Builder
-	errors   []string
-	faults   []string
-	ends     chan struct{}
-	exited   bool
-	turnsRun int
+	mu     sync.Mutex
+	out    strings.Builder
+	errors []string
+	faults []string
+	ends   chan struct{}
+	// errorsAtEnd is how many errors had come when each turn ended.
+	errorsAtEnd []int
+	exited      bool
+	turnsRun    int
 	// caps holds each declaration of the session's capabilities.
 	caps [][]string
 	// usage holds each usage report, by the turn it came in (from 1).
@@ -63,7 +65,12 @@ func newRecorder() *recorder { return &recorder{ends: make(chan struct{}, 16)} }
 
 func (r *recorder) Output(p []byte) { r.mu.Lock(); r.out.Write(p); r.mu.Unlock() }
 func (r *recorder) TurnStarted()    { r.mu.Lock(); r.turnsRun++; r.mu.Unlock() }
-func (r *recorder) TurnEnded()      { r.ends <- struct{}{} }
+func (r *recorder) TurnEnded() {
+	r.mu.Lock()
+	r.errorsAtEnd = append(r.errorsAtEnd, len(r.errors))
+	r.mu.Unlock()
+	r.ends <- struct{}{}
+}
 func (r *recorder) Error(text, fault string) {
 	r.mu.Lock()
 	if sdk.IsWarning(fault) {

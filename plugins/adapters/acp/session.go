@@ -39,6 +39,9 @@ type Session struct {
 	// ready is closed once the session is open, or failed to (openErr).
 	ready   chan struct{}
 	openErr error
+	// openOnce reports openErr once; step is the setup step under way.
+	openOnce sync.Once
+	step     string
 
 	mu          sync.Mutex
 	turnDone    chan struct{} // non-nil while a turn runs
@@ -92,6 +95,7 @@ func (s *Session) launch(argv []string) error {
 
 // open runs initialize and opens (or resumes, loads, forks) the session.
 func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
+	s.setStep("initialize")
 	init, err := s.conn.Initialize(ctx, acpsdk.InitializeRequest{
 		ProtocolVersion: acpsdk.ProtocolVersionNumber,
 		ClientInfo:      &acpsdk.Implementation{Name: "agentproto", Version: Version},
@@ -112,6 +116,7 @@ func (s *Session) open(ctx context.Context, req sdk.StartRequest) error {
 			return s.problem("authenticate "+m, err)
 		}
 	}
+	s.setStep("session setup")
 	models, err := s.openSession(ctx, req)
 	if isAuthRequired(err) && req.Options["auth_method"] == "" {
 		if m := envAuthMethod(init.AuthMethods, s.env); m != "" {
@@ -287,7 +292,7 @@ func (s *Session) startTurn(text string) {
 		s.mu.Unlock()
 		switch {
 		case s.openErr != nil:
-			// failOpen reports it.
+			s.reportOpen()
 		case interrupted:
 			warn(s.out, WarnInterrupted, "the turn was interrupted before it started")
 		default:
@@ -436,19 +441,14 @@ func (s *Session) setupFault(what string, err error, fault string) error {
 }
 
 // failOpen reports a session that could not be opened, once, and ends it.
-func (s *Session) failOpen(err error) {
+func (s *Session) failOpen() {
+	s.reportOpen()
 	s.mu.Lock()
 	ended := s.ended
 	s.mu.Unlock()
 	if ended {
 		return // terminated meanwhile, or the agent died (agentGone said so)
 	}
-	fault := classify(err.Error())
-	var se *setupError
-	if errors.As(err, &se) {
-		fault = se.fault
-	}
-	s.out.Error(err.Error(), fault)
 	s.stop()
 	s.out.Exited(1)
 }

@@ -32,6 +32,10 @@ type rolloutLine struct {
 			AggregatedOutput string `json:"aggregated_output"`
 		} `json:"item"`
 		Output json.RawMessage `json:"output"` // a function_call_output's text
+		// A function_call's.
+		Name      string `json:"name"`
+		CallID    string `json:"call_id"`
+		Arguments string `json:"arguments"`
 	} `json:"payload"`
 }
 
@@ -57,7 +61,8 @@ func codexHome(env []string) string {
 }
 
 // End reads the rollout lines the turn added and warns of refused writes
-// the JSON stream did not show (Warn drops those it did).
+// the JSON stream did not show (Warn drops those it did) and of commands
+// the turn's end stopped (stopped.go).
 func (d *driver) End(t *cliturn.Turn) {
 	d.mu.Lock()
 	thread, home := d.thread, d.home
@@ -81,6 +86,7 @@ func (d *driver) End(t *cliturn.Turn) {
 		return
 	}
 	r := bufio.NewReader(io.LimitReader(f, maxRollout))
+	cmds := newCommands()
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
@@ -94,15 +100,19 @@ func (d *driver) End(t *cliturn.Turn) {
 		switch {
 		case l.Type == "event_msg" && l.Payload.Type == "item_completed" && l.Payload.Item.Type == "CommandExecution":
 			d.refused(t, l.Payload.Item.AggregatedOutput)
+		case l.Type == "response_item" && l.Payload.Type == "function_call":
+			cmds.call(l.Payload.Name, l.Payload.CallID, l.Payload.Arguments)
 		case l.Type == "response_item" && l.Payload.Type == "function_call_output":
 			// What the model was told; present even when the command item
 			// is missing.
 			var text string
 			if json.Unmarshal(l.Payload.Output, &text) == nil {
 				d.refused(t, text)
+				cmds.output(l.Payload.CallID, text)
 			}
 		}
 	}
+	cmds.warn(t)
 	d.mu.Lock()
 	d.rolloutOff[matches[0]] = off
 	d.mu.Unlock()

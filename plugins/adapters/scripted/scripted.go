@@ -20,7 +20,9 @@
 // switched to: NAME" (option model_switch = "silent": without it); option
 // ping = "empty" or "empty-once" ends pings with no output, appending
 // option error_line to the file option error_log names, as agents log the
-// provider error they do not print.
+// provider error they do not print. Option turn_start_delay (a duration)
+// starts the turn of each prompt after the first that long after taking
+// it, as an adapter on a loaded machine reports the start late.
 package scripted
 
 import (
@@ -114,9 +116,15 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	if err != nil || !fi.IsDir() {
 		return nil, sdk.Problemf("directory %q does not exist", req.Dir)
 	}
+	var delay time.Duration
+	if v := req.Options["turn_start_delay"]; v != "" {
+		if delay, err = time.ParseDuration(v); err != nil || delay < 0 {
+			return nil, sdk.Problemf("options.turn_start_delay %q is not a duration (such as 7s)", v)
+		}
+	}
 	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out, silentPing: req.Options["ping"] == "silent",
 		emptyPings: emptyPings(req.Options["ping"]), switchReply: req.Options["model_switch"],
-		errorLog: req.Options["error_log"], errorLine: req.Options["error_line"]}
+		errorLog: req.Options["error_log"], errorLine: req.Options["error_line"], startDelay: delay}
 	if req.InitialPrompt != "" {
 		s.startTurn(req.InitialPrompt)
 	}
@@ -145,7 +153,9 @@ type session struct {
 	// switchReply answers a "/model NAME" prompt: "" confirms it ("Model
 	// switched to: NAME"), "silent" does not.
 	switchReply string
-	children    []*exec.Cmd
+	// startDelay is option turn_start_delay.
+	startDelay time.Duration
+	children   []*exec.Cmd
 }
 
 func (s *session) Prompt(ctx context.Context, text string, interrupt bool) error {
@@ -162,9 +172,17 @@ func (s *session) Prompt(ctx context.Context, text string, interrupt bool) error
 	case busy:
 		return sdk.Problemf("a turn is running; send the prompt with interrupt, or wait for the turn to end")
 	}
-	if text != "" {
-		s.startTurn(text)
+	if text == "" {
+		return nil
 	}
+	if s.startDelay > 0 {
+		go func() {
+			time.Sleep(s.startDelay)
+			s.startTurn(text)
+		}()
+		return nil
+	}
+	s.startTurn(text)
 	return nil
 }
 
