@@ -85,7 +85,7 @@ func VerifyBranch(repo *gitrepo.Repo, l *gitstore.Ledger, branch, rev string) (*
 // pr open pushes) against the ledger's consolidation: it passes only for
 // the consolidated head with a green gate, what pr open pushes.
 func verifyIntegration(l gitstore.Store, project, branch, commit string) (*BranchVerification, error) {
-	st, err := ReadState(l, project)
+	st, err := ReadFetchedState(l, project)
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,12 @@ func (e *Env) review(w work, gateTimeout, mutationBudget time.Duration) (*Review
 		return g
 	}
 	base := frozen.BaseCommit
-	st, err := ReadState(e.Ledger, e.Project.Name)
+	_, local := w.(worktreeWork)
+	read := ReadState
+	if !local {
+		read = ReadFetchedState
+	}
+	st, err := read(e.Ledger, e.Project.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +102,10 @@ func (e *Env) review(w work, gateTimeout, mutationBudget time.Duration) (*Review
 	var heads, bases, whose, labels []string
 	var wpDirs [][2]string // WP id, its code
 	for _, wp := range order(e.Project) {
-		if u, ok := st.UntrustedVerification(wp.ID); ok {
+		// Seals are checked where they were made: a review of pushed
+		// branches in CI (another clone) reads the developer's
+		// verifications as verify --branch does.
+		if u, ok := st.UntrustedVerification(wp.ID); ok && local {
 			r.Findings = append(r.Findings, judge.Finding{Code: "untrusted-verification", WP: wp.ID, Message: u.String()})
 		}
 		dir, branch, missing, skip, err := w.wp(wp.ID)

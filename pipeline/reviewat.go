@@ -126,7 +126,7 @@ func (w *commitWork) committed(id string) string {
 	if f := strings.Fields(string(out)); len(f) > 0 {
 		return f[0]
 	}
-	st, err := ReadState(w.e.Ledger, w.e.Project.Name)
+	st, err := ReadFetchedState(w.e.Ledger, w.e.Project.Name)
 	if err != nil {
 		return ""
 	}
