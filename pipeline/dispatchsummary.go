@@ -42,5 +42,5 @@ func (e *Env) DispatchSummary(wps []string, waited bool) (done, next string, err
 	if !all {
 		return done, "git agentproto dispatch " + p + " (continues with the rest)", nil
 	}
-	return done, fmt.Sprintf("git agentproto run %s (checkpoints each WP, consolidates, reviews, runs e2e; --pr opens the pull request)", p), nil
+	return done, fmt.Sprintf("git agentproto run %s (checkpoints each WP, consolidates, reviews, runs e2e; --dry-run previews the pull request, --pr opens it)", p), nil
 }
