@@ -122,6 +122,7 @@ type forkBranch struct {
 	Settled *struct {
 		Reason string `json:"reason"`
 	} `json:"settlement"`
+	LeaseEnded bool `json:"lease_ended"`
 }
 
 func (h *forkHost) show(id string) forkBranch {
@@ -579,6 +580,13 @@ func TestForkExpiryAndCancellation(t *testing.T) {
 	// At the lease's end the daemon ends the branch's session itself;
 	// only the session's record is read meanwhile, no fork command runs.
 	waitFor(t, "the daemon to end the session at the lease's end", func() bool { return h.sessionState(b.Session) == "cleaned" })
+	// Reads write nothing, and say the lease is over meanwhile.
+	if late := h.show("b1"); late.State == "expired" || !late.LeaseEnded {
+		t.Fatalf("show after the lease's end, before a write: %+v", late)
+	}
+	if ls := h.ok("fork", "ls"); !strings.Contains(ls, "lease ended") || !strings.Contains(ls, "expired at the next fork command") {
+		t.Fatalf("fork ls after the lease's end: %s", ls)
+	}
 	// The next admission reconciles first: b1 expires and frees the capacity.
 	if _, errOut, err := h.admit("b2", []string{"--lease", "30m"}, long); err != nil {
 		t.Fatalf("admit after the expiry: %v %s", err, errOut)

@@ -128,6 +128,23 @@ type Branch struct {
 	Session  string   `json:"session,omitempty"`
 	Outcome  *Step    `json:"outcome,omitempty"`
 	Settled  *Step    `json:"settlement,omitempty"`
+	// LeaseEnded is set by a read when the branch still executes in the
+	// ledger but its lease is over: the next fork command that writes
+	// records it expired (Reconcile); a read says so meanwhile.
+	LeaseEnded bool `json:"lease_ended,omitempty"`
+}
+
+// markLeaseEnded sets LeaseEnded on the executing branches of bs whose
+// lease ended before now.
+func markLeaseEnded(now time.Time, bs ...*Branch) {
+	for _, b := range bs {
+		if !b.Executing() || b.LeaseEnd == "" {
+			continue
+		}
+		if until, err := time.Parse(time.RFC3339, b.LeaseEnd); err == nil && !now.Before(until) {
+			b.LeaseEnded = true
+		}
+	}
 }
 
 // Live reports whether the branch still holds capacity or a lease: it is

@@ -101,6 +101,7 @@ func (s *Service) Get(id string) (*Branch, error) {
 	if b == nil {
 		return nil, fault.Invalidf("no execution branch %q (git agentproto fork ls)", id)
 	}
+	markLeaseEnded(s.now(), b)
 	return b, nil
 }
 
@@ -110,7 +111,9 @@ func (s *Service) List() ([]*Branch, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Sorted(all), nil
+	bs := Sorted(all)
+	markLeaseEnded(s.now(), bs...)
+	return bs, nil
 }
 
 // HostCheck is what must hold for fork to join the supervisor's decision

@@ -150,7 +150,11 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				if b.DryRun {
 					dry = " (dry run)"
 				}
-				fmt.Fprintf(f.IO.Out, "%s  %-13s %s -> %s  lease until %s%s\n", b.BranchID, b.State, b.SourceAgent, orDash(b.ExecutorAgent), orDash(b.LeaseEnd), dry)
+				lease := "lease until " + orDash(b.LeaseEnd)
+				if b.LeaseEnded {
+					lease = "lease ended " + b.LeaseEnd + ": expired at the next fork command"
+				}
+				fmt.Fprintf(f.IO.Out, "%s  %-13s %s -> %s  %s%s\n", b.BranchID, b.State, b.SourceAgent, orDash(b.ExecutorAgent), lease, dry)
 			}
 			return nil
 		},
