@@ -31,6 +31,8 @@ for e in /proc/[0-9]*/environ; do
   if tr '\0' '\n' < $e 2>/dev/null | grep -q '^GH_TOKEN='; then say "TOKEN-READ $e $(tr "\\0" " " < $(dirname $e)/cmdline)"; fi
 done
 cat "$HOME/.config/gh/hosts.yml" >/dev/null 2>&1 && say "HOSTS-READ" || say "refused hosts.yml"
+# The ledger's seal key: with it, a forged wp_verified would pass as ours.
+cat "${XDG_STATE_HOME:-$HOME/.local/state}"/agentproto/seals/*.json >/dev/null 2>&1 && say "SEAL-KEY-READ" || say "refused seal key"
 # Its TMPDIR lies in the daemon's runtime directory, beside the control token.
 ls "$(dirname "$TMPDIR")" >/dev/null 2>&1 && say "RUNTIME-LISTED" || say "refused runtime dir"
 cat "$(dirname "$TMPDIR")"/*.token >/dev/null 2>&1 && say "TOKEN-FILE-READ" || say "refused token file"
@@ -117,7 +119,7 @@ func runHostile(t *testing.T, config string) hostileRun {
 // uid, gets through (this is what the sandbox is for).
 func TestHostileAgentGetsThroughWithoutTheSandbox(t *testing.T) {
 	r := runHostile(t, "[sandbox]\nmode = \"off\"\n")
-	for _, want := range []string{"WROTE-MAIN", "WROTE-HOOK", "WROTE-SIBLING", "WROTE-TMP", "KILLED", "HOSTS-READ"} {
+	for _, want := range []string{"WROTE-MAIN", "WROTE-HOOK", "WROTE-SIBLING", "WROTE-TMP", "KILLED", "HOSTS-READ", "SEAL-KEY-READ"} {
 		if !strings.Contains(r.attempts, want) {
 			t.Errorf("unconfined, the agent did not manage %s: the attempt does not test what it claims", want)
 		}
@@ -144,7 +146,7 @@ func TestHostileAgentGetsThroughWithoutTheSandbox(t *testing.T) {
 func TestHostileAgentIsConfinedByTheSandbox(t *testing.T) {
 	r := runHostile(t, "")
 	dir, attempts := r.dir, r.attempts
-	for _, bad := range []string{"TOKEN-READ", "HOSTS-READ", "RUNTIME-LISTED", "TOKEN-FILE-READ", "STARTED", "KILLED", "PROMPTED", "MCP-ANSWERED", "SIGNALLED", "WROTE-", "MOVED-MAIN", "APPENDED"} {
+	for _, bad := range []string{"TOKEN-READ", "HOSTS-READ", "SEAL-KEY-READ", "RUNTIME-LISTED", "TOKEN-FILE-READ", "STARTED", "KILLED", "PROMPTED", "MCP-ANSWERED", "SIGNALLED", "WROTE-", "MOVED-MAIN", "APPENDED"} {
 		if strings.Contains(attempts, bad) {
 			t.Errorf("the agent got through: %s", bad)
 		}

@@ -138,3 +138,18 @@ func (d *Daemon) shutdown(why string) {
 	// daemon lets go of its lock.
 	d.actions.stop(10 * time.Second)
 }
+
+// hold counts one piece of work in flight, which keeps the daemon from
+// its idle exit; the function it returns ends it, and the idle clock
+// starts again from then.
+func (d *Daemon) hold() (release func()) {
+	d.mu.Lock()
+	d.clients++
+	d.mu.Unlock()
+	return func() {
+		d.mu.Lock()
+		d.clients--
+		d.lastBusy = time.Now()
+		d.mu.Unlock()
+	}
+}

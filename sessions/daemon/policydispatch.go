@@ -18,14 +18,7 @@ func (d *Daemon) runDispatch(p *policy) (bool, string) {
 	// The run is the daemon's client while it launches: between the kill
 	// of the last session and the start of the next nothing runs, and
 	// the daemon must not stop for idleness under it.
-	d.mu.Lock()
-	d.clients++
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		d.clients--
-		d.mu.Unlock()
-	}()
+	defer d.hold()()
 	exe, err := os.Executable()
 	if err != nil {
 		return false, err.Error()

@@ -35,15 +35,7 @@ func (d *Daemon) serveConn(conn net.Conn) {
 	if err == nil && !observing[req.Op] {
 		// A request in flight keeps the daemon up, and the idle clock
 		// starts again once it is answered.
-		d.mu.Lock()
-		d.clients++
-		d.mu.Unlock()
-		defer func() {
-			d.mu.Lock()
-			d.clients--
-			d.lastBusy = time.Now()
-			d.mu.Unlock()
-		}()
+		defer d.hold()()
 	}
 	var resp *sessions.Response
 	switch {
