@@ -93,6 +93,10 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 			switch {
 			case strings.Contains(rec.Failure, "liveness ping"):
 				fault = "ping_failed"
+			case rec.Failure == sessions.FailureDaemonStopped:
+				// A new daemon answered the wait and found the session
+				// dead: the same stop as a wait cut by the daemon's end.
+				return false, fmt.Errorf("%s: session %s failed: %w", wp.ID, rec.ID, sessions.ErrDaemonGone)
 			case fault == "":
 				return false, fmt.Errorf("%s: session %s failed: %s", wp.ID, rec.ID, rec.Failure)
 			}

@@ -23,6 +23,11 @@ import (
 // before it answered: it died (killed, crashed) or stopped meanwhile.
 var ErrDaemonGone = errors.New("the sessions daemon closed the connection")
 
+// FailureDaemonStopped is the failure of a session a new daemon found
+// live in the records of one that stopped (killed, the machine down): the
+// session died with it.
+const FailureDaemonStopped = "the sessions daemon stopped while the session was live"
+
 // Client talks to the daemon of one repository.
 type Client struct {
 	Repo *gitrepo.Repo

@@ -85,7 +85,7 @@ func (d *Daemon) recoverOrphans() {
 		if r.Pid > 0 && isAdapter(r.Pid) {
 			syscall.Kill(-r.Pid, syscall.SIGKILL)
 		}
-		d.transition(r, sessions.StateFailed, "the sessions daemon stopped while the session was live", nil)
+		d.transition(r, sessions.StateFailed, sessions.FailureDaemonStopped, nil)
 	}
 }
 
