@@ -5,11 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 
 	"github.com/agentproto/agentproto/internal/clonesetup"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -130,7 +130,7 @@ func (e *Env) NewPlan(ctx context.Context, o NewPlanOptions) (*NewPlanned, error
 
 // planFileName is a file a plan folder holds: plan.toml or a Markdown
 // file (SPEC.md, CONTRACT.md, RECON.md, WPn-brief.md), never a path.
-var planFileName = regexp.MustCompile(`^(plan\.toml|[A-Za-z0-9][A-Za-z0-9._-]*\.md)$`)
+var planFileName = lazyre.New(`^(plan\.toml|[A-Za-z0-9][A-Za-z0-9._-]*\.md)$`)
 
 // WritePlanFiles writes files of an existing plan's folder, whole, then
 // checks the plan as plan check does: the report says what the files

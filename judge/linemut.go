@@ -2,7 +2,6 @@ package judge
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/lazyre"
@@ -105,7 +104,7 @@ var flips = []struct{ from, to, what, only string }{
 	{" * ", " / ", "arithmetic", ""}, {" / ", " * ", "arithmetic", ""},
 }
 
-var boolWord = regexp.MustCompile(`\b(true|false|True|False)\b`)
+var boolWord = lazyre.New(`\b(true|false|True|False)\b`)
 
 // mutateLine lists the mutants of one line of a file of family f.
 func mutateLine(f family, n int, line string) []lineMutant {

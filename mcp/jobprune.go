@@ -20,7 +20,7 @@ func pruneJobs(dir string, now time.Time, keep time.Duration) (removed int) {
 		return 0
 	}
 	for _, ent := range entries {
-		if !ent.IsDir() || !jobID.MatchString(ent.Name()) {
+		if !ent.IsDir() || !jobID().MatchString(ent.Name()) {
 			continue
 		}
 		j := &job{dir: filepath.Join(dir, ent.Name())}

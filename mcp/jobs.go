@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -54,7 +55,7 @@ type job struct {
 // "$0" is the binary and "$@" its arguments, never a shell string.
 const jobWrapper = `"$0" "$@" >"$AGENTPROTO_JOB/out" 2>"$AGENTPROTO_JOB/err"; echo $? >"$AGENTPROTO_JOB/exit.tmp"; mv "$AGENTPROTO_JOB/exit.tmp" "$AGENTPROTO_JOB/exit"`
 
-var jobID = regexp.MustCompile(`^j-[0-9a-f]{12}$`)
+var jobID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^j-[0-9a-f]{12}$`) })
 
 func (e *env) jobsDir() string { return filepath.Join(e.repo.CommonDir, "agentproto", "jobs") }
 
@@ -98,7 +99,7 @@ func (e *env) startJob(tool string, argv []string) (*job, error) {
 
 // openJob reads a job this server or an earlier one started.
 func (e *env) openJob(id string) (*job, error) {
-	if !jobID.MatchString(id) {
+	if !jobID().MatchString(id) {
 		return nil, fault.Invalidf("job %q: a job id is j- and 12 hex digits, as a long tool answered", id)
 	}
 	j := &job{dir: filepath.Join(e.jobsDir(), id)}

@@ -1,13 +1,13 @@
 package worktree
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // treePlan is the whole content of a commit's tree, every entry checked
@@ -23,12 +23,12 @@ type treePlan struct {
 // planTree reads the tree of commit and every tree under it, refusing any
 // entry git would refuse (see parseTree); a refusal names the entry's path.
 func planTree(st *packStorer, commit plumbing.Hash) (*treePlan, error) {
-	c, err := object.GetCommit(st, commit)
+	tree, err := st.commitTree(commit)
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", commit, err)
 	}
-	p := &treePlan{tree: c.TreeHash}
-	if err := p.walk(st, c.TreeHash, ""); err != nil {
+	p := &treePlan{tree: tree}
+	if err := p.walk(st, tree, ""); err != nil {
 		var bad *badEntryError
 		if errors.As(err, &bad) {
 			return nil, unsafeTree("%s", bad.Error())
@@ -95,6 +95,72 @@ func displayDir(dir string) string {
 		return "the top"
 	}
 	return dir
+}
+
+// commitTree returns the tree of commit h, read and checked as go-git's
+// commit decoder does (object.GetCommit), which this replaces: linking
+// go-git's object model and its OpenPGP code cost every command's start-up
+// half a millisecond.
+func (s *packStorer) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
+	obj, err := s.EncodedObject(plumbing.CommitObject, h)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return commitTreeOf(obj)
+}
+
+var (
+	errMalformedCommit   = errors.New("malformed commit")
+	errUnsupportedObject = errors.New("unsupported object type")
+)
+
+// commitTreeOf reads a commit's tree line. As go-git's decoder, it refuses
+// a commit whose first header is not a tree with a full hash, or whose
+// parent lines (those right after the tree) hold anything but a hash; the
+// headers after them cannot make decoding fail.
+func commitTreeOf(obj plumbing.EncodedObject) (plumbing.Hash, error) {
+	if obj.Type() != plumbing.CommitObject {
+		return plumbing.ZeroHash, errUnsupportedObject
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	data, err := io.ReadAll(rd)
+	rd.Close()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	line, data := nextLine(data)
+	if len(line) == 0 || string(line) == "\n" {
+		return plumbing.ZeroHash, fmt.Errorf("%w: missing tree header", errMalformedCommit)
+	}
+	key, value, _ := bytes.Cut(bytes.TrimRight(line, "\n"), []byte{' '})
+	if string(key) != "tree" {
+		return plumbing.ZeroHash, fmt.Errorf("%w: tree header must be first", errMalformedCommit)
+	}
+	if !plumbing.IsHash(string(value)) {
+		return plumbing.ZeroHash, fmt.Errorf("%w: bad tree hash", errMalformedCommit)
+	}
+	tree := plumbing.NewHash(string(value))
+	for {
+		line, data = nextLine(data)
+		key, value, _ := bytes.Cut(bytes.TrimRight(line, "\n"), []byte{' '})
+		if len(line) == 0 || string(line) == "\n" || string(key) != "parent" {
+			return tree, nil
+		}
+		if !plumbing.IsHash(string(value)) {
+			return plumbing.ZeroHash, fmt.Errorf("%w: bad parent hash", errMalformedCommit)
+		}
+	}
+}
+
+// nextLine splits off data's first line, its newline included.
+func nextLine(data []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return data[:i+1], data[i+1:]
+	}
+	return data, nil
 }
 
 // rawTree returns the stored bytes of tree h.

@@ -1,9 +1,10 @@
 package sdk
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Warnings are typed notices about a turn that are not provider faults:
@@ -58,7 +59,7 @@ func FaultOfStatus(status int) string {
 
 // statusInText finds the HTTP status CLIs quote in their error messages:
 // "API Error: 529 ...", "unexpected status 401 Unauthorized".
-var statusInText = regexp.MustCompile(`(?i)(?:api error:?|unexpected status|status code:?|http) ?([1-5][0-9][0-9])\b`)
+var statusInText = lazyre.New(`(?i)(?:api error:?|unexpected status|status code:?|http) ?([1-5][0-9][0-9])\b`)
 
 // faultPhrases map what provider CLIs print to typed faults, checked in
 // order (the first match wins). Matching is case-insensitive.
