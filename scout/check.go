@@ -268,7 +268,7 @@ func (s *GitSource) File(path string) ([]byte, bool, error) {
 		s.cache[path] = nil
 		return nil, false, nil
 	}
-	b, err := s.Repo.Git("cat-file", "blob", s.Commit+":"+path)
+	b, err := s.Repo.Blob(s.Commit, path)
 	if err != nil {
 		return nil, false, err
 	}
