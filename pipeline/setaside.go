@@ -15,11 +15,16 @@ import (
 // is one git update-ref transaction: both refs move, or neither.
 func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	branch := "refs/heads/" + worktree.BranchPrefix + slug
-	out, err := d.Env.Repo.Git("for-each-ref", "--format=%(objectname)", branch)
+	refs, err := d.Env.Repo.Refs(branch)
 	if err != nil {
 		return err
 	}
-	tip := strings.TrimSpace(string(out))
+	tip := ""
+	for _, r := range refs {
+		if r.Name == branch {
+			tip = r.ID
+		}
+	}
 	if tip == "" {
 		return nil
 	}
@@ -44,9 +49,9 @@ func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	kept := ""
 	for n := attempts; ; n++ {
 		kept = fmt.Sprintf("%s-attempt-%d", branch, n)
-		if out, err := d.Env.Repo.Git("for-each-ref", "--format=x", kept); err != nil {
+		if refs, err := d.Env.Repo.Refs(kept); err != nil {
 			return err
-		} else if len(out) == 0 {
+		} else if len(refs) == 0 {
 			break
 		}
 	}
