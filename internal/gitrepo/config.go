@@ -9,7 +9,18 @@ import (
 // the order git reads them (the last one wins for a single-valued key);
 // none when the key is unset.
 func (r *Repo) ConfigValues(key string) ([]string, error) {
-	out, err := r.Git("config", "-z", "--get-all", key)
+	return r.configValues("config", "-z", "--get-all", key)
+}
+
+// LocalConfigValues is ConfigValues reading the repository's own
+// configuration file only: a switch that only this clone's operator
+// sets, never the user's or the system's configuration.
+func (r *Repo) LocalConfigValues(key string) ([]string, error) {
+	return r.configValues("config", "-z", "--local", "--get-all", key)
+}
+
+func (r *Repo) configValues(args ...string) ([]string, error) {
+	out, err := r.Git(args...)
 	if err != nil {
 		// An unset key makes git config exit 1 without a word.
 		var ge *GitError

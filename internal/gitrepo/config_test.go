@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -24,6 +25,23 @@ func TestConfigAndRemotes(t *testing.T) {
 	}
 	if err := repo.AddConfigValue("nodot", "x"); err == nil {
 		t.Error("AddConfigValue wrote an invalid key")
+	}
+
+	// A key set only in the user's configuration is no local value.
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
+	gitIn(t, dir, "config", "--global", "agentproto.switch", "global")
+	if v, err := repo.ConfigValues("agentproto.switch"); err != nil || !reflect.DeepEqual(v, []string{"global"}) {
+		t.Errorf("ConfigValues(switch) = %q, %v", v, err)
+	}
+	if v, err := repo.LocalConfigValues("agentproto.switch"); err != nil || v != nil {
+		t.Errorf("LocalConfigValues of a global-only key = %q, %v", v, err)
+	}
+	gitIn(t, dir, "config", "--local", "agentproto.switch", "local")
+	if v, err := repo.LocalConfigValues("agentproto.switch"); err != nil || !reflect.DeepEqual(v, []string{"local"}) {
+		t.Errorf("LocalConfigValues(switch) = %q, %v", v, err)
+	}
+	if _, err := repo.LocalConfigValues("nodot"); err == nil || !strings.Contains(err.Error(), "nodot") {
+		t.Errorf("LocalConfigValues(nodot): %v, want git's error naming it", err)
 	}
 
 	// A second repository is the remote: its refs as ls-remote lists them.

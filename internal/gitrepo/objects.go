@@ -18,6 +18,19 @@ func (r *Repo) BlobByID(id string) ([]byte, error) {
 	return r.Git("cat-file", "blob", id)
 }
 
+// ObjectType returns the type of the object rev names ("blob", "tree",
+// "commit", "tag"); an error naming rev when it names none.
+func (r *Repo) ObjectType(rev string) (string, error) {
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("%w: %q", ErrNoObject, rev)
+	}
+	out, err := r.Git("cat-file", "-t", rev)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // TreeEntry is one entry of a tree listing.
 type TreeEntry struct {
 	Mode string // "100644", "100755", "120000" (symlink), "160000" (submodule)

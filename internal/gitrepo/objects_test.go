@@ -63,6 +63,16 @@ func TestBlobsAndTrees(t *testing.T) {
 	if _, err := repo.Blob("main", "gone.txt"); err == nil || !strings.Contains(err.Error(), "main:gone.txt") {
 		t.Errorf("Blob(main, gone.txt): %v, want an error naming it", err)
 	}
+	for rev, want := range map[string]string{"main:sub/g.txt": "blob", "main:sub": "tree", "main": "commit", id: "blob"} {
+		if got, err := repo.ObjectType(rev); err != nil || got != want {
+			t.Errorf("ObjectType(%q) = %q, %v; want %q", rev, got, err, want)
+		}
+	}
+	for _, rev := range []string{"main:gone.txt", missing, "-p", ""} {
+		if got, err := repo.ObjectType(rev); err == nil || got != "" || !strings.Contains(err.Error(), rev) {
+			t.Errorf("ObjectType(%q) = %q, %v; want an error naming it", rev, got, err)
+		}
+	}
 
 	// From a subdirectory the listing is still of the whole tree.
 	sub, err := Discover(filepath.Join(dir, "sub"))
