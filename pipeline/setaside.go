@@ -33,12 +33,12 @@ func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	}
 	// A branch checked out in some other worktree is that worktree's; moving
 	// it would leave it on a ref that is gone.
-	list, err := d.Env.Repo.Git("worktree", "list", "--porcelain")
+	list, err := d.Env.Repo.Worktrees()
 	if err != nil {
 		return err
 	}
-	for _, l := range strings.Split(string(list), "\n") {
-		if l == "branch "+branch {
+	for _, w := range list {
+		if w.Branch == branch {
 			return fault.Conflictf("%s: branch %s is checked out in another worktree (git worktree list); remove that worktree or rename the branch, then dispatch again",
 				wp, strings.TrimPrefix(branch, "refs/heads/"))
 		}
