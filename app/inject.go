@@ -39,11 +39,7 @@ func (e *Env) Inject(ctx context.Context, r peers.InjectRequest, execute bool) (
 	if err != nil {
 		return nil, err
 	}
-	dir := repo.WorkTree
-	if dir == "" {
-		dir = repo.GitDir
-	}
-	if !peers.InjectEnabled(dir) {
+	if !peers.InjectEnabled(repo) {
 		return nil, fault.Refusedf("executing injections is disabled on this clone; its operator enables it with: git config --local %s enabled", peers.InjectConfigKey)
 	}
 	client, err := e.Sessions()

@@ -259,7 +259,7 @@ func (e *Env) frozenFile(record, name string) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			return repo.Git("cat-file", "blob", a.OID)
+			return repo.BlobByID(a.OID)
 		}
 	}
 	return nil, fault.Invalidf("the frozen plan %s has no %s", record, name)

@@ -79,7 +79,7 @@ func (e *Env) unmake(slug string) (string, error) {
 	// at its base; left behind, it would refuse the next start of that
 	// slug. Compared and deleted in one step, so a commit made on it
 	// meanwhile keeps it.
-	mg.Repo.Git("update-ref", "-d", "refs/heads/"+m.Branch, m.BaseCommit)
+	mg.Repo.DeleteRef("refs/heads/"+m.Branch, m.BaseCommit)
 	return what, nil
 }
 

@@ -24,16 +24,19 @@ const (
 // Mode reads this clone's fork mode from its local git config; absent is
 // off. A value that is none of the three is an error, never a guess.
 func Mode(repo *gitrepo.Repo) (string, error) {
-	out, err := repo.Git("config", "--local", "--get", ModeConfigKey)
+	values, err := repo.LocalConfigValues(ModeConfigKey)
 	if err != nil {
 		var ge *gitrepo.GitError
 		var ee *exec.ExitError
 		if errors.As(err, &ge) || errors.As(err, &ee) {
-			return ModeOff, nil // git config exits 1 when the key is absent
+			return ModeOff, nil // a configuration git cannot read leaves forks off
 		}
 		return ModeOff, err
 	}
-	switch m := strings.TrimSpace(string(out)); m {
+	if len(values) == 0 {
+		return ModeOff, nil
+	}
+	switch m := strings.TrimSpace(values[len(values)-1]); m { // the last one wins, as git reads it
 	case ModeOff, ModeDryRun, ModeOn:
 		return m, nil
 	default:

@@ -66,7 +66,7 @@ func readDoc(repo *gitrepo.Repo, ref string, into any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := repo.Git("cat-file", "blob", commit+":doc.json")
+	b, err := repo.Blob(commit, "doc.json")
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", ref, err)
 	}
@@ -109,7 +109,7 @@ func writeDoc(repo *gitrepo.Repo, ref, old, msg string, doc any) (string, error)
 
 // swapRef moves ref to new if it still names old ("" : must not exist).
 func swapRef(repo *gitrepo.Repo, ref, new, old, msg string) error {
-	if _, err := repo.Git("update-ref", "-m", msg, ref, new, old); err != nil {
+	if err := repo.UpdateRefLogged(ref, new, old, msg); err != nil {
 		return fault.Conflictf("%s moved meanwhile (another process won it): %v", ref, err)
 	}
 	return nil

@@ -89,7 +89,7 @@ func (l *Ledger) keepLost(stored, tips map[string]string, lost []string, warn *W
 		if !strings.HasPrefix(ref, LedgerRefPrefix) || ref == LedgerRefPrefix+own || old == "" || l.alreadyKept(ref, old, tips) {
 			continue
 		}
-		if _, err := l.repo.Git("cat-file", "-e", old+"^{commit}"); err != nil {
+		if !l.repo.HasCommit(old) {
 			warn.add(fmt.Sprintf("%s no longer holds commit %s, which this clone had read, and git no longer has it: its events cannot be kept", ref, old[:12]))
 			continue
 		}
@@ -217,7 +217,7 @@ func (l *Ledger) dropRedundantKept(tips map[string]string) {
 			continue
 		}
 		if live := tips[LedgerRefPrefix+writerOf(r)]; live != "" && isAncestor(l.repo, t, live) {
-			if _, err := l.repo.Git("update-ref", "-d", r, t); err == nil {
+			if err := l.repo.DeleteRef(r, t); err == nil {
 				delete(tips, r)
 			}
 		}

@@ -104,6 +104,6 @@ func isAncestor(repo *gitrepo.Repo, a, b string) bool { return repo.IsAncestor(a
 func (l *Ledger) dropIncoming() {
 	staged, _, _ := l.refs.ListAll(incomingPrefix)
 	for r := range staged {
-		l.repo.Git("update-ref", "-d", r)
+		l.repo.DeleteRef(r, "")
 	}
 }

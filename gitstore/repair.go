@@ -158,7 +158,7 @@ func (l *Ledger) Repair() (*RepairReport, error) {
 func (l *Ledger) redraft(e *Event) (Draft, string) {
 	d := Draft{Kind: e.Kind, ID: e.ID, Goal: e.Goal, Agent: e.Agent, Data: e.Data}
 	for _, a := range e.Attachments {
-		b, err := l.repo.Git("cat-file", "blob", a.OID)
+		b, err := l.repo.BlobByID(a.OID)
 		if err != nil || int64(len(b)) != a.Size {
 			return Draft{}, fmt.Sprintf("record %s: attachment %s (blob %s) cannot be read", e.ID, a.Name, a.OID)
 		}

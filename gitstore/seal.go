@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -277,13 +276,13 @@ func (l *Ledger) legacyEvents(writer, since string) (map[string]string, error) {
 	if l.seal.legacy != nil {
 		return l.seal.legacy, nil
 	}
-	out, err := l.repo.Git("log", "-z", "--format=%B", since)
+	commits, err := l.repo.Log(since)
 	if err != nil {
 		return nil, fmt.Errorf("reading the events written before seals: %w", err)
 	}
 	legacy := map[string]string{}
-	for _, msg := range bytes.Split(out, []byte{0}) {
-		if e, err := decodeEnvelope(envelopeOf(msg)); err == nil && e.Writer == writer {
+	for _, c := range commits {
+		if e, err := decodeEnvelope(envelopeOf([]byte(c.Message))); err == nil && e.Writer == writer {
 			legacy[e.ID] = e.contentKey()
 		}
 	}
@@ -309,19 +308,16 @@ func (l *Ledger) UnsealedSince(since string) ([]string, error) {
 	if since != "" {
 		rng = since + ".." + ref
 	}
-	out, err := l.repo.Git("log", "-z", "--reverse", "--format=%H%n%B", rng)
+	commits, err := l.repo.Log(rng)
 	if err != nil {
 		return nil, err
 	}
 	var found []string
-	for _, chunk := range bytes.Split(out, []byte{0}) {
-		commit, msg, ok := bytes.Cut(bytes.TrimLeft(chunk, "\n"), []byte{'\n'})
-		if !ok {
-			continue
-		}
-		e, err := decodeEnvelope(envelopeOf(msg))
+	for i := len(commits) - 1; i >= 0; i-- { // oldest first
+		commit := commits[i].ID
+		e, err := decodeEnvelope(envelopeOf([]byte(commits[i].Message)))
 		if err != nil {
-			found = append(found, "commit "+string(commit)+" (no event)")
+			found = append(found, "commit "+commit+" (no event)")
 			continue
 		}
 		var se *SealError

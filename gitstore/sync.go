@@ -2,7 +2,6 @@ package gitstore
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -23,20 +22,19 @@ func FetchRefspecs(writer string) []string {
 // EnsureFetchRefspecs adds the ledger fetch refspecs to remote, once. It
 // never adds a push refspec: that would change what a plain `git push` sends.
 func EnsureFetchRefspecs(repo *gitrepo.Repo, remote, writer string) (added []string, err error) {
-	out, err := repo.Git("config", "--get-all", "remote."+remote+".fetch")
-	var ge *gitrepo.GitError
-	if err != nil && !(errors.As(err, &ge) && ge.Stderr == "") {
+	values, err := repo.ConfigValues("remote." + remote + ".fetch")
+	if err != nil {
 		return nil, err
 	}
 	have := map[string]bool{}
-	for _, l := range strings.Split(string(out), "\n") {
-		have[strings.TrimSpace(l)] = true
+	for _, v := range values {
+		have[strings.TrimSpace(v)] = true
 	}
 	for _, spec := range FetchRefspecs(writer) {
 		if have[spec] {
 			continue
 		}
-		if _, err := repo.Git("config", "--add", "remote."+remote+".fetch", spec); err != nil {
+		if err := repo.AddConfigValue("remote."+remote+".fetch", spec); err != nil {
 			return added, err
 		}
 		added = append(added, spec)
@@ -72,7 +70,7 @@ type SyncReport struct {
 // tip kept under QuarantinePrefix, the ref following the remote) and
 // reported, and the sync goes on with the other refs and the push.
 func (l *Ledger) Sync(remote string) (*SyncReport, error) {
-	if _, err := l.repo.Git("remote", "get-url", remote); err != nil {
+	if _, err := l.repo.RemoteURL(remote); err != nil {
 		return nil, fault.Invalidf("no remote named %q (see git remote -v)", remote)
 	}
 	writer, _, err := EnsureWriterID(l.repo.CommonDir)

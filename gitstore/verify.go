@@ -53,23 +53,15 @@ func (l *Ledger) Verify() (*VerifyReport, error) {
 	}
 	for _, ref := range refs {
 		writer := strings.TrimPrefix(ref, LedgerRefPrefix)
-		out, err := l.repo.Git("log", "-z", "--reverse", "--format=%H %T %P%n%B", tips[ref])
+		commits, err := l.repo.Log(tips[ref])
 		if err != nil {
 			rep.Findings = append(rep.Findings, Finding{Code: "unreadable-ref", Ref: ref, Message: err.Error()})
 			continue
 		}
 		var lastLamport uint64
-		for _, chunk := range bytes.Split(out, []byte{0}) {
-			chunk = bytes.TrimLeft(chunk, "\n")
-			if len(chunk) == 0 {
-				continue
-			}
-			head, msg, _ := bytes.Cut(chunk, []byte{'\n'})
-			f := strings.Fields(string(head))
-			if len(f) < 2 {
-				continue
-			}
-			commit, tree, parents := f[0], f[1], f[2:]
+		for i := len(commits) - 1; i >= 0; i-- { // oldest first
+			commit, tree, parents := commits[i].ID, commits[i].Tree, commits[i].Parents
+			msg := []byte(commits[i].Message)
 			rep.Events++
 			add := func(code, id, format string, args ...any) {
 				rep.Findings = append(rep.Findings, Finding{Code: code, Ref: ref, Commit: commit, ID: id, Message: fmt.Sprintf(format, args...)})

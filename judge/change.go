@@ -110,11 +110,10 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		if err != nil {
 			return nil, err
 		}
-		all, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
+		touched, err := repo.ChangedNames(b, h)
 		if err != nil {
 			return nil, err
 		}
-		touched := strings.FieldsFunc(string(all), func(c rune) bool { return c == 0 })
 		gfs, gused := gateMutation(ctx, dirs["head"], gate, lines, touched, left)
 		r.Findings = append(r.Findings, gfs...)
 		used += gused
@@ -123,12 +122,12 @@ func ReviewChange(ctx context.Context, repo *gitrepo.Repo, base, head string, op
 		r.MutationTime = used.Round(time.Millisecond).String()
 	}
 	if opt.Inside != nil {
-		out, err := repo.Git("diff", "--name-only", "--no-renames", "-z", b, h)
+		changed, err := repo.ChangedNames(b, h)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range strings.Split(string(out), "\x00") {
-			if p != "" && !opt.Inside(p) {
+		for _, p := range changed {
+			if !opt.Inside(p) {
 				r.Findings = append(r.Findings, Finding{Code: "commit-out-of-perimeter", Severity: "error", File: p, Message: p + " changed, outside the perimeter (" + strings.Join(opt.Own, " ") + ")"})
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
 )
@@ -18,21 +17,18 @@ import (
 // gate) rewrote the tree the judges read. Files it added are not
 // counted (builds leave outputs); a tracked file changed or removed is.
 func tampered(repo *gitrepo.Repo, commit, dir string) ([]string, error) {
-	out, err := repo.Git("ls-tree", "-r", "-z", commit)
+	entries, err := repo.ListTree(commit)
 	if err != nil {
 		return nil, err
 	}
 	var changed []string
-	for _, entry := range strings.Split(string(out), "\x00") {
-		meta, path, ok := strings.Cut(entry, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" {
+	for _, e := range entries {
+		if e.Type != "blob" {
 			continue
 		}
-		mode, id := f[0], f[2]
-		got, err := blobID(filepath.Join(dir, filepath.FromSlash(path)), mode == "120000", len(id))
-		if err != nil || got != id {
-			changed = append(changed, path)
+		got, err := blobID(filepath.Join(dir, filepath.FromSlash(e.Path)), e.IsSymlink(), len(e.ID))
+		if err != nil || got != e.ID {
+			changed = append(changed, e.Path)
 		}
 	}
 	return changed, nil

@@ -108,7 +108,7 @@ func (e *NoRemoteError) Error() string {
 // the one `init` gave the ledger fetch refspec (the sync remote first).
 func ResolveClaimsRemote(repo *gitrepo.Repo, configured, syncRemote string) (string, error) {
 	if configured != "" {
-		if _, err := repo.Git("remote", "get-url", configured); err != nil {
+		if _, err := repo.RemoteURL(configured); err != nil {
 			return "", &NoRemoteError{Why: fmt.Sprintf("[claims] remote %q is not a remote of this clone", configured)}
 		}
 		return configured, nil
@@ -144,20 +144,20 @@ func (a *Arbiter) Read(goal, todo string) (string, *ClaimRecord, error) {
 		return "", nil, err
 	}
 	ref := ClaimRef(goal, todo)
-	out, err := a.Repo.Git("ls-remote", "--", a.Remote, ref)
+	refs, err := a.Repo.RemoteRefs(a.Remote, ref)
 	if err != nil {
 		return "", nil, a.unreachable(err)
 	}
 	oid := ""
-	for _, l := range strings.Split(string(out), "\n") {
-		if h, name, ok := strings.Cut(strings.TrimSpace(l), "\t"); ok && name == ref {
-			oid = h
+	for _, r := range refs {
+		if r.Name == ref {
+			oid = r.ID
 		}
 	}
 	if oid == "" {
 		return "", nil, nil
 	}
-	if _, err := a.Repo.Git("cat-file", "-e", oid+"^{commit}"); err != nil {
+	if !a.Repo.HasCommit(oid) {
 		// Forced: the local copy only mirrors the remote, which alone decides.
 		if _, err := a.Repo.Git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", a.Remote, "+"+ref+":"+ref); err != nil {
 			return "", nil, a.unreachable(err)
@@ -166,7 +166,7 @@ func (a *Arbiter) Read(goal, todo string) (string, *ClaimRecord, error) {
 			oid = got
 		}
 	}
-	b, err := a.Repo.Git("cat-file", "blob", oid+":claim.json")
+	b, err := a.Repo.Blob(oid, "claim.json")
 	if err != nil {
 		return "", nil, fmt.Errorf("claim ref %s at %s has no claim.json: %w", ref, oid, err)
 	}

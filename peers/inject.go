@@ -6,11 +6,11 @@ package peers
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -97,11 +97,9 @@ func (s *Service) PlanInject(r InjectRequest) (*InjectPlan, error) {
 }
 
 // InjectEnabled reads the local switch; only this clone's operator sets it.
-func InjectEnabled(repoDir string) bool {
-	cmd := exec.Command("git", "config", "--local", "--get", InjectConfigKey)
-	cmd.Dir = repoDir
-	out, err := cmd.Output()
-	return err == nil && strings.TrimSpace(string(out)) == "enabled"
+func InjectEnabled(repo *gitrepo.Repo) bool {
+	values, err := repo.LocalConfigValues(InjectConfigKey)
+	return err == nil && len(values) > 0 && strings.TrimSpace(values[len(values)-1]) == "enabled"
 }
 
 // Sender delivers a message to a live session; it is the host adapter path.

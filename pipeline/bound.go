@@ -25,11 +25,11 @@ func VerifiedState(repo *gitrepo.Repo, wp string, v Verification, commit string)
 	if commit == v.Head {
 		return nil
 	}
-	out, err := repo.Git("log", "-1", "--format=%T %P", commit)
+	c, err := repo.ReadCommit(commit)
 	if err != nil {
 		return err
 	}
-	return checkpointOf(wp, v, commit, string(out))
+	return checkpointOf(wp, v, commit, c.Tree+" "+strings.Join(c.Parents, " "))
 }
 
 // checkpointOf accepts commit, whose "TREE PARENTS" are treeParents, when

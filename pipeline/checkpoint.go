@@ -48,11 +48,10 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		return nil, err
 	}
 	wt := worktree.Repo(e.Repo, m)
-	head, err := wt.Git("rev-parse", "HEAD")
+	h, err := wt.Commit("HEAD")
 	if err != nil {
 		return nil, err
 	}
-	h := strings.TrimSpace(string(head))
 	tree, err := worktree.StateTree(e.Repo, m)
 	if err != nil {
 		return nil, err
@@ -71,11 +70,11 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	if err := VerifiedState(e.Repo, wp.ID, v, h); err != nil {
 		return nil, fault.Refusedf("%s's HEAD moved since it was verified: %v", wp.ID, err)
 	}
-	headTree, err := wt.Git("rev-parse", "HEAD^{tree}")
+	headTree, err := wt.Tree("HEAD")
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(string(headTree)) != v.Tree {
+	if headTree != v.Tree {
 		// The verified state is not all committed yet.
 		brief, _ := e.Project.BriefPath(wp)
 		sha := frozen.Files[baseName(brief)]
@@ -83,12 +82,11 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 			message = fmt.Sprintf("%s: %s", wp.ID, wp.Title)
 		}
 		message += fmt.Sprintf("\n\nagentproto-plan: %s\nagentproto-wp: %s\nagentproto-brief-sha256: %s\nagentproto-verified-tree: %s\n", e.Project.Name, wp.ID, sha, v.Tree)
-		commit, err := wt.Git("commit-tree", v.Tree, "-p", h, "-m", message)
+		c, err := wt.CommitTree(v.Tree, []string{h}, message)
 		if err != nil {
 			return nil, err
 		}
-		c := strings.TrimSpace(string(commit))
-		if _, err := wt.Git("update-ref", "-m", "agentproto checkpoint "+wp.ID, "HEAD", c, h); err != nil {
+		if err := wt.UpdateRefLogged("HEAD", c, h, "agentproto checkpoint "+wp.ID); err != nil {
 			return nil, err
 		}
 		// The real index follows HEAD for the committed paths only.

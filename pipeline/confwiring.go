@@ -207,7 +207,7 @@ func (e *Env) configDelta(wp string, w Wiring, base string, byFile map[string]*c
 		}
 		remove = append(remove, p)
 	}
-	text, _ := e.Repo.Git("cat-file", "blob", base+":"+file) // absent: a new file
+	text, _ := e.Repo.Blob(base, file) // absent: a new file
 	if len(text) > maxWiredFile {
 		return refuse("config-malformed", file, fmt.Sprintf("%s is larger than %d MiB; wiring edits small shared files", file, maxWiredFile>>20))
 	}

@@ -61,7 +61,7 @@ func (e *Env) ConsolidateDryRun(renames ...Rename) (*Consolidation, error) {
 		if refused {
 			continue
 		}
-		text, _ := e.Repo.Git("cat-file", "blob", start+":"+w.File) // absent: a new file
+		text, _ := e.Repo.Blob(start, w.File) // absent: a new file
 		w.Status = WiringWouldApply
 		if hasLine(text, w.Line) {
 			w.Status = WiringPresent
@@ -104,7 +104,7 @@ func (e *Env) dryRunConfig(cf *configFile, commits []string, c *Consolidation) {
 			return
 		}
 	}
-	text, _ := e.Repo.Git("cat-file", "blob", commits[0]+":"+cf.file) // absent: a new file
+	text, _ := e.Repo.Blob(commits[0], cf.file) // absent: a new file
 	_, m, err := cf.merged(text)
 	if err != nil {
 		c.Findings = append(c.Findings, judge.Finding{Code: "config-malformed", File: cf.file, Message: err.Error()})

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -31,23 +32,22 @@ func (e *Env) mergeChain(wt *gitrepo.Repo, start string, wps []plans.WP, tips ma
 			continue
 		}
 		branch := worktree.BranchPrefix + Slug(e.Project.Name, wp.ID)
-		out, err := wt.Git("merge-tree", "--write-tree", "--name-only", "--no-messages", head, tip)
+		tree, err := wt.MergeTrees(head, tip)
 		if err != nil {
-			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-			for _, f := range lines[min(1, len(lines)):] {
-				c.Findings = append(c.Findings, judge.Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
-			}
-			if len(lines) < 2 {
+			var conflict *gitrepo.MergeConflictError
+			if errors.As(err, &conflict) {
+				for _, f := range conflict.Paths {
+					c.Findings = append(c.Findings, judge.Finding{Code: "merge-conflict", WP: wp.ID, File: f, Message: "merging " + branch + " conflicts here"})
+				}
+			} else {
 				c.Findings = append(c.Findings, judge.Finding{Code: "merge-failed", WP: wp.ID, Message: err.Error()})
 			}
 			return "", fmt.Errorf("consolidate stopped at %s: %d conflicts; the integration branch is unchanged", wp.ID, len(c.Findings))
 		}
-		msg := "consolidate " + e.Project.Name + ": merge " + wp.ID
-		commit, err := wt.Git("commit-tree", strings.TrimSpace(string(out)), "-p", head, "-p", tip, "-m", msg)
+		head, err = wt.CommitTree(tree, []string{head, tip}, "consolidate "+e.Project.Name+": merge "+wp.ID)
 		if err != nil {
 			return "", err
 		}
-		head = strings.TrimSpace(string(commit))
 		c.Merged = append(c.Merged, wp.ID)
 	}
 	return head, nil

@@ -44,8 +44,8 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 	}
 	o.addDir("git:hooks", filepath.Join(common, "hooks"))
 	o.addFiles("git:info", filepath.Join(common, "info"), serverInfo)
-	if out, err := repo.Git("config", "--get", "core.hooksPath"); err == nil {
-		if p := strings.TrimSpace(string(out)); p != "" {
+	if values, err := repo.ConfigValues("core.hooksPath"); err == nil && len(values) > 0 {
+		if p := strings.TrimSpace(values[len(values)-1]); p != "" { // the last one wins, as git reads it
 			o.addDir("hooks-path:"+p, expandHome(p))
 		}
 	}
@@ -59,14 +59,13 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 			o.addFile("global:"+p, p)
 		}
 	}
-	refs, err := repo.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags")
+	refs, err := repo.Refs("refs/heads", "refs/tags")
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range strings.Split(string(refs), "\n") {
-		name, id, ok := strings.Cut(line, " ")
-		if ok && !strings.HasPrefix(name, "refs/heads/"+worktree.BranchPrefix) {
-			o["ref:"+name] = id
+	for _, r := range refs {
+		if !strings.HasPrefix(r.Name, "refs/heads/"+worktree.BranchPrefix) {
+			o["ref:"+r.Name] = r.ID
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(common, "HEAD")); err == nil {
@@ -280,14 +279,14 @@ func snapshotSealed(repo *gitrepo.Repo, slug, project string) (Outside, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs, err := repo.Git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/"+worktree.BranchPrefix+project+"-*")
+	refs, err := repo.Refs("refs/heads/" + worktree.BranchPrefix + project + "-*")
 	if err != nil {
 		return nil, err
 	}
 	own := "refs/heads/" + worktree.BranchPrefix + slug
-	for _, line := range strings.Split(string(refs), "\n") {
-		if name, id, ok := strings.Cut(line, " "); ok && name != own {
-			o["ref:"+name] = id
+	for _, r := range refs {
+		if r.Name != own {
+			o["ref:"+r.Name] = r.ID
 		}
 	}
 	return o, nil
@@ -352,7 +351,7 @@ func configFingerprint(main *gitrepo.Repo, dir string) (string, bool) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "unreadable " + err.Error(), true
 	}
-	committed, _ := main.Git("cat-file", "blob", "HEAD:"+config.FileName)
+	committed, _ := main.Blob("HEAD", config.FileName)
 	eNow, ok := config.Effective(now)
 	if !ok {
 		sum := sha256.Sum256(now)

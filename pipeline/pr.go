@@ -151,7 +151,7 @@ func (e *Env) OpenPR(o PROptions) (*PRResult, *PRPlan, error) {
 			m.Branch, tip, st.Consolidated.Head, e.Project.Name)
 	}
 	// A dry run that passes must mean the push has somewhere to go.
-	if _, err := e.Repo.Git("remote", "get-url", "--push", o.Remote); err != nil {
+	if _, err := e.Repo.RemoteURL(o.Remote); err != nil { // the push URL falls back to it: one exists when it does
 		return nil, nil, fault.Invalidf("the push remote %q is not configured (git remote -v lists them; [pr] remote names another)", o.Remote)
 	}
 	push := []string{"push", o.Remote, "refs/heads/" + m.Branch + ":refs/heads/" + m.Branch}

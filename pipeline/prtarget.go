@@ -17,11 +17,11 @@ func (e *Env) PRTarget(cfg config.PR) (forge.Repo, error) {
 		owner, name, _ := strings.Cut(cfg.Repo, "/")
 		repo = forge.Repo{Host: "github.com", Owner: owner, Name: name}
 	} else {
-		u, err := e.Repo.Git("remote", "get-url", cfg.Remote)
+		u, err := e.Repo.RemoteURL(cfg.Remote)
 		if err != nil {
 			return repo, fault.Invalidf("no remote %q names the GitHub repository: add one (git remote add %s https://github.com/OWNER/NAME), or set [pr] repo = \"OWNER/NAME\" in %s", cfg.Remote, cfg.Remote, config.FileName)
 		}
-		if repo, err = forge.ParseRemote(strings.TrimSpace(string(u))); err != nil {
+		if repo, err = forge.ParseRemote(u); err != nil {
 			return repo, err
 		}
 	}

@@ -127,15 +127,11 @@ func (e *Env) review(w work, gateTimeout, mutationBudget time.Duration) (*Review
 		if b := st.Base(wp.ID); b != "" {
 			wpBase = b
 		}
-		out, err := e.Repo.Git("diff", "--name-only", "-z", "--no-renames", wpBase, branch)
+		changed, err := e.Repo.ChangedNames(wpBase, branch)
 		if err != nil {
 			return nil, err
 		}
-		// -z: names as they are, not quoted or split at spaces.
-		for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
-			if p == "" {
-				continue
-			}
+		for _, p := range changed {
 			owners := plans.Owner(e.Project, p)
 			if len(owners) != 1 || owners[0] != wp.ID {
 				r.Findings = append(r.Findings, judge.Finding{Code: "commit-out-of-perimeter", WP: wp.ID, File: p, Message: fmt.Sprintf("%s committed %s, which its brief does not own (%s)", wp.ID, p, strings.Join(owners, ","))})

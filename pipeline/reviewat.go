@@ -122,9 +122,9 @@ func (w *commitWork) integration() (string, string, error) {
 // from a remote, else its latest checkpoint when that commit is here.
 func (w *commitWork) committed(id string) string {
 	slug := Slug(w.e.Project.Name, id)
-	out, _ := w.e.Repo.Git("for-each-ref", "--format=%(objectname)", "refs/heads/"+worktree.BranchPrefix+slug, "refs/remotes/*/"+worktree.BranchPrefix+slug)
-	if f := strings.Fields(string(out)); len(f) > 0 {
-		return f[0]
+	refs, _ := w.e.Repo.Refs("refs/heads/"+worktree.BranchPrefix+slug, "refs/remotes/*/"+worktree.BranchPrefix+slug)
+	if len(refs) > 0 {
+		return refs[0].ID
 	}
 	st, err := ReadFetchedState(w.e.Ledger, w.e.Project.Name)
 	if err != nil {

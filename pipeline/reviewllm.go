@@ -121,7 +121,7 @@ func (e *Env) reviewDiff() string {
 		return ""
 	}
 	heads := []string{worktree.BranchPrefix + IntegrationSlug(e.Project.Name)}
-	if _, err := e.Repo.Git("rev-parse", "--verify", "--quiet", heads[0]); err != nil {
+	if !e.Repo.HasCommit(heads[0]) {
 		heads = nil
 		for _, wp := range order(e.Project) {
 			heads = append(heads, worktree.BranchPrefix+Slug(e.Project.Name, wp.ID))

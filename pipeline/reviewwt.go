@@ -64,7 +64,7 @@ func (e *Env) clearReviewer(mg *worktree.Manager, slug, base string) error {
 			return fmt.Errorf("archiving the changes an earlier reviewer left in %s: %w", slug, err)
 		}
 		// The salvage holds the branch's commits: it can go.
-		if _, err := e.Repo.Git("update-ref", "-d", "refs/heads/"+old.Branch, s.Head); err != nil {
+		if err := e.Repo.DeleteRef("refs/heads/"+old.Branch, s.Head); err != nil {
 			return fmt.Errorf("deleting the reviewer's branch %s: %w", old.Branch, err)
 		}
 		fmt.Fprintf(out, "the reviewer's worktree %s held changes an earlier review left (%s): archived on %s; git agentproto worktree restore %s brings it back\n",
@@ -81,7 +81,7 @@ func (e *Env) clearReviewer(mg *worktree.Manager, slug, base string) error {
 		return nil // no branch left
 	}
 	if e.Repo.IsAncestor(tip, base) {
-		if _, err := e.Repo.Git("update-ref", "-d", "refs/heads/"+branch, tip); err != nil {
+		if err := e.Repo.DeleteRef("refs/heads/"+branch, tip); err != nil {
 			return fmt.Errorf("deleting the reviewer's old branch %s: %w", branch, err)
 		}
 		return nil
@@ -108,7 +108,7 @@ func (e *Env) dropReviewerWorktree(mg *worktree.Manager, m *worktree.Meta) error
 	if _, err := mg.Remove(m.Slug, worktree.RemoveOptions{}); err != nil {
 		return err
 	}
-	if _, err := e.Repo.Git("update-ref", "-d", "refs/heads/"+m.Branch, m.BaseCommit); err != nil {
+	if err := e.Repo.DeleteRef("refs/heads/"+m.Branch, m.BaseCommit); err != nil {
 		return fmt.Errorf("deleting the reviewer's branch %s: %w", m.Branch, err)
 	}
 	return nil

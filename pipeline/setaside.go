@@ -15,11 +15,16 @@ import (
 // is one git update-ref transaction: both refs move, or neither.
 func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	branch := "refs/heads/" + worktree.BranchPrefix + slug
-	out, err := d.Env.Repo.Git("for-each-ref", "--format=%(objectname)", branch)
+	refs, err := d.Env.Repo.Refs(branch)
 	if err != nil {
 		return err
 	}
-	tip := strings.TrimSpace(string(out))
+	tip := ""
+	for _, r := range refs {
+		if r.Name == branch {
+			tip = r.ID
+		}
+	}
 	if tip == "" {
 		return nil
 	}
@@ -28,12 +33,12 @@ func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	}
 	// A branch checked out in some other worktree is that worktree's; moving
 	// it would leave it on a ref that is gone.
-	list, err := d.Env.Repo.Git("worktree", "list", "--porcelain")
+	list, err := d.Env.Repo.Worktrees()
 	if err != nil {
 		return err
 	}
-	for _, l := range strings.Split(string(list), "\n") {
-		if l == "branch "+branch {
+	for _, w := range list {
+		if w.Branch == branch {
 			return fault.Conflictf("%s: branch %s is checked out in another worktree (git worktree list); remove that worktree or rename the branch, then dispatch again",
 				wp, strings.TrimPrefix(branch, "refs/heads/"))
 		}
@@ -44,9 +49,9 @@ func (d *Dispatcher) setAsideBranch(wp, slug string, attempts int) error {
 	kept := ""
 	for n := attempts; ; n++ {
 		kept = fmt.Sprintf("%s-attempt-%d", branch, n)
-		if out, err := d.Env.Repo.Git("for-each-ref", "--format=x", kept); err != nil {
+		if refs, err := d.Env.Repo.Refs(kept); err != nil {
 			return err
-		} else if len(out) == 0 {
+		} else if len(refs) == 0 {
 			break
 		}
 	}

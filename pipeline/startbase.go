@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plans"
 )
 
@@ -49,19 +51,14 @@ func (d *Dispatcher) mergeStart(a, b, wp string, deps []string) (string, error) 
 	if repo.IsAncestor(a, b) {
 		return b, nil
 	}
-	out, err := repo.Git("merge-tree", "--write-tree", "--name-only", "--no-messages", a, b)
+	tree, err := repo.MergeTrees(a, b)
+	var conflict *gitrepo.MergeConflictError
+	if errors.As(err, &conflict) {
+		return "", fault.Refusedf("%s depends on %s, whose checkpoints conflict in %s", wp, strings.Join(deps, ", "), strings.Join(conflict.Paths, ", "))
+	}
 	if err != nil {
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) > 1 {
-			return "", fault.Refusedf("%s depends on %s, whose checkpoints conflict in %s", wp, strings.Join(deps, ", "), strings.Join(lines[1:], ", "))
-		}
 		return "", err
 	}
-	tree := strings.TrimSpace(string(out))
 	msg := fmt.Sprintf("agentproto: %s starts from %s\n", wp, strings.Join(deps, " + "))
-	commit, err := repo.Git("commit-tree", tree, "-p", a, "-p", b, "-m", msg)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(commit)), nil
+	return repo.CommitTree(tree, []string{a, b}, msg)
 }

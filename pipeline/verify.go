@@ -60,11 +60,9 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 		v.Findings = append(v.Findings, f)
 		failing++
 	}
-	head, err := worktree.Repo(e.Repo, m).Git("rev-parse", "HEAD")
-	if err != nil {
+	if v.Head, err = worktree.Repo(e.Repo, m).Commit("HEAD"); err != nil {
 		return nil, err
 	}
-	v.Head = strings.TrimSpace(string(head))
 	if v.Tree, err = worktree.StateTree(e.Repo, &at); err != nil {
 		return nil, err
 	}
@@ -112,7 +110,7 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	}
 	atts := []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}
 	masked, inherited := judge.MaskedGate(m.Path, frozen.Gate, func(name string) []byte {
-		b, _ := e.Repo.Git("cat-file", "blob", at.BaseCommit+":"+name)
+		b, _ := e.Repo.Blob(at.BaseCommit, name)
 		return b
 	})
 	for _, f := range masked {

@@ -20,24 +20,19 @@ type BaseTree struct {
 
 // ReadBaseTree lists the tree of commit with the git CLI.
 func ReadBaseTree(repo *gitrepo.Repo, commit string) (*BaseTree, error) {
-	out, err := repo.Git("ls-tree", "-r", "-z", "--full-tree", commit)
+	entries, err := repo.ListTree(commit)
 	if err != nil {
 		return nil, err
 	}
 	bt := &BaseTree{Files: []string{}, Links: map[string]string{}}
 	var linkOIDs, linkPaths []string
-	for _, rec := range strings.Split(string(out), "\x00") {
-		meta, path, ok := strings.Cut(rec, "\t")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(meta)
-		if len(f) != 3 || f[1] == "commit" {
+	for _, e := range entries {
+		if e.Type == "commit" {
 			continue // submodules are not files of this tree
 		}
-		bt.Files = append(bt.Files, path)
-		if f[0] == "120000" {
-			linkOIDs, linkPaths = append(linkOIDs, f[2]), append(linkPaths, path)
+		bt.Files = append(bt.Files, e.Path)
+		if e.IsSymlink() {
+			linkOIDs, linkPaths = append(linkOIDs, e.ID), append(linkPaths, e.Path)
 		}
 	}
 	if len(linkOIDs) == 0 {

@@ -19,7 +19,7 @@ func FrozenPlan(repo *gitrepo.Repo, p *Project, f *Frozen) (*Project, error) {
 	if f.PlanBlob == "" {
 		return nil, fmt.Errorf("the freeze of %s (%s) holds no %s: freeze the plan again", p.Name, f.RecordID, PlanFile)
 	}
-	raw, err := repo.Git("cat-file", "blob", f.PlanBlob)
+	raw, err := repo.BlobByID(f.PlanBlob)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s as frozen (%s): %w", PlanFile, f.RecordID, err)
 	}

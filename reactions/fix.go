@@ -104,11 +104,14 @@ func (w *Watcher) closeLoop(ctx context.Context, it Item, r Route, base Reaction
 // not contain, is someone else's: nothing is pushed (never forced).
 func (w *Watcher) push(branch, head, prHead string) error {
 	repo, remote := w.Env.Repo, w.Config.PR.Remote
-	out, err := repo.Git("ls-remote", remote, "refs/heads/"+branch)
+	refs, err := repo.RemoteRefs(remote, "refs/heads/"+branch)
 	if err != nil {
 		return fmt.Errorf("reading %s on %s: %w", branch, remote, err)
 	}
-	at, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
+	at := ""
+	if len(refs) > 0 {
+		at = refs[0].ID
+	}
 	if at != "" && at != head {
 		if !repo.HasCommit(at) || !repo.IsAncestor(at, head) {
 			return fault.Refusedf("%s on %s is at %s, a commit agentproto did not make (the pull request's head was %s); nothing was pushed and nothing is forced: bring that change into the work package by hand",

@@ -263,12 +263,12 @@ func (s *GitSource) File(path string) ([]byte, bool, error) {
 	if s.cache == nil {
 		s.cache = map[string][]byte{}
 	}
-	kind, err := s.Repo.Git("cat-file", "-t", s.Commit+":"+path)
-	if err != nil || strings.TrimSpace(string(kind)) != "blob" {
+	kind, err := s.Repo.ObjectType(s.Commit + ":" + path)
+	if err != nil || kind != "blob" {
 		s.cache[path] = nil
 		return nil, false, nil
 	}
-	b, err := s.Repo.Git("cat-file", "blob", s.Commit+":"+path)
+	b, err := s.Repo.Blob(s.Commit, path)
 	if err != nil {
 		return nil, false, err
 	}

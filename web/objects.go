@@ -31,7 +31,7 @@ func (g *GitObjects) Blob(oid string) ([]byte, error) {
 	if ok {
 		return b, nil
 	}
-	b, err := g.Repo.Git("cat-file", "blob", oid)
+	b, err := g.Repo.BlobByID(oid)
 	if err != nil {
 		return nil, err
 	}

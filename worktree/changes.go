@@ -70,9 +70,10 @@ type statusEntry struct {
 // base touched, and the status.
 func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 	var (
-		vsBase, committed, touched, status []byte
-		errs                               [4]error
-		wg                                 sync.WaitGroup
+		vsBase, touched, status []byte
+		committed               []string
+		errs                    [4]error
+		wg                      sync.WaitGroup
 	)
 	wg.Add(4)
 	go func() {
@@ -81,7 +82,7 @@ func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 	}()
 	go func() {
 		defer wg.Done()
-		committed, errs[1] = wt.Git("diff", "--name-only", "-z", "--no-renames", m.BaseCommit, "HEAD")
+		committed, errs[1] = wt.ChangedNames(m.BaseCommit, "HEAD")
 	}()
 	go func() {
 		// A path changed in one commit and changed back in the next is
@@ -118,7 +119,7 @@ func changesByDiff(wt *gitrepo.Repo, m *Meta) ([]Change, error) {
 		}
 		entries = append(entries, statusEntry{x: x, y: y, path: rec[3:]})
 	}
-	return mergeChanges(base, append(splitZ(committed), splitZ(touched)...), entries), nil
+	return mergeChanges(base, append(committed, splitZ(touched)...), entries), nil
 }
 
 // mergeChanges joins the status of each path relative to the base with
@@ -371,17 +372,17 @@ func Integration(repo *gitrepo.Repo, m *Meta) (string, error) {
 	if repo.IsAncestor(h, target) {
 		return "merged", nil
 	}
-	mb, err := repo.Git("merge-base", h, target)
+	mb, err := repo.MergeBase(h, target)
 	if err != nil {
 		return "not merged", nil
 	}
 	// Squash-merged: one commit holding the branch's whole change is
 	// already in the target, as git cherry sees patches.
-	tmp, err := repo.Git("commit-tree", h+"^{tree}", "-p", strings.TrimSpace(string(mb)), "-m", "agentproto squash probe")
+	tmp, err := repo.CommitTree(h+"^{tree}", []string{mb}, "agentproto squash probe")
 	if err != nil {
 		return "", err
 	}
-	out, err := repo.Git("cherry", target, strings.TrimSpace(string(tmp)))
+	out, err := repo.Git("cherry", target, tmp)
 	if err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "-") {
 		return "squash-merged", nil
 	}

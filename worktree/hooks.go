@@ -70,7 +70,7 @@ func (h *Hooks) Digest() string {
 // they name, as committed there too.
 func HooksAt(repo *gitrepo.Repo, commit string) (*Hooks, error) {
 	h := &Hooks{Commit: commit}
-	out, err := repo.Git("cat-file", "blob", commit+":"+config.FileName)
+	out, err := repo.Blob(commit, config.FileName)
 	if err != nil {
 		return h, nil // no agentproto.toml at the base: no hooks
 	}
@@ -365,8 +365,8 @@ func sameScripts(repo *gitrepo.Repo, h *Hooks, checkout string) error {
 	}
 	var changed []string
 	for path, id := range h.Scripts {
-		got, err := repo.Git("rev-parse", "--verify", "--quiet", checkout+":"+strings.TrimSuffix(path, "/"))
-		if err != nil || strings.TrimSpace(string(got)) != id {
+		got, err := repo.Object(checkout + ":" + strings.TrimSuffix(path, "/"))
+		if err != nil || got != id {
 			changed = append(changed, path)
 		}
 	}

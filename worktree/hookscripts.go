@@ -133,7 +133,7 @@ func hookScripts(repo *gitrepo.Repo, commit string, candidates []string) (map[st
 					continue
 				}
 				scripts[p] = objs[p].oid // the link's own text is trusted too
-				target, err := repo.Git("cat-file", "blob", objs[p].oid)
+				target, err := repo.BlobByID(objs[p].oid)
 				if err != nil {
 					return nil, err
 				}

@@ -267,7 +267,7 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 		} else if err != nil {
 			return nil, err
 		}
-		undo = append(undo, func() { repo.Git("update-ref", "-d", ref, o.BaseCommit) })
+		undo = append(undo, func() { repo.DeleteRef(ref, o.BaseCommit) })
 	}
 
 	if err := os.MkdirAll(admin, 0o755); err != nil {
@@ -341,7 +341,7 @@ func readPlan(repo *gitrepo.Repo, st *filesystem.Storage, cfg gitConfig, commit 
 		if attempt > 0 || !errors.Is(err, plumbing.ErrObjectNotFound) || partialClone(cfg) == "" {
 			return nil, nil, err
 		}
-		if _, ferr := repo.Git("ls-tree", "-r", "-t", "-z", "--full-tree", commit.String()); ferr != nil {
+		if _, ferr := repo.ListTree(commit.String()); ferr != nil { // walking every tree fetches it
 			return nil, nil, fmt.Errorf("%w (fetching the missing trees: %v)", err, ferr)
 		}
 	}

@@ -3,7 +3,6 @@ package worktree
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -15,18 +14,16 @@ import (
 func writeSalvage(repo *gitrepo.Repo, m *Meta, head, indexTree, workTree string, now time.Time) (*Salvage, error) {
 	s := &Salvage{Head: head, Meta: *m, Archived: now.UTC().Format(time.RFC3339)}
 	meta, _ := json.Marshal(s)
-	ic, err := repo.Git("commit-tree", indexTree, "-p", head, "-m", "agentproto salvage "+m.Slug+": index")
+	ic, err := repo.CommitTree(indexTree, []string{head}, "agentproto salvage "+m.Slug+": index")
 	if err != nil {
 		return nil, err
 	}
-	wc, err := repo.Git("commit-tree", workTree, "-p", strings.TrimSpace(string(ic)),
-		"-m", "agentproto salvage "+m.Slug+": working tree\n\n"+string(meta))
+	s.Commit, err = repo.CommitTree(workTree, []string{ic}, "agentproto salvage "+m.Slug+": working tree\n\n"+string(meta))
 	if err != nil {
 		return nil, err
 	}
-	s.Commit = strings.TrimSpace(string(wc))
 	s.Ref = SalvagePrefix + m.Slug + "/" + now.UTC().Format("20060102T150405.000000000Z")
-	if _, err := repo.Git("update-ref", s.Ref, s.Commit, strings.Repeat("0", 40)); err != nil {
+	if err := repo.UpdateRef(s.Ref, s.Commit, ""); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -41,17 +38,16 @@ func ArchiveBranch(repo *gitrepo.Repo, slug, branch, path string, now time.Time)
 	if err != nil {
 		return nil, err
 	}
-	tree, err := repo.Git("rev-parse", tip+"^{tree}")
+	t, err := repo.Tree(tip)
 	if err != nil {
 		return nil, err
 	}
-	t := strings.TrimSpace(string(tree))
 	m := &Meta{Slug: slug, Path: path, Branch: branch, Base: branch, BaseCommit: tip}
 	s, err := writeSalvage(repo, m, tip, t, t, now)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := repo.Git("update-ref", "-d", ref, tip); err != nil {
+	if err := repo.DeleteRef(ref, tip); err != nil {
 		return s, fmt.Errorf("saved branch %s as %s, but deleting it failed: %w", branch, s.Ref, err)
 	}
 	return s, nil

@@ -86,11 +86,10 @@ type Salvage struct {
 // snapshot was written.
 func Archive(repo *gitrepo.Repo, m *Meta, now time.Time) (*Salvage, error) {
 	wt := Repo(repo, m)
-	head, err := wt.Git("rev-parse", "--verify", "HEAD")
+	h, err := wt.Commit("HEAD")
 	if err != nil {
 		return nil, err
 	}
-	h := strings.TrimSpace(string(head))
 	indexTree, err := wt.Git("write-tree")
 	if err != nil {
 		return nil, fmt.Errorf("the index of %s has conflicts; resolve them first: %w", m.Slug, err)
@@ -133,31 +132,25 @@ func Archive(repo *gitrepo.Repo, m *Meta, now time.Time) (*Salvage, error) {
 
 // LatestSalvage returns the newest salvage of slug.
 func LatestSalvage(repo *gitrepo.Repo, slug string) (*Salvage, error) {
-	out, err := repo.Git("for-each-ref", "--format=%(refname) %(objectname)", SalvagePrefix+slug+"/")
+	refs, err := repo.Refs(SalvagePrefix + slug + "/")
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Fields(strings.TrimSpace(string(out)))
-	if len(lines) < 2 {
+	if len(refs) == 0 {
 		return nil, fault.Invalidf("no archived state of worktree %q (refs %s%s/*)", slug, SalvagePrefix, slug)
 	}
-	type pair struct{ ref, oid string }
-	var refs []pair
-	for i := 0; i+1 < len(lines); i += 2 {
-		refs = append(refs, pair{lines[i], lines[i+1]})
-	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].ref < refs[j].ref })
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
 	last := refs[len(refs)-1]
-	msg, err := repo.Git("log", "-1", "--format=%B", last.oid)
+	c, err := repo.ReadCommit(last.ID)
 	if err != nil {
 		return nil, err
 	}
-	_, body, _ := strings.Cut(string(msg), "\n\n")
+	_, body, _ := strings.Cut(c.Message, "\n\n")
 	var s Salvage
 	if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &s); err != nil {
-		return nil, fmt.Errorf("salvage %s is unreadable: %v", last.ref, err)
+		return nil, fmt.Errorf("salvage %s is unreadable: %v", last.Name, err)
 	}
-	s.Ref, s.Commit = last.ref, last.oid
+	s.Ref, s.Commit = last.Name, last.ID
 	return &s, nil
 }
 
@@ -169,13 +162,13 @@ func Restore(repo *gitrepo.Repo, s *Salvage) (*Meta, error) {
 		return nil, fault.Conflictf("worktree %s exists; remove or archive it before restoring", s.Meta.Slug)
 	}
 	branchRef := "refs/heads/" + s.Meta.Branch
-	if out, err := repo.Git("rev-parse", "--verify", "--quiet", branchRef); err != nil {
+	if now, err := repo.Commit(branchRef); err != nil {
 		// The branch was deleted since: bring it back where it was.
-		if _, err := repo.Git("update-ref", branchRef, s.Head, strings.Repeat("0", 40)); err != nil {
+		if err := repo.UpdateRef(branchRef, s.Head, ""); err != nil {
 			return nil, err
 		}
-	} else if strings.TrimSpace(string(out)) != s.Head {
-		return nil, fault.Conflictf("branch %s moved since the archive (now %s, archived at %s); restore would not be faithful", s.Meta.Branch, strings.TrimSpace(string(out))[:12], s.Head[:12])
+	} else if now != s.Head {
+		return nil, fault.Conflictf("branch %s moved since the archive (now %s, archived at %s); restore would not be faithful", s.Meta.Branch, now[:12], s.Head[:12])
 	}
 	m, err := Provision(repo, NewOptions{Slug: s.Meta.Slug, Path: s.Meta.Path, Branch: s.Meta.Branch,
 		Base: s.Meta.Base, BaseCommit: s.Meta.BaseCommit, checkoutCommit: s.Head, existingBranch: true})
@@ -340,7 +333,7 @@ func RemoveAbandoned(repo *gitrepo.Repo, a Abandoned) error {
 	}
 	if a.Branch != "" && a.Base != "" {
 		// Compare-and-delete: a branch that has moved since is kept.
-		repo.Git("update-ref", "-d", "refs/heads/"+a.Branch, a.Base)
+		repo.DeleteRef("refs/heads/"+a.Branch, a.Base)
 	}
 	return nil
 }

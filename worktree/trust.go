@@ -148,15 +148,15 @@ func changedScripts(repo *gitrepo.Repo, h *Hooks) []string {
 
 // changedBeneath names the files that differ between two trees of dir.
 func changedBeneath(repo *gitrepo.Repo, dir, oldTree, newTree string) []string {
-	b, err := repo.Git("diff-tree", "-r", "-z", "--name-only", oldTree, newTree)
+	// DiffTrees adds --no-renames, which diff-tree never needs: it finds
+	// renames only when asked (-M), whatever the configuration says.
+	changed, err := DiffTrees(repo, oldTree, newTree)
 	if err != nil {
 		return []string{dir}
 	}
 	var out []string
-	for _, p := range strings.Split(string(b), "\x00") {
-		if p != "" {
-			out = append(out, dir+p)
-		}
+	for _, p := range changed {
+		out = append(out, dir+p)
 	}
 	if len(out) == 0 {
 		return []string{dir}

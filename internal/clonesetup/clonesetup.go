@@ -28,7 +28,7 @@ func Prepare(repo *gitrepo.Repo, remote string) (writer string, changed []string
 	if created {
 		changed = append(changed, "created writer id "+writer)
 	}
-	if _, err := repo.Git("remote", "get-url", remote); err == nil {
+	if _, err := repo.RemoteURL(remote); err == nil {
 		added, err := gitstore.EnsureFetchRefspecs(repo, remote, writer)
 		if err != nil {
 			return writer, changed, err

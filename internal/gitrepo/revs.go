@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -13,18 +14,43 @@ import (
 // ErrNoCommit is returned by Commit for a revision that names no commit.
 var ErrNoCommit = errors.New("no such commit")
 
+// ErrNoObject is returned by Object and Tree for a revision that names
+// no object (of the kind asked for).
+var ErrNoObject = errors.New("no such object")
+
 // Commit resolves rev to the id of the commit it names (tags and refs
-// peeled), or ErrNoCommit. A revision starting with "-" names nothing:
-// it would be read as an option.
+// peeled), or an error that is ErrNoCommit and names rev. A revision
+// starting with "-" names nothing: it would be read as an option.
 func (r *Repo) Commit(rev string) (string, error) {
+	return r.resolve(rev, "^{commit}", ErrNoCommit)
+}
+
+// Object resolves rev (a ref, an id, "REV:PATH", ...) to the id of the
+// object it names, of any type, or an error that is ErrNoObject.
+func (r *Repo) Object(rev string) (string, error) {
+	return r.resolve(rev, "", ErrNoObject)
+}
+
+// Tree resolves rev to the id of its tree (a commit's, a tag's, or rev
+// itself when it is a tree), or an error that is ErrNoObject. A rev that
+// names an object of another kind (a blob) is git's error, naming it, as
+// it is for Commit.
+func (r *Repo) Tree(rev string) (string, error) {
+	return r.resolve(rev, "^{tree}", ErrNoObject)
+}
+
+// resolve asks rev-parse for rev+peel. git says nothing on stderr when
+// the revision merely names nothing; anything it does say is another
+// failure and is returned as it is.
+func (r *Repo) resolve(rev, peel string, none error) (string, error) {
 	if rev == "" || strings.HasPrefix(rev, "-") {
-		return "", ErrNoCommit
+		return "", fmt.Errorf("%w: %q", none, rev)
 	}
-	out, err := r.Git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, err := r.Git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+peel)
 	if err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
-			return "", ErrNoCommit
+			return "", fmt.Errorf("%w: %q", none, rev)
 		}
 		return "", err
 	}
@@ -51,19 +77,4 @@ func (r *Repo) MergeBase(a, b string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
-}
-
-// Blob returns the content of path in the tree of rev (rev:path).
-func (r *Repo) Blob(rev, path string) ([]byte, error) {
-	return r.Git("cat-file", "blob", rev+":"+path)
-}
-
-// UpdateRef moves ref to newID if it points at oldID ("" when it must
-// not exist yet), as one compare-and-swap.
-func (r *Repo) UpdateRef(ref, newID, oldID string) error {
-	if oldID == "" {
-		oldID = strings.Repeat("0", len(newID))
-	}
-	_, err := r.Git("update-ref", ref, newID, oldID)
-	return err
 }

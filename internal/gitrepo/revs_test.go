@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,30 @@ func TestTypedRevisionCalls(t *testing.T) {
 	for _, rev := range []string{"", "nope", "--all", "-q", "HEAD:f.txt"} {
 		if got, err := repo.Commit(rev); !errors.Is(err, ErrNoCommit) || got != "" {
 			t.Errorf("Commit(%q) = %q, %v; want ErrNoCommit", rev, got, err)
+		} else if !strings.Contains(err.Error(), fmt.Sprintf("%q", rev)) {
+			t.Errorf("Commit(%q): %v does not name the revision", rev, err)
 		}
+	}
+	tree := gitIn(t, dir, "rev-parse", "v1^{tree}")
+	blob := gitIn(t, dir, "rev-parse", "v1:f.txt")
+	for rev, want := range map[string]string{"v1": tree, tree: tree, "HEAD~1": tree} {
+		if got, err := repo.Tree(rev); err != nil || got != want {
+			t.Errorf("Tree(%q) = %q, %v; want %q", rev, got, err, want)
+		}
+	}
+	for rev, want := range map[string]string{"v1:f.txt": blob, "HEAD": second, "v1^{tree}": tree} {
+		if got, err := repo.Object(rev); err != nil || got != want {
+			t.Errorf("Object(%q) = %q, %v; want %q", rev, got, err, want)
+		}
+	}
+	for _, rev := range []string{"", "nope", "--all", "v1:gone.txt"} {
+		if got, err := repo.Object(rev); !errors.Is(err, ErrNoObject) || got != "" || !strings.Contains(err.Error(), fmt.Sprintf("%q", rev)) {
+			t.Errorf("Object(%q) = %q, %v; want ErrNoObject naming it", rev, got, err)
+		}
+	}
+	// A blob peels to no tree: git says why, and the error names it.
+	if got, err := repo.Tree(blob); err == nil || got != "" || !strings.Contains(err.Error(), blob) {
+		t.Errorf("Tree(blob) = %q, %v; want an error naming it", got, err)
 	}
 	if !repo.IsAncestor(first, second) || repo.IsAncestor(second, first) || !repo.IsAncestor(first, first) {
 		t.Error("IsAncestor answers wrong")

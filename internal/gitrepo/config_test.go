@@ -1,0 +1,66 @@
+package gitrepo
+
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestConfigAndRemotes(t *testing.T) {
+	dir, repo := newHistory(t)
+	if v, err := repo.ConfigValues("agentproto.unset"); err != nil || v != nil {
+		t.Errorf("an unset key = %q, %v", v, err)
+	}
+	if _, err := repo.ConfigValues("nodot"); err == nil || !strings.Contains(err.Error(), "nodot") {
+		t.Errorf("an invalid key: %v, want git's error naming it", err)
+	}
+	for _, v := range []string{"one", "two words", "multi\nline"} {
+		if err := repo.AddConfigValue("agentproto.many", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, err := repo.ConfigValues("agentproto.many"); err != nil || !reflect.DeepEqual(v, []string{"one", "two words", "multi\nline"}) {
+		t.Errorf("ConfigValues = %q, %v", v, err)
+	}
+	if err := repo.AddConfigValue("nodot", "x"); err == nil {
+		t.Error("AddConfigValue wrote an invalid key")
+	}
+
+	// A key set only in the user's configuration is no local value.
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "gitconfig"))
+	gitIn(t, dir, "config", "--global", "agentproto.switch", "global")
+	if v, err := repo.ConfigValues("agentproto.switch"); err != nil || !reflect.DeepEqual(v, []string{"global"}) {
+		t.Errorf("ConfigValues(switch) = %q, %v", v, err)
+	}
+	if v, err := repo.LocalConfigValues("agentproto.switch"); err != nil || v != nil {
+		t.Errorf("LocalConfigValues of a global-only key = %q, %v", v, err)
+	}
+	gitIn(t, dir, "config", "--local", "agentproto.switch", "local")
+	if v, err := repo.LocalConfigValues("agentproto.switch"); err != nil || !reflect.DeepEqual(v, []string{"local"}) {
+		t.Errorf("LocalConfigValues(switch) = %q, %v", v, err)
+	}
+	if _, err := repo.LocalConfigValues("nodot"); err == nil || !strings.Contains(err.Error(), "nodot") {
+		t.Errorf("LocalConfigValues(nodot): %v, want git's error naming it", err)
+	}
+
+	// A second repository is the remote: its refs as ls-remote lists them.
+	if _, err := repo.RemoteURL("origin"); err == nil || !strings.Contains(err.Error(), "origin") {
+		t.Errorf("RemoteURL of a missing remote: %v, want an error naming it", err)
+	}
+	other, _ := newHistory(t)
+	gitIn(t, dir, "remote", "add", "origin", other)
+	if u, err := repo.RemoteURL("origin"); err != nil || u != other {
+		t.Errorf("RemoteURL = %q, %v; want %q", u, err, other)
+	}
+	refs, err := repo.RemoteRefs("origin", "refs/heads/left", "refs/heads/nope")
+	if want := gitIn(t, other, "rev-parse", "left"); err != nil || len(refs) != 1 || refs[0] != (Ref{Name: "refs/heads/left", ID: want}) {
+		t.Errorf("RemoteRefs = %+v, %v", refs, err)
+	}
+	if refs, err := repo.RemoteRefs("origin", "refs/heads/nope"); err != nil || len(refs) != 0 {
+		t.Errorf("RemoteRefs(nope) = %+v, %v", refs, err)
+	}
+	if _, err := repo.RemoteRefs(dir + "/no-such-repo"); err == nil {
+		t.Error("RemoteRefs of a repository that is not there answered")
+	}
+}
