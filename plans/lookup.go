@@ -38,12 +38,6 @@ func DefaultBase(repo *gitrepo.Repo) string {
 	return "HEAD"
 }
 
-// ResolveCommit is the commit rev names, or "" when it names none.
-func ResolveCommit(repo *gitrepo.Repo, rev string) string {
-	commit, _ := repo.Commit(rev)
-	return commit
-}
-
 // List names the plans under .plans/ of the work tree: the directories with
 // a valid name that hold a plan.toml. A tree with none lists nothing.
 func List(workTree string) []string {
