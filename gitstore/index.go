@@ -67,8 +67,16 @@ func openIndexFile(path string, readOnly bool) (*index, error) {
 	db, err := bolt.Open(path, indexMode, &bolt.Options{
 		OpenFile: func(name string, flag int, mode os.FileMode) (*os.File, error) {
 			f, err := os.OpenFile(name, flag, mode)
+			if err != nil {
+				return nil, err
+			}
+			// Locked here, without bbolt's 50 ms steps (indexlock.go).
+			if err := lockIndexFile(f, readOnly, indexLockWait); err != nil {
+				f.Close()
+				return nil, err
+			}
 			file = f
-			return f, err
+			return f, nil
 		},
 		Timeout:  indexLockWait,
 		ReadOnly: readOnly,
