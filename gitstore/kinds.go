@@ -118,6 +118,14 @@ func (k Kind[T]) Record(s Store, id string, data T, atts ...AttachmentInput) (*A
 	return k.owner.Record(s, k.name, id, data, atts...)
 }
 
+// Draft makes the draft of one event of kind k, for a batch.
+func (k Kind[T]) Draft(id string, data T, atts ...AttachmentInput) (Draft, error) {
+	if k.owner == nil {
+		return Draft{}, fmt.Errorf("kind %s is read here, not recorded", k.name)
+	}
+	return k.owner.Draft(k.name, id, data, atts...)
+}
+
 // Decode reads e's data as a T. It fails on an event of another kind.
 func (k Kind[T]) Decode(e *Event) (T, error) {
 	var v T

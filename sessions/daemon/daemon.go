@@ -22,9 +22,11 @@ import (
 // adapter events into transitions, wait.go blocks until something changes,
 // registry.go keeps the live sessions and policyengine.go the policies.
 type Daemon struct {
-	repo     *gitrepo.Repo
-	store    store
-	ledger   *gitstore.Ledger
+	repo   *gitrepo.Repo
+	store  store
+	ledger *gitstore.Ledger
+	// journal writes the events the daemon records (journal.go).
+	journal  *journal
 	idleExit time.Duration
 	log      *os.File
 
@@ -70,6 +72,7 @@ type live struct {
 func NewDaemon(repo *gitrepo.Repo, idleExit time.Duration, log *os.File) *Daemon {
 	d := &Daemon{repo: repo, store: newStore(repo.CommonDir), ledger: gitstore.Open(repo, gitstore.Options{}),
 		idleExit: idleExit, log: log, policies: newPolicyEngine()}
+	d.journal = newJournal(d.ledger, d.logf)
 	d.registry.init()
 	return d
 }

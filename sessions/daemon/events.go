@@ -136,13 +136,16 @@ func (d *Daemon) ref(l *live) sessionRef {
 	return sessionRef{Session: l.rec.ID, Turn: l.rec.Turns, Model: l.rec.Model, Label: l.rec.Label}
 }
 
-// record appends one event of a sessions kind. The daemon has no caller
-// to hand an error to: a ledger that cannot be written is logged, and the
-// session goes on.
+// record queues one event of a sessions kind for the journal. The daemon
+// has no caller to hand an error to: a ledger that cannot be written is
+// logged, and the session goes on.
 func record[T any](d *Daemon, k gitstore.Kind[T], id string, data T) {
-	if _, err := k.Record(d.ledger, id, data); err != nil {
+	draft, err := k.Draft(id, data)
+	if err != nil {
 		d.logf("ledger: %s %s: %v", k, id, err)
+		return
 	}
+	d.journal.add(draft)
 }
 
 // eventID names a session event that is no transition, once per turn.

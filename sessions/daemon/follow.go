@@ -99,8 +99,6 @@ func (d *Daemon) transition(r *sessions.Record, state, reason string, extra *out
 	n := r.Transitions
 	snap := *r
 	d.store.Save(&snap)
-	d.changed.Broadcast()
-	d.mu.Unlock()
 	data := Transition{Session: r.ID, Adapter: r.Adapter, Model: r.Model, Dir: r.Dir, Worktree: r.Worktree, Label: r.Label,
 		Turn: snap.Turns, OutputRef: "sessions/" + r.ID + "/output.log", Reason: reason, StderrTail: snap.StderrTail}
 	if extra != nil {
@@ -109,6 +107,9 @@ func (d *Daemon) transition(r *sessions.Record, state, reason string, extra *out
 	if snap.CapabilitiesFrom != "" {
 		data.Capabilities, data.CapabilitiesFrom = snap.Capabilities, snap.CapabilitiesFrom
 	}
+	// Queued before waiters wake: an answer they give includes it.
 	record(d, transitionKinds[state], fmt.Sprintf("session/%s/%d-%s", r.ID, n, state), data)
+	d.changed.Broadcast()
+	d.mu.Unlock()
 	d.onTransition(r.ID, state)
 }

@@ -137,6 +137,7 @@ func (d *Daemon) shutdown(why string) {
 	// Firings of the kills above and those in flight end before the
 	// daemon lets go of its lock.
 	d.actions.stop(10 * time.Second)
+	d.journal.flush()
 }
 
 // hold counts one piece of work in flight, which keeps the daemon from

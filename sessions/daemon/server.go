@@ -54,6 +54,8 @@ func (d *Daemon) serveConn(conn net.Conn) {
 			resp = d.handle(req)
 		}
 	}
+	// What the request did is in the ledger before the caller hears of it.
+	d.journal.flush()
 	b, _ := json.Marshal(resp)
 	// A client that stops reading must not hold the goroutine for ever.
 	conn.SetWriteDeadline(time.Now().Add(time.Minute))

@@ -116,6 +116,8 @@ func (d *Daemon) recordTurn(l *live, stopped *spend.Exhausted) {
 	l.turn.usage.recorded = true
 	e := spend.TurnEvent{Session: l.rec.ID, Label: l.rec.Label, Adapter: l.rec.Adapter, Profile: l.rec.Profile, Turn: *t, Stopped: stopped}
 	d.mu.Unlock()
+	// After the session's events before it, as they happened.
+	d.journal.flush()
 	if err := spend.RecordTurn(d.ledger, e); err != nil {
 		d.logf("ledger: %s %s turn %d: %v", spend.KindTurn, e.Session, e.Turn.Turn, err)
 	}
