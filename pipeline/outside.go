@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,23 +33,38 @@ type Outside map[string]string
 
 // SnapshotOutside takes the snapshot for the worktree slug.
 func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
-	o := Outside{}
 	common := repo.CommonDir
-	if main := mainCheckout(common); main != "" {
-		if err := o.addCheckout(main, common); err != nil {
-			return nil, err
-		}
+	// Its three git commands run at once, each into a map of its own.
+	checkout, hooksPath, refs := Outside{}, Outside{}, Outside{}
+	err := together(
+		func() error {
+			if main := mainCheckout(common); main != "" {
+				return checkout.addCheckout(main, common)
+			}
+			return nil
+		},
+		func() error {
+			if values, err := repo.ConfigValues("core.hooksPath"); err == nil && len(values) > 0 {
+				if p := strings.TrimSpace(values[len(values)-1]); p != "" { // the last one wins, as git reads it
+					hooksPath.addDir("hooks-path:"+p, expandHome(p))
+				}
+			}
+			return nil
+		},
+		func() error { return refs.addRefs(repo) },
+	)
+	if err != nil {
+		return nil, err
+	}
+	o := Outside{}
+	for _, part := range []Outside{checkout, hooksPath, refs} {
+		maps.Copy(o, part)
 	}
 	for _, rel := range []string{"config", "objects/info/alternates", "shallow", filepath.Join("worktrees", slug, "config.worktree")} {
 		o.addFile("git:"+filepath.ToSlash(rel), filepath.Join(common, rel))
 	}
 	o.addDir("git:hooks", filepath.Join(common, "hooks"))
 	o.addFiles("git:info", filepath.Join(common, "info"), serverInfo)
-	if values, err := repo.ConfigValues("core.hooksPath"); err == nil && len(values) > 0 {
-		if p := strings.TrimSpace(values[len(values)-1]); p != "" { // the last one wins, as git reads it
-			o.addDir("hooks-path:"+p, expandHome(p))
-		}
-	}
 	home, _ := os.UserHomeDir()
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
@@ -57,15 +73,6 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git", "ignore"), filepath.Join(xdg, "git", "attributes")} {
 		if home != "" || xdg != "" {
 			o.addFile("global:"+p, p)
-		}
-	}
-	refs, err := repo.Refs("refs/heads", "refs/tags")
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range refs {
-		if !strings.HasPrefix(r.Name, "refs/heads/"+worktree.BranchPrefix) {
-			o["ref:"+r.Name] = r.ID
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(common, "HEAD")); err == nil {
@@ -82,6 +89,20 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 		}
 	}
 	return o, nil
+}
+
+// addRefs records the branches and tags, but the worktrees' own.
+func (o Outside) addRefs(repo *gitrepo.Repo) error {
+	refs, err := repo.Refs("refs/heads", "refs/tags")
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if !strings.HasPrefix(r.Name, "refs/heads/"+worktree.BranchPrefix) {
+			o["ref:"+r.Name] = r.ID
+		}
+	}
+	return nil
 }
 
 // mainCheckout is the working tree of a non-bare repository whose common

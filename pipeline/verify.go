@@ -60,13 +60,15 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 		v.Findings = append(v.Findings, f)
 		failing++
 	}
-	if v.Head, err = worktree.Repo(e.Repo, m).Commit("HEAD"); err != nil {
-		return nil, err
-	}
-	if v.Tree, err = worktree.StateTree(e.Repo, &at); err != nil {
-		return nil, err
-	}
-	changes, err := worktree.Changes(e.Repo, &at)
+	// The state before the gate: independent reads, at once.
+	var changes []worktree.Change
+	var changedPlan []string
+	err = together(
+		func() (err error) { v.Head, err = worktree.Repo(e.Repo, m).Commit("HEAD"); return err },
+		func() (err error) { v.Tree, err = worktree.StateTree(e.Repo, &at); return err },
+		func() (err error) { changes, err = worktree.Changes(e.Repo, &at); return err },
+		func() (err error) { changedPlan, err = e.planChanged(); return err },
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -93,10 +95,6 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 			v.OutOfScope = append(v.OutOfScope, p)
 		}
 	}
-	changedPlan, err := e.planChanged()
-	if err != nil {
-		return nil, err
-	}
 	for _, f := range changedPlan {
 		fail(f)
 	}
@@ -117,37 +115,48 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 		fail(f)
 	}
 	v.Findings = append(v.Findings, inherited...)
-	// What the gate leaves behind was not among what was checked.
-	if after, err := worktree.StateTree(e.Repo, &at); err != nil {
+	// After the gate, at once: the worktree (what the gate leaves behind
+	// was not among what was checked), outside it (what the gate's code
+	// wrote counts as much as what the session wrote), and the other WPs'
+	// worktrees and branches and the ledger ref.
+	d, dispatched := st.LastDispatch(wp.ID)
+	var after string
+	var outside, siblings, loose []string
+	err = together(
+		func() (err error) { after, err = worktree.StateTree(e.Repo, &at); return err },
+		func() (err error) {
+			if dispatched {
+				outside, err = outsideFindings(e.Repo, m.Slug, d.Outside)
+			}
+			return err
+		},
+		func() (err error) {
+			if dispatched {
+				siblings, loose, err = e.siblingFindings(st, wp.ID, d)
+			}
+			return err
+		},
+	)
+	if err != nil {
 		return nil, err
-	} else if after != v.Tree {
+	}
+	if after != v.Tree {
 		wrote, _ := worktree.DiffTrees(e.Repo, v.Tree, after)
 		fail("gate-wrote: the gate changed the worktree (" + strings.Join(wrote, ", ") + "); ignore its outputs in .gitignore")
 	}
-	// Outside the worktree, after the gate: what the gate's code wrote
-	// counts as much as what the session wrote.
-	if d, ok := st.LastDispatch(wp.ID); ok {
-		fs, err := outsideFindings(e.Repo, m.Slug, d.Outside)
-		if err != nil {
-			return nil, err
-		}
+	if dispatched {
 		why := ""
-		if len(fs) > 0 {
+		if len(outside) > 0 {
 			why = e.unattributed(d, time.Now())
 		}
-		for _, f := range fs {
+		for _, f := range outside {
 			if why != "" {
 				v.Unattributed = append(v.Unattributed, f+" ("+why+")")
 				continue
 			}
 			fail(f)
 		}
-		// The other WPs' worktrees and branches, and the ledger ref.
-		fs, loose, err := e.siblingFindings(st, wp.ID, d)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range fs {
+		for _, f := range siblings {
 			fail(f)
 		}
 		v.Unattributed = append(v.Unattributed, loose...)
