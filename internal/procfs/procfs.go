@@ -74,9 +74,19 @@ func All() map[int]Stat {
 	return out
 }
 
-// Descendants lists the live (not zombie) processes below root, found by
-// their parent links.
+// Descendants lists the live (not zombie) processes below root. It
+// follows the kernel's children lists (children.go) where the kernel has
+// them, else every process's parent link.
 func Descendants(root int) []int {
+	if out, ok := descendantsByChildren(root); ok {
+		return out
+	}
+	return descendantsByScan(root)
+}
+
+// descendantsByScan finds the processes below root by reading the parent
+// link of every process on the machine.
+func descendantsByScan(root int) []int {
 	all := All()
 	children := map[int][]int{}
 	for pid, st := range all {
