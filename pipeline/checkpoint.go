@@ -48,11 +48,13 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		return nil, err
 	}
 	wt := worktree.Repo(e.Repo, m)
-	h, err := wt.Commit("HEAD")
-	if err != nil {
-		return nil, err
-	}
-	tree, err := worktree.StateTree(e.Repo, m)
+	// Independent reads, at once: HEAD, its tree, and the state on disk.
+	var h, headTree, tree string
+	err = together(
+		func() (err error) { h, err = wt.Commit("HEAD"); return err },
+		func() (err error) { tree, err = worktree.StateTree(e.Repo, m); return err },
+		func() (err error) { headTree, err = wt.Tree("HEAD"); return err },
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -69,10 +71,6 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	cp := &Checkpoint{Project: e.Project.Name, WP: wp.ID, Commit: h, Paths: paths, Tree: v.Tree}
 	if err := VerifiedState(e.Repo, wp.ID, v, h); err != nil {
 		return nil, fault.Refusedf("%s's HEAD moved since it was verified: %v", wp.ID, err)
-	}
-	headTree, err := wt.Tree("HEAD")
-	if err != nil {
-		return nil, err
 	}
 	if headTree != v.Tree {
 		// The verified state is not all committed yet.
