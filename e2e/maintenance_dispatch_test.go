@@ -48,6 +48,37 @@ func TestAutoMaintenanceDuringDispatchGivesNoFinding(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".git", "info", "refs")); err == nil {
 		t.Fatal("maintenance wrote .git/info/refs")
 	}
+	// The background gc may still be writing once the pack is there; the
+	// test's directory is removed only after it ended.
+	waitNoProcessIn(t, dir, 30*time.Second)
+}
+
+// waitNoProcessIn waits until no process works in dir (its working
+// directory under it), as a detached maintenance does.
+func waitNoProcessIn(t *testing.T, dir string, bound time.Duration) {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(bound)
+	for {
+		busy := ""
+		cwds, _ := filepath.Glob("/proc/[0-9]*/cwd")
+		for _, c := range cwds {
+			if d, err := os.Readlink(c); err == nil && (d == real || strings.HasPrefix(d, real+"/")) {
+				busy = c
+				break
+			}
+		}
+		if busy == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a process still works in the repository after %s: %s", bound, busy)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func packs(t *testing.T, dir string) int {
