@@ -323,7 +323,7 @@ func TestHooksRunTheBaseScriptNotOneRewrittenByAWorkPackage(t *testing.T) {
 		t.Errorf("WP1's agent saw scripts/setup.sh as %q (%v), want the checkpoint's", b, err)
 	}
 	evs := strings.Split(strings.TrimSpace(must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "worktree_provisioned", "--json")), "\n")
-	if len(evs) != 2 || !strings.Contains(evs[1], `"ok":true`) || !strings.Contains(evs[1], "setup.log") {
+	if len(evs) != 2 || !strings.Contains(evs[1], `"ok":true`) || !strings.Contains(evs[1], "setup.log") || !strings.Contains(strings.Join(evs, "\n"), `"from_base":["scripts/setup.sh"]`) {
 		t.Errorf("the setup runs are not recorded as before: %q", evs)
 	}
 }

@@ -79,7 +79,7 @@ func TestCheckpointHooksRunTheBaseScripts(t *testing.T) {
 	}
 	var seen *gitstore.Event
 	l.Each(gitstore.Query{Kinds: []string{KindProvisioned}}, func(e *gitstore.Event) error { seen = e; return nil })
-	if seen == nil || !strings.Contains(string(seen.Data), `"ok":true`) || len(seen.Attachments) != 1 || seen.Attachments[0].Name != "setup.log" {
+	if seen == nil || !strings.Contains(string(seen.Data), `"ok":true`) || !strings.Contains(string(seen.Data), `"from_base":["scripts/setup.sh"]`) || len(seen.Attachments) != 1 || seen.Attachments[0].Name != "setup.log" {
 		t.Fatalf("event: %+v", seen)
 	}
 	if !strings.Contains(out.String(), "scripts/setup.sh: the hooks run its version trusted at") {

@@ -141,6 +141,9 @@ func (mg *Manager) setup(hooks *Hooks, m *Meta, ev *Provisioned) ([]byte, error)
 		}
 	}
 	ev.Setup = &SetupRecord{Commands: hooks.Setup, Copied: copied, OK: err == nil}
+	for _, s := range swaps {
+		ev.Setup.FromBase = append(ev.Setup.FromBase, s.path)
+	}
 	if err != nil {
 		ev.Failure = err.Error()
 	}
