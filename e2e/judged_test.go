@@ -285,30 +285,46 @@ true
 }
 
 // A work package rewrites the script a trusted setup hook runs; the next
-// work package's worktree, provisioned from its checkpoint, does not run
-// the rewrite: the hooks were trusted with the base's script.
-func TestHooksDoNotRunAScriptRewrittenByAWorkPackage(t *testing.T) {
-	marker := filepath.Join(t.TempDir(), "rewrite-ran")
+// work package's worktree, provisioned from its checkpoint, runs the base's
+// script (the hooks were trusted with it), never the rewrite, and holds
+// the checkpoint's script when its agent starts.
+func TestHooksRunTheBaseScriptNotOneRewrittenByAWorkPackage(t *testing.T) {
+	tmp := t.TempDir()
+	marker, baseMarker := filepath.Join(tmp, "rewrite-ran"), filepath.Join(tmp, "base-ran")
+	seen := filepath.Join(tmp, "wp1-saw")
+	rewrite := "touch '" + marker + "'; echo set up > .setup-ran\n"
 	dir := scriptedPlan(t, map[string]string{
-		"scripts/setup.sh": "echo set up > .setup-ran\n",
+		"scripts/setup.sh": "touch '" + baseMarker + "'; echo set up > .setup-ran\n",
 		".gitignore":       ".setup-ran\n",
 		"agentproto.toml":  "[dispatch]\nadapter = \"scripted\"\n[worktree]\nsetup = [\"sh scripts/setup.sh\"]\n",
 	}, "[[wp]]\nid = \"WP0\"\ntitle = \"scripts\"\nowns = [\"scripts/**\"]\n[[wp]]\nid = \"WP1\"\ntitle = \"lib\"\nowns = [\"lib/**\"]\ndepends_on = [\"WP0\"]\n",
 		map[string]string{
-			"WP0": writeStep("scripts/setup.sh", "touch '"+marker+"'; echo set up > .setup-ran\n") + "\n" +
+			"WP0": writeStep("scripts/setup.sh", rewrite) + "\n" +
 				`{"op":"report","report":{"wp":"WP0","files":["scripts/setup.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
-			"WP1": writeStep("lib/one.sh", "echo one\n") + "\n" +
+			// WP1's agent records the script its worktree holds as it starts.
+			"WP1": `{"op":"run","cmd":"cp scripts/setup.sh '` + seen + `'"}` + "\n" + writeStep("lib/one.sh", "echo one\n") + "\n" +
 				`{"op":"report","report":{"wp":"WP1","files":["lib/one.sh"],"design_choices":[],"wiring":[],"exit_codes":[]}}`,
 		})
 	unconfined(t, dir) // the rewrite would be held by the sandbox; here what runs is checked
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
 	os.Remove(marker)
+	os.Remove(baseMarker)
 	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo", "--wp", "WP1")
-	if err == nil || !strings.Contains(out+errOut, "differs in this worktree from what was trusted") || !strings.Contains(out+errOut, "scripts/setup.sh changed") {
+	if err != nil || !strings.Contains(out+errOut, "scripts/setup.sh: the hooks run its version trusted at") {
 		t.Fatalf("dispatch of WP1: %v\n%s\n%s", err, out, errOut)
 	}
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("the rewritten setup script ran")
+		t.Error("the rewritten setup script ran")
+	}
+	if _, err := os.Stat(baseMarker); err != nil {
+		t.Errorf("the base's setup script did not run: %v", err)
+	}
+	if b, err := os.ReadFile(seen); err != nil || string(b) != rewrite {
+		t.Errorf("WP1's agent saw scripts/setup.sh as %q (%v), want the checkpoint's", b, err)
+	}
+	evs := strings.Split(strings.TrimSpace(must(t, dir, "git", "agentproto", "ledger", "log", "--kind", "worktree_provisioned", "--json")), "\n")
+	if len(evs) != 2 || !strings.Contains(evs[1], `"ok":true`) || !strings.Contains(evs[1], "setup.log") || !strings.Contains(strings.Join(evs, "\n"), `"from_base":["scripts/setup.sh"]`) {
+		t.Errorf("the setup runs are not recorded as before: %q", evs)
 	}
 }
 

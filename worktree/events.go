@@ -48,6 +48,9 @@ type Provisioned struct {
 type SetupRecord struct {
 	Commands []string `json:"commands"`
 	Copied   []string `json:"copied"`
+	// FromBase are the files the hooks ran in the base's version, not the
+	// version the worktree's checkout (a checkpoint) holds.
+	FromBase []string `json:"from_base,omitempty"`
 	OK       bool     `json:"ok"`
 }
 

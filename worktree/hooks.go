@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
@@ -36,6 +37,9 @@ type Hooks struct {
 	// commands name, with their object ids at the base: what the commands
 	// run is trusted along with their text.
 	Scripts map[string]string `json:"scripts,omitempty"`
+	// named are the paths the commands may name, whether or not the base
+	// has them: one that a checkpoint adds has no trusted version.
+	named []string
 }
 
 // Empty reports whether there is nothing to run or copy.
@@ -84,6 +88,7 @@ func HooksAt(repo *gitrepo.Repo, commit string) (*Hooks, error) {
 		return h, nil
 	}
 	cands := scriptCandidates(append(append([]string{}, h.Setup...), h.Teardown...), h.Env)
+	h.named = cands
 	if h.Scripts, err = hookScripts(repo, commit, cands); err != nil {
 		return nil, err
 	}
@@ -193,10 +198,17 @@ func (e *HookError) Error() string {
 	return fmt.Sprintf("%s hook %d (%s) exited with code %d", e.Phase, e.Index+1, e.Command, e.ExitCode)
 }
 
+// DefaultHookTimeout bounds one hook when [worktree] hook_timeout is unset.
+const DefaultHookTimeout = 10 * time.Minute
+
 // RunHooks runs commands in the worktree, one after the other, streaming
 // their output live with a prefix and returning the whole log, scrubbed of
-// secrets. The first failure stops the run.
-func RunHooks(phase string, cmds []string, m *Meta, env map[string]string, live io.Writer) ([]byte, error) {
+// secrets. The first failure stops the run. Each command is bounded: past
+// bound it is ended with every process it started, and fails.
+func RunHooks(phase string, cmds []string, m *Meta, env map[string]string, bound time.Duration, live io.Writer) ([]byte, error) {
+	if bound <= 0 {
+		bound = DefaultHookTimeout
+	}
 	var log bytes.Buffer
 	var mu sync.Mutex
 	for i, c := range cmds {
@@ -206,16 +218,25 @@ func RunHooks(phase string, cmds []string, m *Meta, env map[string]string, live 
 		// A hook's command is trusted, but what it runs from the worktree
 		// (a script, a sourced helper, an included makefile) may be an
 		// agent's: it runs in the sandbox, writing only its worktree.
-		cmd, _, done, err := sandbox.JudgedCommand(context.Background(), m.Path, hookEnv(m, env), nil, "sh", "-c", c)
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		cmd, _, done, err := sandbox.JudgedCommand(ctx, m.Path, hookEnv(m, env), nil, "sh", "-c", c)
 		if err != nil {
+			cancel()
 			return secrets.ScrubBytes(log.Bytes()), &HookError{Phase: phase, Index: i, Command: c, Err: err}
 		}
 		cmd.Stdin = nil
 		pw := &prefixWriter{prefix: prefix, live: live, log: &log, mu: &mu}
 		cmd.Stdout, cmd.Stderr = pw, pw
 		err = cmd.Run()
+		timedOut := ctx.Err() != nil
+		cancel()
 		done()
 		pw.flush()
+		if timedOut {
+			fmt.Fprintf(&log, "timed out after %s\n", bound)
+			return secrets.ScrubBytes(log.Bytes()), &HookError{Phase: phase, Index: i, Command: c, Err: fmt.Errorf(
+				"ran past its bound ([worktree] hook_timeout = %s) and was ended with every process it started", bound)}
+		}
 		if err != nil {
 			he := &HookError{Phase: phase, Index: i, Command: c}
 			var ee *exec.ExitError
@@ -354,27 +375,4 @@ func MarkFailed(repo *gitrepo.Repo, m *Meta, err error) error {
 	m.State = StateSetupFailed
 	m.Failure = err.Error()
 	return writeMeta(repo, m)
-}
-
-// sameScripts refuses to run hooks trusted at one commit in a worktree
-// checked out at another (a work package's checkpoint) whose copy of a
-// script they run differs: what would run is not what was trusted.
-func sameScripts(repo *gitrepo.Repo, h *Hooks, checkout string) error {
-	if h.Commit == "" || h.Commit == checkout || len(h.Scripts) == 0 {
-		return nil
-	}
-	var changed []string
-	for path, id := range h.Scripts {
-		got, err := repo.Object(checkout + ":" + strings.TrimSuffix(path, "/"))
-		if err != nil || got != id {
-			changed = append(changed, path)
-		}
-	}
-	if len(changed) == 0 {
-		return nil
-	}
-	sort.Strings(changed)
-	return &HookError{Phase: "setup", Command: strings.Join(h.Setup, "; "), Err: fmt.Errorf(
-		"what it runs differs in this worktree from what was trusted at %.12s (%s changed at %.12s): the hooks do not run it; review the change, then trust the hooks as of that commit (git agentproto trust) or provision from the trusted base",
-		h.Commit, strings.Join(changed, ", "), checkout)}
 }

@@ -14,7 +14,7 @@ func (mg *Manager) teardown(m *Meta) ([]byte, error) {
 	if err := RequireTrust(mg.Repo, hooks, m.Base); err != nil {
 		return nil, err
 	}
-	return RunHooks("teardown", hooks.Teardown, m, hooks.Env, mg.Out)
+	return RunHooks("teardown", hooks.Teardown, m, hooks.Env, mg.Config.HookTimeout.Duration, mg.Out)
 }
 
 // Removal is what Manager.Remove removed: a worktree, or what an

@@ -111,17 +111,39 @@ func (mg *Manager) New(o CreateOptions) (*Meta, error) {
 }
 
 // setup copies the configured files into m, then runs the setup hooks; it
-// fills the event's account of both and returns the hooks' log.
+// fills the event's account of both and returns the hooks' log. In a
+// worktree checked out at another commit than the hooks' (a work package's
+// checkpoint), the hooks run the base's version of what they run
+// (basescripts.go) and the checkpoint's is put back after.
 func (mg *Manager) setup(hooks *Hooks, m *Meta, ev *Provisioned) ([]byte, error) {
 	copied, err := CopyFiles(mainWorkTree(mg.Repo), hooks.Copy, m, mg.Out)
+	var swaps []scriptSwap
 	if err == nil {
-		err = sameScripts(mg.Repo, hooks, m.BaseCommit)
+		swaps, err = baseScriptSwaps(mg.Repo, hooks, m.BaseCommit)
+	}
+	if err == nil && len(swaps) > 0 {
+		for _, s := range swaps {
+			fmt.Fprintf(mg.Out, "[setup] %s: the hooks run its version trusted at %.12s, not the one at %.12s\n", s.path, hooks.Commit, m.BaseCommit)
+		}
+		if err = swapIn(mg.Repo, m.Path, swaps); err != nil {
+			err = fmt.Errorf("setting the trusted version of what the hooks run in place: %w", err)
+		}
 	}
 	var log []byte
 	if err == nil {
-		log, err = RunHooks("setup", hooks.Setup, m, hooks.Env, mg.Out)
+		log, err = RunHooks("setup", hooks.Setup, m, hooks.Env, mg.Config.HookTimeout.Duration, mg.Out)
+	}
+	if len(swaps) > 0 {
+		// Put back even after a failed run (or a failed swap in): the
+		// worktree holds the checkpoint whatever the hooks did.
+		if rerr := swapOut(mg.Repo, m.Path, swaps); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("putting the checkpoint's version back after the hooks: %w", rerr))
+		}
 	}
 	ev.Setup = &SetupRecord{Commands: hooks.Setup, Copied: copied, OK: err == nil}
+	for _, s := range swaps {
+		ev.Setup.FromBase = append(ev.Setup.FromBase, s.path)
+	}
 	if err != nil {
 		ev.Failure = err.Error()
 	}

@@ -44,6 +44,7 @@ func Default() Config {
 		Ledger:   Ledger{PackThreshold: 16, AutoMaintenance: 2000},
 		Sync:     Sync{Remote: "origin"},
 		Plans:    Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
+		Worktree: Worktree{HookTimeout: minutes(10)},
 		Sessions: Sessions{IdleExit: minutes(10), WedgeAfter: minutes(10)},
 		Dispatch: Dispatch{MaxParallel: 4, Timeout: minutes(40), GateTimeout: minutes(30), RateLimitWait: seconds(30)},
 		PR:       PR{Remote: "origin"},

@@ -11,13 +11,13 @@ import (
 )
 
 func TestDurationsDecodeWithTheirUnit(t *testing.T) {
-	cfg, err := Parse([]byte("[dispatch]\ntimeout = \"90s\"\ngate_timeout = \"2m\"\nrate_limit_wait = \"10ms\"\n[sessions]\nidle_exit = \"1h30m\"\n[review]\nmutation_budget = \"0s\"\n"), "x.toml")
+	cfg, err := Parse([]byte("[dispatch]\ntimeout = \"90s\"\ngate_timeout = \"2m\"\nrate_limit_wait = \"10ms\"\n[sessions]\nidle_exit = \"1h30m\"\n[review]\nmutation_budget = \"0s\"\n[worktree]\nhook_timeout = \"45s\"\n"), "x.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := []time.Duration{cfg.Dispatch.Timeout.Duration, cfg.Dispatch.GateTimeout.Duration, cfg.Dispatch.RateLimitWait.Duration,
-		cfg.Sessions.IdleExit.Duration, cfg.Review.MutationBudget.Duration}
-	want := []time.Duration{90 * time.Second, 2 * time.Minute, 10 * time.Millisecond, 90 * time.Minute, 0}
+		cfg.Sessions.IdleExit.Duration, cfg.Review.MutationBudget.Duration, cfg.Worktree.HookTimeout.Duration, Default().Worktree.HookTimeout.Duration}
+	want := []time.Duration{90 * time.Second, 2 * time.Minute, 10 * time.Millisecond, 90 * time.Minute, 0, 45 * time.Second, 10 * time.Minute}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("duration %d = %v, want %v", i, got[i], want[i])

@@ -124,6 +124,10 @@ type Worktree struct {
 	Env map[string]string `toml:"env" json:"env"`
 	// Teardown commands run in a worktree before it is removed.
 	Teardown []string `toml:"teardown" json:"teardown"`
+	// HookTimeout bounds one setup or teardown command ("10m"); past it
+	// the command is ended with every process it started, and fails.
+	// Read from the configuration in force, not from the base's file.
+	HookTimeout Duration `toml:"hook_timeout" json:"hook_timeout"`
 	// Submodules: new worktrees initialise and update their submodules
 	// (git submodule update --init --recursive); else they stay empty
 	// directories, as git worktree add leaves them.

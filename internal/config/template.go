@@ -44,6 +44,9 @@ const Template = `# agentproto.toml: configuration of git agentproto for this re
 # copy = [".env"]
 # env = { GOFLAGS = "-mod=mod" }
 # teardown = []
+# Bound of one setup or teardown command; past it the command is ended with
+# every process it started, and provisioning fails.
+# hook_timeout = "10m"
 # Initialise the submodules of new worktrees (git submodule update --init).
 # submodules = false
 # When a session gets its own worktree: "on-request", "always" (refuse one

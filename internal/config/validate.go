@@ -115,6 +115,9 @@ func (c *Config) validate() error {
 			return BadValue("must be longer than zero, such as \"40m\"", "dispatch", k.key)
 		}
 	}
+	if c.Worktree.HookTimeout.Duration <= 0 {
+		return BadValue("must be longer than zero, such as \"10m\"", "worktree", "hook_timeout")
+	}
 	if c.Review.MutationBudget.Duration < 0 {
 		return BadValue("must not be negative (\"0s\" turns the mutation smoke off)", "review", "mutation_budget")
 	}
