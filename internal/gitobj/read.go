@@ -35,6 +35,11 @@ type Reader struct {
 	zr    io.ReadCloser
 	src   bytes.Reader
 	bases baseCache
+	// loose reads a loose object: its file, the inflater, its output.
+	loose struct {
+		file, content *bufio.Reader
+		z             io.ReadCloser
+	}
 }
 
 // NewReader returns a reader of set for one goroutine.
@@ -46,6 +51,9 @@ func NewReader(set *PackSet) *Reader {
 func (r *Reader) Close() {
 	if r.zr != nil {
 		r.zr.Close()
+	}
+	if r.loose.z != nil {
+		r.loose.z.Close()
 	}
 }
 
@@ -118,11 +126,29 @@ func (r *Reader) readLoose(h plumbing.Hash, dst []byte, streamOver int64) (typ p
 // inflateLoose reads a loose object: zlib around "TYPE SIZE\x00" and the
 // content.
 func (r *Reader) inflateLoose(f *os.File, dst []byte, streamOver int64) (plumbing.ObjectType, []byte, io.Reader, error) {
-	zr, err := zlib.NewReader(bufio.NewReader(f))
-	if err != nil {
+	// The readers are kept from one object to the next: a new inflater
+	// and two buffers per object cost more than inflating a small one.
+	// A stream is read to its end before the next call, so one set serves.
+	if r.loose.file == nil {
+		r.loose.file = bufio.NewReader(f)
+	} else {
+		r.loose.file.Reset(f)
+	}
+	if r.loose.z == nil {
+		zr, err := zlib.NewReader(r.loose.file)
+		if err != nil {
+			return 0, nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		r.loose.z = zr
+	} else if err := r.loose.z.(zlib.Resetter).Reset(r.loose.file, nil); err != nil {
 		return 0, nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	br := bufio.NewReader(zr)
+	if r.loose.content == nil {
+		r.loose.content = bufio.NewReader(r.loose.z)
+	} else {
+		r.loose.content.Reset(r.loose.z)
+	}
+	br := r.loose.content
 	head, err := br.ReadString(0)
 	if err != nil {
 		return 0, nil, nil, fmt.Errorf("%w: no header", ErrCorrupt)

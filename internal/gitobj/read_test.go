@@ -141,3 +141,42 @@ func mustGlob(t *testing.T, pattern string) string {
 	}
 	return m[0]
 }
+
+// TestLooseReaderMatchesGit reads every loose object with one reader, whose
+// inflater and buffers serve one object after the other, after a stream
+// left half read, and compares each with what git reads.
+func TestLooseReaderMatchesGit(t *testing.T) {
+	dir := historyRepo(t)
+	want := catFileAll(t, dir)
+	set := OpenPackSet(filepath.Join(dir, ".git"))
+	defer set.Close()
+	if len(set.packs) != 0 {
+		t.Fatalf("mapped %d packs; the objects must be loose", len(set.packs))
+	}
+	r := NewReader(set)
+	defer r.Close()
+	big := testgit.Run(t, dir, "rev-parse", "HEAD:bin/blob.dat")
+	_, _, stream, found, err := r.ReadOrStream(plumbing.NewHash(big), nil, 4096)
+	if err != nil || !found || stream == nil {
+		t.Fatalf("streaming %s: found=%v stream=%v err=%v", big, found, stream != nil, err)
+	}
+	if _, err := io.ReadFull(stream, make([]byte, 100)); err != nil {
+		t.Fatal(err)
+	}
+	stream.(io.Closer).Close() // left half read
+	var buf []byte
+	for id, body := range want {
+		_, data, found, err := r.Read(plumbing.NewHash(id), buf)
+		if err != nil || !found || !bytes.Equal(data, body) {
+			t.Fatalf("%s: found=%v err=%v, %d bytes where git reads %d", id, found, err, len(data), len(body))
+		}
+		buf = data[:0]
+	}
+	_, _, stream, _, err = r.ReadOrStream(plumbing.NewHash(big), nil, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole, err := io.ReadAll(stream); err != nil || !bytes.Equal(whole, want[big]) {
+		t.Fatalf("the stream of %s after the others: %d bytes, err %v", big, len(whole), err)
+	}
+}
