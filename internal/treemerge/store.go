@@ -7,6 +7,11 @@
 // asks git (merge-tree), which then decides conflicts and renames exactly
 // as it always does. A merge is then a few map lookups instead of a git
 // process, which is what many merges in a row cost.
+//
+// Written here because no Go library merges trees (go-git fast-forwards
+// only), and git's own merge is a process per merge: consolidating 128
+// work packages ran 256 git processes one after another, 1.4 s, against
+// 110–120 ms in-process (BenchmarkScaleConsolidate128).
 package treemerge
 
 import (
