@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/app"
 )
 
 // effect is what a tool does to the repository, the ledger and the
@@ -155,11 +157,11 @@ func refineInput(name string, s *jsonschema.Schema) {
 // outputSchema is the schema of what a tool answers: its document (an
 // object with "schema" first, a list as {"schema", "items"}), or an error
 // document (errorDoc: a client validates the structured content of a
-// tool error too), or for a long tool a job to wait on (jobDoc).
+// tool error too), or for a long tool a job to wait on (app.JobDoc).
 func outputSchema[Out any](long bool) (*jsonschema.Schema, error) {
 	types := []reflect.Type{reflect.TypeFor[Out](), reflect.TypeFor[errorDoc]()}
 	if long {
-		types = append(types, reflect.TypeFor[jobDoc]())
+		types = append(types, reflect.TypeFor[app.JobDoc]())
 	}
 	s := &jsonschema.Schema{Type: "object"}
 	for _, t := range types {

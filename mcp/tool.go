@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/secrets"
 )
@@ -36,7 +37,7 @@ type Result[Out any] struct {
 	Fail error
 	// Job, when set, is the answer instead of Doc: the work goes on past
 	// the call's bound and job_wait reads its result.
-	Job *jobDoc
+	Job *app.JobDoc
 }
 
 // SchemaOf is the schema name of a command's --json shape: "plan check"
