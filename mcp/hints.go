@@ -124,7 +124,7 @@ var (
 	waitPattern  = `^(` + durationPattern + `)+$`
 	longPattern  = `^(0|(` + durationPattern + `)+)$`
 	zero, one    = 0.0, 1.0
-	maxLastF     = float64(maxOutputLines)
+	maxLastF     = float64(app.MaxTailLines)
 	maxEventsF   = float64(maxLogEvents)
 	refinedInput = map[string]func(props map[string]*jsonschema.Schema){
 		"session_wait": func(p map[string]*jsonschema.Schema) {

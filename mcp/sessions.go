@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -109,7 +110,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			rec, err := e.startSession(ctx, in)
 			if err != nil {
 				if rec != nil {
-					doc, _ := stamped(rec, SchemaOf("sessions start"))
+					doc, _ := stamped(rec, jsondoc.Schema("sessions start"))
 					return nil, &withDoc{err: err, doc: doc}
 				}
 				return nil, err
@@ -136,12 +137,12 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_output", "A session's output, one item per line: the last 60 by default (at most 2000), a line past 4 KiB cut with a marker; clean strips terminal escapes. "+
 		"Read it after a turn ends to see how it ended.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result[[]outputLine], error) {
-			lines, err := e.output(ctx, in.ID, in.Last, in.Clean)
+		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result[[]app.OutputLine], error) {
+			lines, err := e.app.SessionTail(ctx, in.ID, in.Last, in.Clean)
 			if err != nil {
 				return nil, err
 			}
-			return &Result[[]outputLine]{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
+			return &Result[[]app.OutputLine]{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
 		})
 	addTool(s, "session_prompt", "Send a session another turn, or interrupt its current one (the turn in progress is lost). To answer a work package waiting_decision use plan_answer: it also records the choice.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in promptIn) (*Result[promptDoc], error) {
@@ -317,42 +318,4 @@ func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*R
 		res.Fail = fault.Timeoutf("timed out after %s; still running: %s", d, strings.Join(pending, " "))
 	}
 	return res, nil
-}
-
-// outputLine is one line of `sessions output --json`.
-type outputLine struct {
-	Session string `json:"session"`
-	Line    string `json:"line"`
-}
-
-func (e *env) output(ctx context.Context, id string, last int, clean bool) ([]outputLine, error) {
-	if err := sessions.ValidateID(id); err != nil {
-		return nil, err
-	}
-	switch {
-	case last < 0 || last > maxOutputLines:
-		return nil, fault.Invalidf("last must be between 1 and %d (0: the last %d)", maxOutputLines, defaultOutputLines)
-	case last == 0:
-		last = defaultOutputLines
-	}
-	rec, b, err := e.app.SessionOutput(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if clean {
-		b = app.StripEscapes(b)
-	}
-	parts := bytes.SplitAfter(b, []byte("\n"))
-	if n := len(parts); n > 0 && len(parts[n-1]) == 0 {
-		parts = parts[:n-1]
-	}
-	if last > 0 && len(parts) > last {
-		parts = parts[len(parts)-last:]
-	}
-	lines := []outputLine{}
-	for _, p := range parts {
-		p = bytes.TrimSuffix(bytes.TrimSuffix(p, []byte("\n")), []byte("\r"))
-		lines = append(lines, outputLine{Session: rec.ID, Line: cutLine(p)})
-	}
-	return lines, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 )
 
 func resolvedFor[In any](t testing.TB) *jsonschema.Resolved {
@@ -65,20 +66,20 @@ func TestDecodeArgsRefusesWhatTheSchemaDoesNotName(t *testing.T) {
 }
 
 func TestStampedPutsTheSchemaFirst(t *testing.T) {
-	b, err := stamped(map[string]any{"ok": true}, SchemaOf("plan check"))
+	b, err := stamped(map[string]any{"ok": true}, jsondoc.Schema("plan check"))
 	if err != nil || string(b) != `{"schema":"agentproto.plan.check/v1","ok":true}` {
 		t.Fatalf("object: %s %v", b, err)
 	}
-	b, _ = stamped([]map[string]int{{"a": 1}}, SchemaOf("worktree ls"))
+	b, _ = stamped([]map[string]int{{"a": 1}}, jsondoc.Schema("worktree ls"))
 	if string(b) != `{"schema":"agentproto.worktree.ls/v1","items":[{"schema":"agentproto.worktree.ls/v1","a":1}]}` {
 		t.Fatalf("list: %s", b)
 	}
 	var nilList []int
-	if b, _ = stamped(nilList, SchemaOf("sessions ls")); string(b) != `{"schema":"agentproto.sessions.ls/v1","items":[]}` {
+	if b, _ = stamped(nilList, jsondoc.Schema("sessions ls")); string(b) != `{"schema":"agentproto.sessions.ls/v1","items":[]}` {
 		t.Fatalf("empty list: %s", b)
 	}
 	own := []json.RawMessage{json.RawMessage(`{"schema":"agentproto.event/v1","id":"x"}`)}
-	if b, _ = stamped(own, SchemaOf("ledger log")); !strings.Contains(string(b), `"items":[{"schema":"agentproto.event/v1","id":"x"}]`) {
+	if b, _ = stamped(own, jsondoc.Schema("ledger log")); !strings.Contains(string(b), `"items":[{"schema":"agentproto.event/v1","id":"x"}]`) {
 		t.Fatalf("an envelope lost its own schema: %s", b)
 	}
 }

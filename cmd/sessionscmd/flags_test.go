@@ -115,18 +115,6 @@ func TestGCVerdict(t *testing.T) {
 	}
 }
 
-func TestLastLines(t *testing.T) {
-	b := []byte("a\nb\nc\n")
-	for n, want := range map[int]string{0: "a\nb\nc\n", 1: "c\n", 2: "b\nc\n", 9: "a\nb\nc\n"} {
-		if got := string(lastLines(b, n)); got != want {
-			t.Errorf("lastLines(%d) = %q, want %q", n, got, want)
-		}
-	}
-	if got := string(lastLines([]byte("a\nb"), 1)); got != "b" {
-		t.Errorf("an unfinished last line: %q", got)
-	}
-}
-
 // With no daemon nothing is live; gc --json still prints JSON (the empty
 // list), and starts no daemon to say so.
 func TestGCWithoutADaemonPrintsJSON(t *testing.T) {
