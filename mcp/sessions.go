@@ -146,17 +146,10 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_prompt", "Send a session another turn, or interrupt its current one (the turn in progress is lost). To answer a work package waiting_decision use plan_answer: it also records the choice.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in promptIn) (*Result[promptDoc], error) {
-			if err := sessions.ValidateID(in.ID); err != nil {
-				return nil, err
-			}
 			if in.Text == "" && !in.Interrupt {
 				return nil, fault.Invalidf("give text (or interrupt alone)")
 			}
-			c, err := e.app.Sessions()
-			if err != nil {
-				return nil, err
-			}
-			if err := c.Prompt(ctx, in.ID, in.Text, in.Interrupt); err != nil {
+			if err := e.app.PromptSession(ctx, in.ID, in.Text, in.Interrupt); err != nil {
 				return nil, err
 			}
 			return &Result[promptDoc]{Command: "sessions prompt", Doc: promptDoc{ID: in.ID, Sent: true, Interrupt: in.Interrupt},
@@ -164,14 +157,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_kill", "End a session and every process it started; its worktree stays. A dispatched session is ended by the daemon once verified: kill only what is stuck.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result[*sessions.Record], error) {
-			if err := sessions.ValidateID(in.ID); err != nil {
-				return nil, err
-			}
-			c, err := e.app.Sessions()
-			if err != nil {
-				return nil, err
-			}
-			rec, err := c.Kill(ctx, in.ID)
+			rec, err := e.app.KillSession(ctx, in.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -211,15 +197,6 @@ func (e *env) startSession(ctx context.Context, in startIn) (*sessions.Record, e
 		Prompt: in.Prompt, Label: in.Label, NoPing: in.NoPing, By: "mcp"})
 }
 
-func allOver(recs []*sessions.Record) bool {
-	for _, r := range recs {
-		if !sessions.Terminal(r.State) {
-			return false
-		}
-	}
-	return true
-}
-
 // boundedWait parses a wait and caps it at cap; capped says the cap cut it.
 func boundedWait(s, def string, limit time.Duration, what string) (time.Duration, bool, error) {
 	if s == "" {
@@ -236,26 +213,15 @@ func boundedWait(s, def string, limit time.Duration, what string) (time.Duration
 }
 
 func (e *env) monitor(ctx context.Context, req *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
-	recs, err := e.app.Records(ctx, in.IDs)
-	if err != nil {
-		return nil, err
-	}
 	d, _, err := boundedWait(in.For, "45s", 45*time.Second, "for")
 	if err != nil {
 		return nil, err
 	}
-	if !allOver(recs) {
-		c, err := e.app.Sessions()
-		if err != nil {
-			return nil, err
-		}
-		stop := waiting(ctx, req, "session_monitor", len(in.IDs))
-		changed, err := c.Monitor(ctx, in.IDs, d)
-		stop()
-		if err != nil {
-			return nil, err
-		}
-		recs = append([]*sessions.Record{}, changed...)
+	stop := waiting(ctx, req, "session_monitor", len(in.IDs))
+	recs, err := e.app.MonitorSessions(ctx, in.IDs, d)
+	stop()
+	if err != nil {
+		return nil, err
 	}
 	var parts []string
 	for _, r := range recs {
@@ -277,10 +243,6 @@ func checkUntil(until string) (string, error) {
 }
 
 func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
-	recs, err := e.app.Records(ctx, in.IDs)
-	if err != nil {
-		return nil, err
-	}
 	until, err := checkUntil(in.Until)
 	if err != nil {
 		return nil, err
@@ -289,22 +251,11 @@ func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*R
 	if err != nil {
 		return nil, err
 	}
-	pending := []string{}
-	if !allOver(recs) {
-		c, err := e.app.Sessions()
-		if err != nil {
-			return nil, err
-		}
-		stop := waiting(ctx, req, "session_wait", len(in.IDs))
-		still, err := c.Wait(ctx, in.IDs, until, d)
-		stop()
-		if err != nil {
-			return nil, err
-		}
-		pending = append(pending, still...)
-		if recs, err = e.app.Records(ctx, in.IDs); err != nil {
-			return nil, err
-		}
+	stop := waiting(ctx, req, "session_wait", len(in.IDs))
+	recs, pending, err := e.app.WaitSessions(ctx, in.IDs, until, d)
+	stop()
+	if err != nil {
+		return nil, err
 	}
 	res := &Result[waitDoc]{Command: "sessions wait", Doc: waitDoc{Sessions: recs, Pending: pending}}
 	switch {

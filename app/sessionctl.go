@@ -1,0 +1,99 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentproto/agentproto/sessions"
+)
+
+// PromptSession sends session id another turn with text, after
+// interrupting its current one when interrupt (the turn in progress is
+// lost).
+func (e *Env) PromptSession(ctx context.Context, id, text string, interrupt bool) error {
+	if err := sessions.ValidateID(id); err != nil {
+		return err
+	}
+	c, err := e.Sessions()
+	if err != nil {
+		return err
+	}
+	return c.Prompt(ctx, id, text, interrupt)
+}
+
+// KillSession ends session id and every process it started, and returns
+// its record after the kill; its worktree stays.
+func (e *Env) KillSession(ctx context.Context, id string) (*sessions.Record, error) {
+	if err := sessions.ValidateID(id); err != nil {
+		return nil, err
+	}
+	c, err := e.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	return c.Kill(ctx, id)
+}
+
+// CancelPolicy cancels policy id: it fires no more; what it started goes
+// on.
+func (e *Env) CancelPolicy(ctx context.Context, id string) error {
+	c, err := e.Sessions()
+	if err != nil {
+		return err
+	}
+	return c.CancelPolicy(ctx, id)
+}
+
+// MonitorSessions returns the named sessions as soon as any one of them
+// changes state or turn, or after d; at once when all are over. An
+// unknown session is refused before anything waits.
+func (e *Env) MonitorSessions(ctx context.Context, ids []string, d time.Duration) ([]*sessions.Record, error) {
+	recs, err := e.Records(ctx, ids)
+	if err != nil || allOver(recs) {
+		return recs, err
+	}
+	c, err := e.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	changed, err := c.Monitor(ctx, ids, d)
+	if err != nil {
+		return nil, err
+	}
+	return append([]*sessions.Record{}, changed...), nil
+}
+
+// WaitSessions waits up to d until every named session reaches until
+// (sessions.UntilTurnEnd or UntilExit), and returns their records and
+// those that did not reach it. An unknown session is refused before
+// anything waits.
+func (e *Env) WaitSessions(ctx context.Context, ids []string, until string, d time.Duration) (recs []*sessions.Record, pending []string, err error) {
+	if recs, err = e.Records(ctx, ids); err != nil {
+		return nil, nil, err
+	}
+	pending = []string{}
+	if allOver(recs) {
+		return recs, pending, nil
+	}
+	c, err := e.Sessions()
+	if err != nil {
+		return nil, nil, err
+	}
+	still, err := c.Wait(ctx, ids, until, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	pending = append(pending, still...)
+	recs, err = e.Records(ctx, ids)
+	return recs, pending, err
+}
+
+// allOver says whether every session has ended: nothing to wait for.
+func allOver(recs []*sessions.Record) bool {
+	for _, r := range recs {
+		if !sessions.Terminal(r.State) {
+			return false
+		}
+	}
+	return true
+}
