@@ -97,3 +97,28 @@ func allOver(recs []*sessions.Record) bool {
 	}
 	return true
 }
+
+// Policies lists the daemon's policies and what they did; running is
+// false, and the list empty, when no daemon runs (none is started to
+// say so).
+func (e *Env) Policies(ctx context.Context) (ps []*sessions.Policy, running bool, err error) {
+	c, err := e.Sessions()
+	if err != nil || !c.Running(ctx) {
+		return nil, false, err
+	}
+	ps, err = c.Policies(ctx)
+	if ps == nil {
+		ps = []*sessions.Policy{}
+	}
+	return ps, true, err
+}
+
+// WaitPolicies waits up to d until every named policy fired, and returns
+// those that did not.
+func (e *Env) WaitPolicies(ctx context.Context, ids []string, d time.Duration) ([]string, error) {
+	c, err := e.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	return c.WaitPolicies(ctx, ids, d)
+}

@@ -46,9 +46,8 @@ var frontEndExceptions = map[string][]string{
 	"cmd/peercmd":        {"peers"},
 	"cmd/pipelinecmd":    {"judge", "pipeline", "profiles"},
 	"cmd/plan":           {"plans"},
-	"cmd/plugincmd":      {"launch", "plugins/host"},
-	"cmd/policycmd":      {"plugins/host", "sessions"},
-	"cmd/profilecmd":     {"plugins/host", "profiles"},
+	"cmd/plugincmd":      {"plugins/host"},
+	"cmd/profilecmd":     {"profiles"},
 	"cmd/scoutcmd":       {"scout"},
 	"cmd/sessionscmd":    {"sessions", "sessions/daemon"}, // serve alone runs the daemon
 	"cmd/watchcmd":       {"watch"},
