@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/worktree"
@@ -125,15 +126,7 @@ type receiptIn struct {
 // recordPeerDoc decodes a peer protocol document strictly and validates
 // or records it, as `supervisor event propose|receipt` do.
 func recordPeerDoc[T, Out any](ctx context.Context, e *env, command, what string, raw json.RawMessage, act func(*peers.Service, *T) (Out, bool, error), apply bool) (*Result[Out], error) {
-	svc, err := e.app.Peers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var doc T
-	if err := peers.DecodeStrict(raw, what, &doc); err != nil {
-		return nil, err
-	}
-	out, written, err := act(svc, &doc)
+	out, written, err := app.RecordPeerDoc(ctx, e.app, raw, what, act)
 	if err != nil {
 		return nil, err
 	}

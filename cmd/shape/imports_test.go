@@ -42,7 +42,6 @@ var frontEndExceptions = map[string][]string{
 	"cmd/forkcmd":        {"fork"},
 	"cmd/initcmd":        {"internal/clonesetup"},
 	"cmd/ledger":         {"gitstore"},
-	"cmd/lessoncmd":      {"lessons"},
 	"cmd/peercmd":        {"peers"},
 	"cmd/pipelinecmd":    {"judge", "pipeline", "profiles"},
 	"cmd/plan":           {"plans"},
