@@ -139,11 +139,11 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				if b.DryRun {
 					dry = " (dry run)"
 				}
-				lease := "lease until " + orDash(b.LeaseEnd)
+				lease := "lease until " + cmdutil.OrDash(b.LeaseEnd)
 				if b.LeaseEnded {
 					lease = "lease ended " + b.LeaseEnd + ": expired at the next fork command"
 				}
-				fmt.Fprintf(f.IO.Out, "%s  %-13s %s -> %s  %s%s\n", b.BranchID, b.State, b.SourceAgent, orDash(b.ExecutorAgent), lease, dry)
+				fmt.Fprintf(f.IO.Out, "%s  %-13s %s -> %s  %s%s\n", b.BranchID, b.State, b.SourceAgent, cmdutil.OrDash(b.ExecutorAgent), lease, dry)
 			}
 			return nil
 		},
@@ -230,11 +230,4 @@ func newCmdCancel(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the branch as JSON")
 	return cmd
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -32,7 +32,7 @@ func NewCmdConfigure(f *cmdutil.Factory, runF func(*ConfigureOptions) error) *co
 		Use:   "configure --goal G (--supervisor-agent A [--supervised-agent B]... | --clear-supervisor) [--apply]",
 		Short: "Configure (or clear) the goal's supervisor; without --apply, validate and print only",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(o, runF, configureRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, configureRun) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Goal, "goal-id", "", "goal id")

@@ -25,7 +25,7 @@ func NewCmdEvidenceAdd(f *cmdutil.Factory, runF func(*EvidenceAddOptions) error)
 	o := &EvidenceAddOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "add --goal G --agent A --ref REF --summary TEXT [--json]", Short: "Record an evidence reference", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, evidenceAddRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, evidenceAddRun) },
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the evidence recorded as JSON")
 	fl, ev := cmd.Flags(), &o.Evidence

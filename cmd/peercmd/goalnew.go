@@ -30,7 +30,7 @@ func NewCmdGoalNew(f *cmdutil.Factory, runF func(*GoalNewOptions) error) *cobra.
 		Args:  cmdutil.ExactArgs(1, "one goal id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
-			return runOr(o, runF, goalNewRun)
+			return cmdutil.RunOr(o, runF, goalNewRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Title, "title", "", "title")

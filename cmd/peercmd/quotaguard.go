@@ -30,7 +30,7 @@ func NewCmdQuotaGuard(f *cmdutil.Factory, runF func(*QuotaGuardOptions) error) *
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
-			return runOr(o, runF, quotaGuardRun)
+			return cmdutil.RunOr(o, runF, quotaGuardRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.As, "as", "", "the agent asking (a peer may check only its own quota)")

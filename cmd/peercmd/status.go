@@ -29,7 +29,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Status.Agent = args[0]
-			return runOr(o, runF, statusRun)
+			return cmdutil.RunOr(o, runF, statusRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the status recorded as JSON")

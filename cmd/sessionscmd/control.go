@@ -33,7 +33,7 @@ func newCmdPrompt(f *cmdutil.Factory, runF func(*PromptOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			return runOr(opts, runF, promptRun)
+			return cmdutil.RunOr(opts, runF, promptRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Text, "text", "", "prompt text")
@@ -86,7 +86,7 @@ func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Comman
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			return runOr(opts, runF, killRun)
+			return cmdutil.RunOr(opts, runF, killRun)
 		},
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the session's record after the kill as JSON")
@@ -128,7 +128,7 @@ func newCmdGC(f *cmdutil.Factory, runF func(*GCOptions) error) *cobra.Command {
 		Use:   "gc [--apply] [--json]",
 		Short: "Clean settled and dead sessions; report idle running ones as orphans",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(opts, runF, gcRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(opts, runF, gcRun) },
 	}
 	cmd.Flags().BoolVar(&opts.Apply, "apply", false, "clean them")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print as JSON")

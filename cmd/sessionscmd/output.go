@@ -32,7 +32,7 @@ func newCmdOutput(f *cmdutil.Factory, runF func(*OutputOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			return runOr(opts, runF, outputRun)
+			return cmdutil.RunOr(opts, runF, outputRun)
 		},
 	}
 	cmd.Flags().IntVar(&opts.Last, "last", 0, "only the last N lines")

@@ -36,7 +36,7 @@ a turn is in progress it refuses (exit 5) and names the sessions at work;
 --force ends them too. With no daemon running it does nothing. The next
 command that needs the daemon starts it again.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(opts, runF, stopRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(opts, runF, stopRun) },
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "stop it though sessions are at work")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, `print {"stopped","pid","ended"} as JSON`)
