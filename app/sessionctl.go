@@ -122,3 +122,39 @@ func (e *Env) WaitPolicies(ctx context.Context, ids []string, d time.Duration) (
 	}
 	return c.WaitPolicies(ctx, ids, d)
 }
+
+// stopWait bounds the wait for the daemon to end its sessions and exit.
+const stopWait = time.Minute
+
+// DaemonStop is what stopping the sessions daemon did: nothing when none
+// ran, else its pid and the sessions it ended.
+type DaemonStop struct {
+	Stopped bool
+	PID     int
+	Ended   []*sessions.Record
+}
+
+// StopDaemon stops this repository's sessions daemon now, ending the
+// sessions it still holds; while a turn is in progress it refuses unless
+// force. With no daemon running it does nothing and starts none.
+func (e *Env) StopDaemon(ctx context.Context, force bool) (*DaemonStop, error) {
+	c, err := e.Sessions()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, stopWait)
+	defer cancel()
+	s := &DaemonStop{Ended: []*sessions.Record{}}
+	if s.Stopped, err = c.Probe(ctx); err != nil || !s.Stopped {
+		return s, err
+	}
+	pid, ended, err := c.Stop(ctx, force)
+	if err != nil {
+		return nil, err
+	}
+	s.PID = pid
+	if ended != nil {
+		s.Ended = ended
+	}
+	return s, nil
+}
