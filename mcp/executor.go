@@ -50,15 +50,11 @@ func addExecutorTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "evidence_add", "Record a compact evidence reference under your own agent id.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in evidenceIn) (*Result[evidenceDoc], error) {
-			svc, err := e.app.Peers(ctx)
-			if err != nil {
-				return nil, err
-			}
 			agent, err := e.agent()
 			if err != nil {
 				return nil, err
 			}
-			if err := svc.AddEvidence(peers.Evidence{Goal: in.Goal, Agent: agent, Ref: in.Ref, Summary: in.Summary}); err != nil {
+			if err := e.app.AddEvidence(ctx, peers.Evidence{Goal: in.Goal, Agent: agent, Ref: in.Ref, Summary: in.Summary}); err != nil {
 				return nil, err
 			}
 			return &Result[evidenceDoc]{Command: "evidence add", Doc: evidenceDoc{Goal: in.Goal, Agent: agent, Ref: in.Ref, Recorded: true},
@@ -66,15 +62,11 @@ func addExecutorTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "quota_guard", "Your remaining turns; a spent quota is a tool error (exit 5).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*Result[*peers.Quota], error) {
-			svc, err := e.app.Peers(ctx)
-			if err != nil {
-				return nil, err
-			}
 			agent, err := e.agent()
 			if err != nil {
 				return nil, err
 			}
-			q, err := svc.QuotaGuard(agent, agent)
+			q, err := e.app.QuotaGuard(ctx, agent, agent)
 			if err != nil {
 				return nil, err
 			}
@@ -85,11 +77,7 @@ func addExecutorTools(s *sdk.Server, e *env) {
 func addPeerTools(s *sdk.Server, e *env) {
 	addTool(s, "supervisor_observe", "The read-only observation packet of a goal's supervised peers.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in goalAgentIn) (*Result[*peers.Observation], error) {
-			svc, err := e.app.Peers(ctx)
-			if err != nil {
-				return nil, err
-			}
-			o, err := svc.Observe(in.Goal, in.Agent)
+			o, err := e.app.ObserveGoal(ctx, in.Goal, in.Agent)
 			if err != nil {
 				return nil, err
 			}

@@ -37,11 +37,7 @@ func NewCmdEvidenceAdd(f *cmdutil.Factory, runF func(*EvidenceAddOptions) error)
 }
 
 func evidenceAddRun(o *EvidenceAddOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	if err := s.AddEvidence(o.Evidence); err != nil {
+	if err := o.App.AddEvidence(context.Background(), o.Evidence); err != nil {
 		return err
 	}
 	return wrote(o.IO.Out, o.Export, o.JSON, o.Evidence, true, "recorded evidence "+o.Evidence.Ref, "")

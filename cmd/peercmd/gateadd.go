@@ -37,11 +37,7 @@ func NewCmdGateAdd(f *cmdutil.Factory, runF func(*GateAddOptions) error) *cobra.
 }
 
 func gateAddRun(o *GateAddOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.AddGate(o.Goal, o.ID, o.Question)
+	written, err := o.App.AddGate(context.Background(), o.Goal, o.ID, o.Question)
 	if err != nil {
 		return err
 	}

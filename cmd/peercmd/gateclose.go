@@ -37,11 +37,7 @@ func NewCmdGateClose(f *cmdutil.Factory, runF func(*GateCloseOptions) error) *co
 }
 
 func gateCloseRun(o *GateCloseOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.CloseGate(o.Goal, o.ID, o.Answer)
+	written, err := o.App.CloseGate(context.Background(), o.Goal, o.ID, o.Answer)
 	if err != nil {
 		return err
 	}

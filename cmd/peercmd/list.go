@@ -34,11 +34,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 }
 
 func listRun(o *ListOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	rows, err := s.List(o.Goal, o.Agent)
+	rows, err := o.App.SupervisorEvents(context.Background(), o.Goal, o.Agent)
 	if err != nil {
 		return err
 	}

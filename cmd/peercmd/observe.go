@@ -32,11 +32,7 @@ func NewCmdObserve(f *cmdutil.Factory, runF func(*ObserveOptions) error) *cobra.
 }
 
 func observeRun(o *ObserveOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	obs, err := s.Observe(o.Goal, o.Agent)
+	obs, err := o.App.ObserveGoal(context.Background(), o.Goal, o.Agent)
 	if err != nil {
 		return err
 	}

@@ -43,11 +43,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 }
 
 func statusRun(o *StatusOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	if err := s.SetStatus(o.Status); err != nil {
+	if err := o.App.SetPeerStatus(context.Background(), o.Status); err != nil {
 		return err
 	}
 	return wrote(o.IO.Out, o.Export, o.JSON, o.Status, true, "recorded "+o.Status.Agent+"'s status on "+o.Status.Goal, "")

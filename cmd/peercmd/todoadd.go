@@ -37,11 +37,7 @@ func NewCmdTodoAdd(f *cmdutil.Factory, runF func(*TodoAddOptions) error) *cobra.
 }
 
 func todoAddRun(o *TodoAddOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.AddTodo(o.Goal, o.ID, o.Title)
+	written, err := o.App.AddTodo(context.Background(), o.Goal, o.ID, o.Title)
 	if err != nil {
 		return err
 	}
