@@ -82,3 +82,13 @@ func (e *Env) CloseGate(ctx context.Context, goal, id, answer string) (bool, err
 	}
 	return s.CloseGate(goal, id, answer)
 }
+
+// ConfigureGoal validates a goal's supervisor (or its clearing) and, with
+// execute, records it.
+func (e *Env) ConfigureGoal(ctx context.Context, goal, supervisor string, supervised []string, clear, execute bool) (*peers.SupervisorConfig, bool, error) {
+	s, err := e.Peers(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.Configure(goal, supervisor, supervised, clear, execute)
+}

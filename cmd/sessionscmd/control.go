@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/sessions"
@@ -14,8 +15,8 @@ import (
 
 // PromptOptions are the inputs of `sessions prompt`.
 type PromptOptions struct {
-	IO       *cmdutil.IOStreams
-	Sessions func() (*sessions.Client, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	ID        string
 	Text      string
@@ -26,7 +27,7 @@ type PromptOptions struct {
 }
 
 func newCmdPrompt(f *cmdutil.Factory, runF func(*PromptOptions) error) *cobra.Command {
-	opts := &PromptOptions{IO: f.IO, Sessions: f.Sessions}
+	opts := &PromptOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "prompt ID (--text T | --file F) [--interrupt] [--json]",
 		Short: "Send a session another turn, or interrupt its current one",
@@ -54,11 +55,7 @@ func promptRun(o *PromptOptions) error {
 	if text == "" && !o.Interrupt {
 		return fault.Invalidf("give --text or --file (or --interrupt alone)")
 	}
-	c, err := o.Sessions()
-	if err != nil {
-		return err
-	}
-	if err := c.Prompt(context.Background(), o.ID, text, o.Interrupt); err != nil {
+	if err := o.App.PromptSession(context.Background(), o.ID, text, o.Interrupt); err != nil {
 		return err
 	}
 	if o.JSON {
@@ -70,8 +67,8 @@ func promptRun(o *PromptOptions) error {
 
 // KillOptions are the inputs of `sessions kill`.
 type KillOptions struct {
-	IO       *cmdutil.IOStreams
-	Sessions func() (*sessions.Client, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	ID     string
 	JSON   bool
@@ -79,7 +76,7 @@ type KillOptions struct {
 }
 
 func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Command {
-	opts := &KillOptions{IO: f.IO, Sessions: f.Sessions}
+	opts := &KillOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "kill ID [--json]",
 		Short: "End a session and every process it started",
@@ -94,14 +91,7 @@ func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Comman
 }
 
 func killRun(o *KillOptions) error {
-	if err := sessions.ValidateID(o.ID); err != nil {
-		return err
-	}
-	c, err := o.Sessions()
-	if err != nil {
-		return err
-	}
-	rec, err := c.Kill(context.Background(), o.ID)
+	rec, err := o.App.KillSession(context.Background(), o.ID)
 	if err != nil {
 		return err
 	}

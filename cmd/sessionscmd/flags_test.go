@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -88,11 +89,11 @@ func TestMonitorAndPromptRefuseBeforeTheDaemon(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `--for "45" needs a unit`) {
 		t.Errorf("monitor --for 45: %v", err)
 	}
-	err = promptRun(&PromptOptions{ID: "s-0123456789ab", Sessions: noDaemon(t)})
+	err = promptRun(&PromptOptions{ID: "s-0123456789ab", App: &app.Env{Sessions: noDaemon(t)}})
 	if err == nil || !strings.Contains(err.Error(), "give --text or --file") {
 		t.Errorf("prompt with nothing: %v", err)
 	}
-	if err := killRun(&KillOptions{ID: "s-1", Sessions: noDaemon(t)}); fault.KindOf(err) != fault.Invalid {
+	if err := killRun(&KillOptions{ID: "s-1", App: &app.Env{Sessions: noDaemon(t)}}); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("kill s-1: %v", err)
 	}
 }
