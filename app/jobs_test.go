@@ -1,12 +1,16 @@
 package app
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentproto/agentproto/internal/fault"
 )
 
 // Ended jobs older than the bound go; running ones, recent ones and
@@ -46,5 +50,45 @@ func TestPruneJobsKeepsWhatCanStillBeAskedFor(t *testing.T) {
 		if _, err := os.Stat(d); (err == nil) != want {
 			t.Errorf("%s: kept %v, want %v", filepath.Base(d), err == nil, want)
 		}
+	}
+}
+
+// jobEnv is an Env whose jobs run script (a shell script standing in for
+// git-agentproto) in a fresh repository.
+func jobEnv(t *testing.T, script string) *Env {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fake-agentproto")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return Open(testRepo(t), []string{bin, "serve"})
+}
+
+// A job that ends within the wait gives its document; one that does not
+// is handed back, found again by its id, and stopped by Cancel.
+func TestJobsRunWaitAndCancel(t *testing.T) {
+	ctx := context.Background()
+	e := jobEnv(t, `if [ "$1" = slow ]; then sleep 30; fi; echo '{"ok":true}'`)
+	j, done, err := e.RunJob(ctx, "verify", []string{"fast"}, 10*time.Second, nil)
+	if err != nil || !done {
+		t.Fatalf("fast job: done %v, %v", done, err)
+	}
+	if doc, err := j.Outcome(); err != nil || string(doc) != `{"ok":true}` {
+		t.Fatalf("fast job's outcome: %s, %v", doc, err)
+	}
+	j, done, err = e.RunJob(ctx, "review", []string{"slow"}, 0, nil)
+	if err != nil || done || !strings.Contains(j.Handoff().Note, j.Doc.Job) {
+		t.Fatalf("slow job: done %v, %v, %+v", done, err, j.Handoff())
+	}
+	again, err := e.OpenJob(ctx, j.Doc.Job)
+	if err != nil || again.Doc.Tool != "review" {
+		t.Fatalf("OpenJob: %+v, %v", again, err)
+	}
+	d, err := again.Cancel(ctx)
+	if err != nil || d.State != "ended" || d.ExitCode == nil || *d.ExitCode == 0 {
+		t.Fatalf("Cancel: %+v, %v", d, err)
+	}
+	if _, err := e.OpenJob(ctx, "j-nothere"); fault.KindOf(err) != fault.Invalid {
+		t.Fatalf("a bad job id: %v", err)
 	}
 }
