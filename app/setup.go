@@ -135,8 +135,15 @@ var planFileName = lazyre.New(`^(plan\.toml|[A-Za-z0-9][A-Za-z0-9._-]*\.md)$`)
 // WritePlanFiles writes files of an existing plan's folder, whole, then
 // checks the plan as plan check does: the report says what the files
 // still lack. A name that is not a plan file, or a file that is a
-// symlink, is refused before anything is written.
+// symlink, is refused before anything is written, and so is a plan
+// already frozen: its briefs are what the sessions were given.
 func (e *Env) WritePlanFiles(ctx context.Context, project string, files map[string]string) ([]string, *plans.Report, error) {
+	if _, st, err := e.PlanStatus(ctx, project); err != nil || st.Frozen {
+		if err == nil {
+			err = fault.Refusedf("plan %s is frozen: its briefs are what the sessions were given; correct the SPEC with plan_amend", project)
+		}
+		return nil, nil, err
+	}
 	p, err := e.LoadPlan(ctx, project)
 	if err != nil {
 		return nil, nil, err

@@ -49,3 +49,35 @@ func TestNewPlanAndWritePlanFiles(t *testing.T) {
 		t.Fatal("the brief was not written")
 	}
 }
+
+// A frozen plan's files are what its sessions were given: writing them
+// is refused, and nothing is written.
+func TestWritePlanFilesRefusesAFrozenPlan(t *testing.T) {
+	repo := testRepo(t)
+	e := Open(repo, nil)
+	ctx := context.Background()
+	made, err := e.NewPlan(ctx, NewPlanOptions{Name: "demo", Gate: "true", WPs: []NewWP{{ID: "WP1", Title: "one"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for name, text := range made.Files {
+		if strings.HasSuffix(name, "-brief.md") {
+			files[name] = strings.Replace(text, "- (fork): default (choice).", "- input: default stdin.", 1)
+		}
+	}
+	toml := strings.Replace(made.Files["plan.toml"], "owns = []", `owns = ["contract.txt"]`, 1)
+	files["plan.toml"] = strings.Replace(toml, "owns = []", `owns = ["one.txt"]`, 1)
+	if _, rep, err := e.WritePlanFiles(ctx, "demo", files); err != nil || !rep.OK {
+		t.Fatalf("the plan does not check: %+v %v", rep, err)
+	}
+	if _, err := e.FreezePlan(ctx, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.WritePlanFiles(ctx, "demo", map[string]string{"SPEC.md": "changed"}); fault.KindOf(err) != fault.Refused {
+		t.Fatalf("writing a frozen plan: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo.WorkTree, ".plans/demo/SPEC.md")); string(b) == "changed" {
+		t.Fatal("the frozen plan's SPEC was written")
+	}
+}

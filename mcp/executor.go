@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/worktree"
@@ -49,15 +50,11 @@ func addExecutorTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "evidence_add", "Record a compact evidence reference under your own agent id.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in evidenceIn) (*Result[evidenceDoc], error) {
-			svc, err := e.app.Peers(ctx)
-			if err != nil {
-				return nil, err
-			}
 			agent, err := e.agent()
 			if err != nil {
 				return nil, err
 			}
-			if err := svc.AddEvidence(peers.Evidence{Goal: in.Goal, Agent: agent, Ref: in.Ref, Summary: in.Summary}); err != nil {
+			if err := e.app.AddEvidence(ctx, peers.Evidence{Goal: in.Goal, Agent: agent, Ref: in.Ref, Summary: in.Summary}); err != nil {
 				return nil, err
 			}
 			return &Result[evidenceDoc]{Command: "evidence add", Doc: evidenceDoc{Goal: in.Goal, Agent: agent, Ref: in.Ref, Recorded: true},
@@ -65,15 +62,11 @@ func addExecutorTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "quota_guard", "Your remaining turns; a spent quota is a tool error (exit 5).",
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*Result[*peers.Quota], error) {
-			svc, err := e.app.Peers(ctx)
-			if err != nil {
-				return nil, err
-			}
 			agent, err := e.agent()
 			if err != nil {
 				return nil, err
 			}
-			q, err := svc.QuotaGuard(agent, agent)
+			q, err := e.app.QuotaGuard(ctx, agent, agent)
 			if err != nil {
 				return nil, err
 			}
@@ -84,11 +77,7 @@ func addExecutorTools(s *sdk.Server, e *env) {
 func addPeerTools(s *sdk.Server, e *env) {
 	addTool(s, "supervisor_observe", "The read-only observation packet of a goal's supervised peers.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in goalAgentIn) (*Result[*peers.Observation], error) {
-			svc, err := e.app.Peers(ctx)
-			if err != nil {
-				return nil, err
-			}
-			o, err := svc.Observe(in.Goal, in.Agent)
+			o, err := e.app.ObserveGoal(ctx, in.Goal, in.Agent)
 			if err != nil {
 				return nil, err
 			}
@@ -125,15 +114,7 @@ type receiptIn struct {
 // recordPeerDoc decodes a peer protocol document strictly and validates
 // or records it, as `supervisor event propose|receipt` do.
 func recordPeerDoc[T, Out any](ctx context.Context, e *env, command, what string, raw json.RawMessage, act func(*peers.Service, *T) (Out, bool, error), apply bool) (*Result[Out], error) {
-	svc, err := e.app.Peers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var doc T
-	if err := peers.DecodeStrict(raw, what, &doc); err != nil {
-		return nil, err
-	}
-	out, written, err := act(svc, &doc)
+	out, written, err := app.RecordPeerDoc(ctx, e.app, raw, what, act)
 	if err != nil {
 		return nil, err
 	}

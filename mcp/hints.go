@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentproto/agentproto/app"
 )
 
 // effect is what a tool does to the repository, the ledger and the
@@ -122,7 +124,7 @@ var (
 	waitPattern  = `^(` + durationPattern + `)+$`
 	longPattern  = `^(0|(` + durationPattern + `)+)$`
 	zero, one    = 0.0, 1.0
-	maxLastF     = float64(maxOutputLines)
+	maxLastF     = float64(app.MaxTailLines)
 	maxEventsF   = float64(maxLogEvents)
 	refinedInput = map[string]func(props map[string]*jsonschema.Schema){
 		"session_wait": func(p map[string]*jsonschema.Schema) {
@@ -155,11 +157,11 @@ func refineInput(name string, s *jsonschema.Schema) {
 // outputSchema is the schema of what a tool answers: its document (an
 // object with "schema" first, a list as {"schema", "items"}), or an error
 // document (errorDoc: a client validates the structured content of a
-// tool error too), or for a long tool a job to wait on (jobDoc).
+// tool error too), or for a long tool a job to wait on (app.JobDoc).
 func outputSchema[Out any](long bool) (*jsonschema.Schema, error) {
 	types := []reflect.Type{reflect.TypeFor[Out](), reflect.TypeFor[errorDoc]()}
 	if long {
-		types = append(types, reflect.TypeFor[jobDoc]())
+		types = append(types, reflect.TypeFor[app.JobDoc]())
 	}
 	s := &jsonschema.Schema{Type: "object"}
 	for _, t := range types {

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -30,6 +31,12 @@ func longWait(s string) (time.Duration, error) {
 	return min(d, callBound), nil
 }
 
+// callBound is the longest a long tool's call waits before it hands back
+// a job: clients commonly give up on a request after 60 s (the MCP
+// TypeScript SDK's default), and a client that gives up sends a
+// cancellation, which would stop the work.
+const callBound = 40 * time.Second
+
 // runLong runs `git-agentproto ARGV` as tool's job and answers within
 // wait: with the command's document, decoded as Out and summed up by
 // sum, or with the job to wait on. A cancelled call stops the job.
@@ -39,33 +46,28 @@ func runLong[Out any](ctx context.Context, e *env, req *sdk.CallToolRequest, too
 	if err != nil {
 		return nil, err
 	}
-	j, err := e.startJob(tool, argv)
+	j, done, err := e.app.RunJob(ctx, tool, argv, d, heartbeat(ctx, req, tool))
 	if err != nil {
 		return nil, err
 	}
-	done := j.wait(ctx, d, heartbeat(ctx, req, tool))
-	if ctx.Err() != nil && !done {
-		j.stop()
-		return nil, fault.Wrap(fault.Failure, fmt.Errorf("%s canceled; its job %s was stopped", tool, j.meta.Job))
-	}
 	if !done {
-		return &Result[Out]{Command: tool, Job: j.handoff(), Summary: j.handoff().Note}, nil
+		return &Result[Out]{Command: tool, Job: j.Handoff(), Summary: j.Handoff().Note}, nil
 	}
 	return finish(j, sum)
 }
 
 // finish is an ended job's answer, as its tool gives it.
-func finish[Out any](j *job, sum func(Out) *Result[Out]) (*Result[Out], error) {
-	doc, runErr := j.outcome()
+func finish[Out any](j *app.Job, sum func(Out) *Result[Out]) (*Result[Out], error) {
+	doc, runErr := j.Outcome()
 	if doc == nil {
 		if runErr == nil {
-			runErr = fmt.Errorf("%s printed no document", j.meta.Tool)
+			runErr = fmt.Errorf("%s printed no document", j.Doc.Tool)
 		}
 		return nil, runErr
 	}
 	var out Out
 	if err := json.Unmarshal(doc, &out); err != nil {
-		return nil, fmt.Errorf("%s printed a document this server cannot read: %v", j.meta.Tool, err)
+		return nil, fmt.Errorf("%s printed a document this server cannot read: %v", j.Doc.Tool, err)
 	}
 	res := sum(out)
 	if runErr != nil && res.Fail == nil {
@@ -135,7 +137,7 @@ func addJobTools(s *sdk.Server, e *env) {
 		"the document the tool would have answered, or its error. One call waits at most 45s; while the answer is still a job, call again. "+
 		"Works from any connection: the job outlived the one that started it.",
 		func(ctx context.Context, req *sdk.CallToolRequest, in jobIn) (*Result[json.RawMessage], error) {
-			j, err := e.openJob(in.Job)
+			j, err := e.app.OpenJob(ctx, in.Job)
 			if err != nil {
 				return nil, err
 			}
@@ -143,35 +145,26 @@ func addJobTools(s *sdk.Server, e *env) {
 			if err != nil {
 				return nil, err
 			}
-			if !j.wait(ctx, d, heartbeat(ctx, req, j.meta.Tool)) {
+			if !j.Wait(ctx, d, heartbeat(ctx, req, j.Doc.Tool)) {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				return &Result[json.RawMessage]{Command: "job", Job: j.handoff(), Summary: j.handoff().Note}, nil
+				return &Result[json.RawMessage]{Command: "job", Job: j.Handoff(), Summary: j.Handoff().Note}, nil
 			}
 			return finish(j, func(doc json.RawMessage) *Result[json.RawMessage] {
-				return &Result[json.RawMessage]{Command: "job", Doc: doc, Summary: fmt.Sprintf("job %s (%s) ended", j.meta.Job, j.meta.Tool)}
+				return &Result[json.RawMessage]{Command: "job", Doc: doc, Summary: fmt.Sprintf("job %s (%s) ended", j.Doc.Job, j.Doc.Tool)}
 			})
 		})
 	addTool(s, "job_cancel", "Stop a job and every process it started; what it already recorded stays. Stopping an ended job does nothing.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in jobIDIn) (*Result[*jobDoc], error) {
-			j, err := e.openJob(in.Job)
+		func(ctx context.Context, _ *sdk.CallToolRequest, in jobIDIn) (*Result[*app.JobDoc], error) {
+			j, err := e.app.OpenJob(ctx, in.Job)
 			if err != nil {
 				return nil, err
 			}
-			if _, ended := j.exitCode(); !ended {
-				if err := j.stop(); err != nil {
-					return nil, err
-				}
-				j.wait(ctx, 5*time.Second, nil)
+			d, err := j.Cancel(ctx)
+			if err != nil {
+				return nil, err
 			}
-			d := j.meta
-			d.State, d.Note = "ended", "stopped; job_wait gives what it printed"
-			if code, ok := j.exitCode(); ok {
-				d.ExitCode = &code
-			} else {
-				d.State, d.Note = "running", "asked to stop; it has not ended yet"
-			}
-			return &Result[*jobDoc]{Command: "job", Doc: &d, Summary: fmt.Sprintf("job %s: %s", d.Job, d.State)}, nil
+			return &Result[*app.JobDoc]{Command: "job", Doc: d, Summary: fmt.Sprintf("job %s: %s", d.Job, d.State)}, nil
 		})
 }

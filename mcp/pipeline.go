@@ -192,11 +192,7 @@ func addPipelineTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "policy_cancel", "Cancel a policy (by the id policy_attach returned): it fires no more; what it started goes on.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result[canceledDoc], error) {
-			c, err := e.app.Sessions()
-			if err != nil {
-				return nil, err
-			}
-			if err := c.CancelPolicy(ctx, in.ID); err != nil {
+			if err := e.app.CancelPolicy(ctx, in.ID); err != nil {
 				return nil, err
 			}
 			return &Result[canceledDoc]{Command: "policy cancel", Doc: canceledDoc{ID: in.ID, Canceled: true}, Summary: "canceled policy " + in.ID}, nil

@@ -56,7 +56,7 @@ func addSessionResources(s *sdk.Server, e *env) {
 		if parts[1] != "output" {
 			return nil, sdk.ResourceNotFoundError(req.Params.URI)
 		}
-		lines, err := e.output(ctx, parts[0], outputTail, true)
+		lines, err := e.app.SessionTail(ctx, parts[0], outputTail, true)
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -109,7 +110,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 			rec, err := e.startSession(ctx, in)
 			if err != nil {
 				if rec != nil {
-					doc, _ := stamped(rec, SchemaOf("sessions start"))
+					doc, _ := stamped(rec, jsondoc.Schema("sessions start"))
 					return nil, &withDoc{err: err, doc: doc}
 				}
 				return nil, err
@@ -136,26 +137,19 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_output", "A session's output, one item per line: the last 60 by default (at most 2000), a line past 4 KiB cut with a marker; clean strips terminal escapes. "+
 		"Read it after a turn ends to see how it ended.",
-		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result[[]outputLine], error) {
-			lines, err := e.output(ctx, in.ID, in.Last, in.Clean)
+		func(ctx context.Context, _ *sdk.CallToolRequest, in outputIn) (*Result[[]app.OutputLine], error) {
+			lines, err := e.app.SessionTail(ctx, in.ID, in.Last, in.Clean)
 			if err != nil {
 				return nil, err
 			}
-			return &Result[[]outputLine]{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
+			return &Result[[]app.OutputLine]{Command: "sessions output", Doc: lines, Summary: fmt.Sprintf("%d lines of %s", len(lines), in.ID)}, nil
 		})
 	addTool(s, "session_prompt", "Send a session another turn, or interrupt its current one (the turn in progress is lost). To answer a work package waiting_decision use plan_answer: it also records the choice.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in promptIn) (*Result[promptDoc], error) {
-			if err := sessions.ValidateID(in.ID); err != nil {
-				return nil, err
-			}
 			if in.Text == "" && !in.Interrupt {
 				return nil, fault.Invalidf("give text (or interrupt alone)")
 			}
-			c, err := e.app.Sessions()
-			if err != nil {
-				return nil, err
-			}
-			if err := c.Prompt(ctx, in.ID, in.Text, in.Interrupt); err != nil {
+			if err := e.app.PromptSession(ctx, in.ID, in.Text, in.Interrupt); err != nil {
 				return nil, err
 			}
 			return &Result[promptDoc]{Command: "sessions prompt", Doc: promptDoc{ID: in.ID, Sent: true, Interrupt: in.Interrupt},
@@ -163,14 +157,7 @@ func addSessionTools(s *sdk.Server, e *env) {
 		})
 	addTool(s, "session_kill", "End a session and every process it started; its worktree stays. A dispatched session is ended by the daemon once verified: kill only what is stuck.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in idIn) (*Result[*sessions.Record], error) {
-			if err := sessions.ValidateID(in.ID); err != nil {
-				return nil, err
-			}
-			c, err := e.app.Sessions()
-			if err != nil {
-				return nil, err
-			}
-			rec, err := c.Kill(ctx, in.ID)
+			rec, err := e.app.KillSession(ctx, in.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -210,15 +197,6 @@ func (e *env) startSession(ctx context.Context, in startIn) (*sessions.Record, e
 		Prompt: in.Prompt, Label: in.Label, NoPing: in.NoPing, By: "mcp"})
 }
 
-func allOver(recs []*sessions.Record) bool {
-	for _, r := range recs {
-		if !sessions.Terminal(r.State) {
-			return false
-		}
-	}
-	return true
-}
-
 // boundedWait parses a wait and caps it at cap; capped says the cap cut it.
 func boundedWait(s, def string, limit time.Duration, what string) (time.Duration, bool, error) {
 	if s == "" {
@@ -235,26 +213,15 @@ func boundedWait(s, def string, limit time.Duration, what string) (time.Duration
 }
 
 func (e *env) monitor(ctx context.Context, req *sdk.CallToolRequest, in monitorIn) (*Result[monitorDoc], error) {
-	recs, err := e.app.Records(ctx, in.IDs)
-	if err != nil {
-		return nil, err
-	}
 	d, _, err := boundedWait(in.For, "45s", 45*time.Second, "for")
 	if err != nil {
 		return nil, err
 	}
-	if !allOver(recs) {
-		c, err := e.app.Sessions()
-		if err != nil {
-			return nil, err
-		}
-		stop := waiting(ctx, req, "session_monitor", len(in.IDs))
-		changed, err := c.Monitor(ctx, in.IDs, d)
-		stop()
-		if err != nil {
-			return nil, err
-		}
-		recs = append([]*sessions.Record{}, changed...)
+	stop := waiting(ctx, req, "session_monitor", len(in.IDs))
+	recs, err := e.app.MonitorSessions(ctx, in.IDs, d)
+	stop()
+	if err != nil {
+		return nil, err
 	}
 	var parts []string
 	for _, r := range recs {
@@ -276,10 +243,6 @@ func checkUntil(until string) (string, error) {
 }
 
 func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*Result[waitDoc], error) {
-	recs, err := e.app.Records(ctx, in.IDs)
-	if err != nil {
-		return nil, err
-	}
 	until, err := checkUntil(in.Until)
 	if err != nil {
 		return nil, err
@@ -288,22 +251,11 @@ func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*R
 	if err != nil {
 		return nil, err
 	}
-	pending := []string{}
-	if !allOver(recs) {
-		c, err := e.app.Sessions()
-		if err != nil {
-			return nil, err
-		}
-		stop := waiting(ctx, req, "session_wait", len(in.IDs))
-		still, err := c.Wait(ctx, in.IDs, until, d)
-		stop()
-		if err != nil {
-			return nil, err
-		}
-		pending = append(pending, still...)
-		if recs, err = e.app.Records(ctx, in.IDs); err != nil {
-			return nil, err
-		}
+	stop := waiting(ctx, req, "session_wait", len(in.IDs))
+	recs, pending, err := e.app.WaitSessions(ctx, in.IDs, until, d)
+	stop()
+	if err != nil {
+		return nil, err
 	}
 	res := &Result[waitDoc]{Command: "sessions wait", Doc: waitDoc{Sessions: recs, Pending: pending}}
 	switch {
@@ -317,42 +269,4 @@ func (e *env) wait(ctx context.Context, req *sdk.CallToolRequest, in waitIn) (*R
 		res.Fail = fault.Timeoutf("timed out after %s; still running: %s", d, strings.Join(pending, " "))
 	}
 	return res, nil
-}
-
-// outputLine is one line of `sessions output --json`.
-type outputLine struct {
-	Session string `json:"session"`
-	Line    string `json:"line"`
-}
-
-func (e *env) output(ctx context.Context, id string, last int, clean bool) ([]outputLine, error) {
-	if err := sessions.ValidateID(id); err != nil {
-		return nil, err
-	}
-	switch {
-	case last < 0 || last > maxOutputLines:
-		return nil, fault.Invalidf("last must be between 1 and %d (0: the last %d)", maxOutputLines, defaultOutputLines)
-	case last == 0:
-		last = defaultOutputLines
-	}
-	rec, b, err := e.app.SessionOutput(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if clean {
-		b = app.StripEscapes(b)
-	}
-	parts := bytes.SplitAfter(b, []byte("\n"))
-	if n := len(parts); n > 0 && len(parts[n-1]) == 0 {
-		parts = parts[:n-1]
-	}
-	if last > 0 && len(parts) > last {
-		parts = parts[len(parts)-last:]
-	}
-	lines := []outputLine{}
-	for _, p := range parts {
-		p = bytes.TrimSuffix(bytes.TrimSuffix(p, []byte("\n")), []byte("\r"))
-		lines = append(lines, outputLine{Session: rec.ID, Line: cutLine(p)})
-	}
-	return lines, nil
 }

@@ -77,12 +77,6 @@ func addSetupTools(s *sdk.Server, e *env) {
 		"the check is in the result, and a plan with errors is a tool error carrying it (the files stay written: fix them with another plan_write). "+
 		"Before a freeze only; after it, correct the SPEC with plan_amend.",
 		func(ctx context.Context, _ *sdk.CallToolRequest, in planWriteIn) (*Result[planWriteDoc], error) {
-			if frozen, err := e.frozen(ctx, in.Project); err != nil || frozen {
-				if err == nil {
-					err = fault.Refusedf("plan %s is frozen: its briefs are what the sessions were given; correct the SPEC with plan_amend", in.Project)
-				}
-				return nil, err
-			}
 			written, rep, err := e.app.WritePlanFiles(ctx, in.Project, in.Files)
 			if err != nil {
 				return nil, err
@@ -109,13 +103,4 @@ func addSetupTools(s *sdk.Server, e *env) {
 			}
 			return &Result[goalDoc]{Command: "goal new", Doc: goalDoc{ID: in.ID, Title: in.Title, Written: written}, Summary: sum}, nil
 		})
-}
-
-// frozen says whether a plan was frozen.
-func (e *env) frozen(ctx context.Context, project string) (bool, error) {
-	_, st, err := e.app.PlanStatus(ctx, project)
-	if err != nil {
-		return false, err
-	}
-	return st.Frozen, nil
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 	"github.com/agentproto/agentproto/internal/secrets"
 )
-
-// schemaVersion matches the version every CLI --json shape carries.
-const schemaVersion = "v1"
 
 // Result is what a tool hands back: the document the matching command
 // prints with --json, stamped with that command's schema name, and a
@@ -36,13 +35,7 @@ type Result[Out any] struct {
 	Fail error
 	// Job, when set, is the answer instead of Doc: the work goes on past
 	// the call's bound and job_wait reads its result.
-	Job *jobDoc
-}
-
-// SchemaOf is the schema name of a command's --json shape: "plan check"
-// is "agentproto.plan.check/v1", as the CLI stamps it.
-func SchemaOf(command string) string {
-	return "agentproto." + strings.Join(strings.Fields(command), ".") + "/" + schemaVersion
+	Job *app.JobDoc
 }
 
 // handler is a tool's body, called with arguments already checked.
@@ -163,9 +156,9 @@ func toolResult[Out any](res *Result[Out], out *jsonschema.Resolved) (*sdk.CallT
 	var doc []byte
 	var err error
 	if res.Job != nil {
-		doc, err = stamped(res.Job, SchemaOf("job"))
+		doc, err = stamped(res.Job, jsondoc.Schema("job"))
 	} else {
-		doc, err = stamped(res.Doc, SchemaOf(res.Command))
+		doc, err = stamped(res.Doc, jsondoc.Schema(res.Command))
 	}
 	if err != nil {
 		return nil, err
@@ -203,7 +196,7 @@ type errorDoc struct {
 func errorResult(err error, doc []byte) *sdk.CallToolResult {
 	kind := fault.KindOf(err)
 	msg := secrets.Scrub(oneLine(err.Error()))
-	d := errorDoc{Schema: "agentproto.error/" + schemaVersion, Error: msg, ExitCode: int(kind), Class: className(kind)}
+	d := errorDoc{Schema: jsondoc.Schema("error"), Error: msg, ExitCode: int(kind), Class: className(kind)}
 	if len(doc) > 0 {
 		d.Result = doc
 	}
@@ -257,58 +250,33 @@ func className(k fault.Kind) string {
 // {"schema", "items"} (a structured result is an object), each item as the
 // CLI prints it; a document naming its own schema keeps it.
 func stamped(v any, schema string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if rv := reflect.ValueOf(v); v == nil || (rv.Kind() == reflect.Slice && rv.IsNil()) {
+	if v == nil {
 		v = []any{}
 	}
-	if err := enc.Encode(v); err != nil {
+	b, err := jsondoc.Encode(v)
+	if err != nil {
 		return nil, err
 	}
-	b := bytes.TrimSpace(buf.Bytes())
-	if len(b) > 0 && b[0] == '[' {
-		var items []json.RawMessage
-		if err := json.Unmarshal(b, &items); err != nil {
+	if b = bytes.TrimSpace(b); len(b) == 0 || b[0] != '[' {
+		return jsondoc.StampObject(b, schema)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return nil, err
+	}
+	for i, it := range items {
+		if items[i], err = jsondoc.StampObject(it, schema); err != nil {
 			return nil, err
 		}
-		for i, it := range items {
-			s, err := stampObject(it, schema)
-			if err != nil {
-				return nil, err
-			}
-			items[i] = s
-		}
-		if items == nil {
-			items = []json.RawMessage{}
-		}
-		return json.Marshal(list{Schema: schema, Items: items})
 	}
-	return stampObject(b, schema)
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	return json.Marshal(list{Schema: schema, Items: items})
 }
 
 // list is a list result: the schema first, as on every document.
 type list struct {
 	Schema string            `json:"schema"`
 	Items  []json.RawMessage `json:"items"`
-}
-
-func stampObject(b []byte, schema string) ([]byte, error) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] != '{' {
-		return b, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return nil, err
-	}
-	if _, ok := fields["schema"]; ok {
-		return b, nil
-	}
-	name, _ := json.Marshal(schema)
-	head := append([]byte(`{"schema":`), name...)
-	if len(fields) == 0 {
-		return append(head, '}'), nil
-	}
-	return append(append(head, ','), b[1:]...), nil
 }

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/jsondoc"
 )
 
 func resolvedFor[In any](t testing.TB) *jsonschema.Resolved {
@@ -67,20 +66,20 @@ func TestDecodeArgsRefusesWhatTheSchemaDoesNotName(t *testing.T) {
 }
 
 func TestStampedPutsTheSchemaFirst(t *testing.T) {
-	b, err := stamped(map[string]any{"ok": true}, SchemaOf("plan check"))
+	b, err := stamped(map[string]any{"ok": true}, jsondoc.Schema("plan check"))
 	if err != nil || string(b) != `{"schema":"agentproto.plan.check/v1","ok":true}` {
 		t.Fatalf("object: %s %v", b, err)
 	}
-	b, _ = stamped([]map[string]int{{"a": 1}}, SchemaOf("worktree ls"))
+	b, _ = stamped([]map[string]int{{"a": 1}}, jsondoc.Schema("worktree ls"))
 	if string(b) != `{"schema":"agentproto.worktree.ls/v1","items":[{"schema":"agentproto.worktree.ls/v1","a":1}]}` {
 		t.Fatalf("list: %s", b)
 	}
 	var nilList []int
-	if b, _ = stamped(nilList, SchemaOf("sessions ls")); string(b) != `{"schema":"agentproto.sessions.ls/v1","items":[]}` {
+	if b, _ = stamped(nilList, jsondoc.Schema("sessions ls")); string(b) != `{"schema":"agentproto.sessions.ls/v1","items":[]}` {
 		t.Fatalf("empty list: %s", b)
 	}
 	own := []json.RawMessage{json.RawMessage(`{"schema":"agentproto.event/v1","id":"x"}`)}
-	if b, _ = stamped(own, SchemaOf("ledger log")); !strings.Contains(string(b), `"items":[{"schema":"agentproto.event/v1","id":"x"}]`) {
+	if b, _ = stamped(own, jsondoc.Schema("ledger log")); !strings.Contains(string(b), `"items":[{"schema":"agentproto.event/v1","id":"x"}]`) {
 		t.Fatalf("an envelope lost its own schema: %s", b)
 	}
 }
@@ -102,49 +101,6 @@ func TestBoundedWaitCapsOneCall(t *testing.T) {
 		if _, _, err := boundedWait(bad, "40m", maxWait, "timeout"); fault.KindOf(err) != fault.Invalid {
 			t.Fatalf("%q: %v", bad, err)
 		}
-	}
-}
-
-func TestWriteMCPJSONMergesAndRefuses(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, MCPJSON)
-	if changed, err := WriteMCPJSON(dir); err != nil || !changed {
-		t.Fatalf("new file: %v %v", changed, err)
-	}
-	b, _ := os.ReadFile(path)
-	if !strings.Contains(string(b), `"agentproto"`) {
-		t.Fatalf("new file: %s", b)
-	}
-	for _, bad := range []string{`not json`, `[1,2]`, `null`, `{"mcpServers":[1]}`, `{"mcpServers":"x"}`} {
-		os.WriteFile(path, []byte(bad), 0o644)
-		if _, err := WriteMCPJSON(dir); fault.KindOf(err) != fault.Invalid {
-			t.Fatalf("%s: %v", bad, err)
-		}
-		if got, _ := os.ReadFile(path); string(got) != bad {
-			t.Fatalf("%s was rewritten as %s", bad, got)
-		}
-	}
-	os.Remove(path)
-	target := filepath.Join(t.TempDir(), "elsewhere.json")
-	os.WriteFile(target, []byte(`{}`), 0o644)
-	os.Symlink(target, path)
-	if _, err := WriteMCPJSON(dir); fault.KindOf(err) != fault.Refused {
-		t.Fatalf("symlink: %v", err)
-	}
-	if got, _ := os.ReadFile(target); string(got) != `{}` {
-		t.Fatalf("the symlink's target was written: %s", got)
-	}
-}
-
-func TestSnippetNamesTheClient(t *testing.T) {
-	for _, c := range Clients {
-		s, err := Snippet(c, "/r")
-		if err != nil || !strings.Contains(s, "git-agentproto") {
-			t.Fatalf("%s: %v %s", c, err, s)
-		}
-	}
-	if _, err := Snippet("vim", "/r"); fault.KindOf(err) != fault.Invalid {
-		t.Fatalf("unknown client: %v", err)
 	}
 }
 

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"strings"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 type worktreeNewIn struct {

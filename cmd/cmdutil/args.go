@@ -70,3 +70,20 @@ func MinArgs(n int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// RunOr calls runF when a test gave one, else run: the Options + runF
+// shape of a verb.
+func RunOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}
+
+// OrDash is s, or "-" when it is empty: a table's empty cell.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -92,7 +92,7 @@ func (f *Factory) Sessions() (*sessions.Client, error) {
 	}
 	var keep []string
 	if cfg, _, err := f.Config(); err == nil {
-		keep = ProfileKeys(cfg)
+		keep = app.ProfileKeys(cfg)
 	}
 	return &sessions.Client{Repo: repo, Serve: []string{exe, "serve"}, KeepEnv: keep, Warn: f.warnOnce}, nil
 }
@@ -112,19 +112,6 @@ func (f *Factory) warnOnce(msg string) {
 	if f.IO != nil {
 		fmt.Fprintln(f.IO.ErrOut, "warning:", msg)
 	}
-}
-
-// ProfileKeys names the profiles' key variables: the daemon is started
-// with them, as a dispatch it runs for a policy starts sessions of those
-// profiles.
-func ProfileKeys(cfg config.Config) []string {
-	var out []string
-	for _, p := range cfg.Profiles {
-		if p.KeyEnv != "" {
-			out = append(out, p.KeyEnv)
-		}
-	}
-	return out
 }
 
 // App is the use-case layer over the factory's dependencies; what it

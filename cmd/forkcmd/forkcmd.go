@@ -4,11 +4,11 @@ package forkcmd
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/fork"
 	"github.com/agentproto/agentproto/internal/fault"
@@ -62,11 +62,11 @@ nothing. --wait waits for the branch's turn to end and holds its result.`,
 				if r.Task != "" {
 					return fault.Invalidf("give --task or --task-file, not both")
 				}
-				b, err := readSmall(taskFile)
+				task, err := app.ReadForkTask(taskFile)
 				if err != nil {
 					return err
 				}
-				r.Task = string(b)
+				r.Task = task
 			}
 			b, already, err := f.App().AdmitFork(context.Background(), r, wait)
 			if b != nil {
@@ -94,17 +94,6 @@ nothing. --wait waits for the branch's turn to end and holds its result.`,
 	fl.DurationVar(&wait, "wait", 0, "wait this long for the turn to end, then hold the result")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the branch as JSON")
 	return cmd
-}
-
-func readSmall(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fault.Invalidf("--task-file: %v", err)
-	}
-	if fi.Size() > fork.MaxTask {
-		return nil, fault.Invalidf("--task-file: %d bytes; a task is at most %d", fi.Size(), fork.MaxTask)
-	}
-	return os.ReadFile(path)
 }
 
 func say(f *cmdutil.Factory, b *fork.Branch, already bool) {
@@ -150,11 +139,11 @@ func newCmdLs(f *cmdutil.Factory) *cobra.Command {
 				if b.DryRun {
 					dry = " (dry run)"
 				}
-				lease := "lease until " + orDash(b.LeaseEnd)
+				lease := "lease until " + cmdutil.OrDash(b.LeaseEnd)
 				if b.LeaseEnded {
 					lease = "lease ended " + b.LeaseEnd + ": expired at the next fork command"
 				}
-				fmt.Fprintf(f.IO.Out, "%s  %-13s %s -> %s  %s%s\n", b.BranchID, b.State, b.SourceAgent, orDash(b.ExecutorAgent), lease, dry)
+				fmt.Fprintf(f.IO.Out, "%s  %-13s %s -> %s  %s%s\n", b.BranchID, b.State, b.SourceAgent, cmdutil.OrDash(b.ExecutorAgent), lease, dry)
 			}
 			return nil
 		},
@@ -199,11 +188,7 @@ worktree, the source and result refs and the session record stay.`,
 			if sel == discard {
 				return fault.Invalidf("give exactly one of --select and --discard")
 			}
-			s, err := Service(f)
-			if err != nil {
-				return err
-			}
-			b, already, err := s.Settle(args[0], sel, reason, evidence)
+			b, already, err := f.App().SettleFork(context.Background(), args[0], sel, reason, evidence)
 			if err != nil {
 				return err
 			}
@@ -231,11 +216,7 @@ func newCmdCancel(f *cmdutil.Factory) *cobra.Command {
 		Short: "Cancel a branch before it holds a result: kill its session, release its peer and capacity",
 		Args:  cmdutil.ExactArgs(1, "one execution branch id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := Service(f)
-			if err != nil {
-				return err
-			}
-			b, _, err := s.Cancel(args[0], reason)
+			b, err := f.App().CancelFork(context.Background(), args[0], reason)
 			if err != nil {
 				return err
 			}
@@ -249,11 +230,4 @@ func newCmdCancel(f *cmdutil.Factory) *cobra.Command {
 	cmd.Flags().StringVar(&reason, "reason", "", "why")
 	cmdutil.AddJSONFlags(cmd, &asJSON, "print the branch as JSON")
 	return cmd
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

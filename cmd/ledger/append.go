@@ -2,11 +2,7 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +10,6 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/inputfile"
 )
 
 // AppendOptions are the inputs of `ledger append`.
@@ -94,7 +89,8 @@ func (o *AppendOptions) validateFlags(cmd *cobra.Command) error {
 }
 
 func appendRun(o *AppendOptions) error {
-	drafts, err := o.drafts()
+	in := app.EventInput{Kind: o.Kind, ID: o.ID, Goal: o.Goal, Agent: o.Agent, Data: o.Data, DataFile: o.DataFile, Attach: o.Attach}
+	drafts, err := app.EventDrafts(in, o.Batch, o.IO.In)
 	if err != nil {
 		return err
 	}
@@ -121,36 +117,4 @@ func appendRun(o *AppendOptions) error {
 			len(res.Written), len(res.Existing), gitstore.LedgerRefPrefix, res.Writer)
 	}
 	return nil
-}
-
-func (o *AppendOptions) drafts() ([]gitstore.Draft, error) {
-	if o.Batch {
-		return gitstore.ReadBatch(o.IO.In)
-	}
-	d := gitstore.Draft{Kind: o.Kind, ID: o.ID, Goal: o.Goal, Agent: o.Agent, Data: json.RawMessage(o.Data)}
-	if o.DataFile != "" {
-		var b []byte
-		var err error
-		if o.DataFile == "-" {
-			b, err = io.ReadAll(io.LimitReader(o.IO.In, gitstore.MaxDataSize+1))
-			if err != nil {
-				return nil, fault.Invalidf("reading --data-file: %v", err)
-			}
-		} else if b, err = inputfile.Read("--data-file", o.DataFile, gitstore.MaxDataSize); err != nil {
-			return nil, err
-		}
-		d.Data = b
-	}
-	for _, spec := range o.Attach {
-		name, path, ok := strings.Cut(spec, "=")
-		if !ok {
-			path, name = spec, filepath.Base(spec)
-		}
-		content, err := inputfile.Read("--attach", path, gitstore.MaxAttachmentSize)
-		if err != nil {
-			return nil, err
-		}
-		d.Attachments = append(d.Attachments, gitstore.AttachmentInput{Name: name, Content: content})
-	}
-	return []gitstore.Draft{d}, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/lessons"
 )
 
 // NewCmdLesson returns the `lesson` command.
@@ -27,11 +26,7 @@ has none; supervisor prompt includes those tagged with the goal id or untagged.`
 		Short: "Record a lesson",
 		Args:  cmdutil.ExactArgs(1, "the lesson text"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := f.Ledger()
-			if err != nil {
-				return err
-			}
-			written, err := lessons.Add(l, args[0], tags)
+			written, err := f.App().AddLesson(cmd.Context(), args[0], tags)
 			switch {
 			case err != nil:
 				return err
@@ -53,18 +48,11 @@ has none; supervisor prompt includes those tagged with the goal id or untagged.`
 		Short: "List lessons, newest first",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := f.ReadLedger()
-			if err != nil {
+			out, err := f.App().Lessons(cmd.Context(), lsTags)
+			switch {
+			case err != nil:
 				return err
-			}
-			out, err := lessons.List(l, lsTags, false, 0)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if out == nil {
-					out = []lessons.Lesson{}
-				}
+			case asJSON:
 				return cmdutil.ExportJSON(cmd, f.IO.Out, out)
 			}
 			for _, x := range out {

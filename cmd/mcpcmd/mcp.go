@@ -4,12 +4,11 @@ package mcpcmd
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/mcp"
 )
 
@@ -56,34 +55,17 @@ func newCmdConfig(f *cmdutil.Factory) *cobra.Command {
 		Short: "Print the snippet that registers the server with a client (--write: add it to .mcp.json)",
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
-			if err != nil {
+			c, err := f.App().ConfigureMCPClient(cmd.Context(), client, write)
+			switch {
+			case err != nil:
 				return err
+			case !write:
+				fmt.Fprint(f.IO.Out, c.Snippet)
+			case !c.Changed:
+				fmt.Fprintf(f.IO.Out, "%s already registers %s; nothing written\n", c.Path, app.MCPServerName)
+			default:
+				fmt.Fprintf(f.IO.Out, "added %s to %s\n", app.MCPServerName, c.Path)
 			}
-			if repo.WorkTree == "" {
-				return fault.Invalidf("mcp config needs a working tree")
-			}
-			text, err := mcp.Snippet(client, repo.WorkTree)
-			if err != nil {
-				return err
-			}
-			if !write {
-				fmt.Fprint(f.IO.Out, text)
-				return nil
-			}
-			if client != "claude" {
-				return fault.Invalidf("--write adds to %s, Claude Code's file; for %s, paste the snippet", mcp.MCPJSON, client)
-			}
-			changed, err := mcp.WriteMCPJSON(repo.WorkTree)
-			if err != nil {
-				return err
-			}
-			path := filepath.Join(repo.WorkTree, mcp.MCPJSON)
-			if !changed {
-				fmt.Fprintf(f.IO.Out, "%s already registers %s; nothing written\n", path, mcp.ServerName)
-				return nil
-			}
-			fmt.Fprintf(f.IO.Out, "added %s to %s\n", mcp.ServerName, path)
 			return nil
 		},
 	}

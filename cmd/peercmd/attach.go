@@ -29,7 +29,7 @@ func NewCmdAttach(f *cmdutil.Factory, runF func(*AttachOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
-			return runOr(o, runF, attachRun)
+			return cmdutil.RunOr(o, runF, attachRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Session, "session", "", "session id")

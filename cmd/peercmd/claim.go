@@ -27,7 +27,7 @@ func NewCmdClaim(f *cmdutil.Factory, runF func(*ClaimOptions) error) *cobra.Comm
 	o := &ClaimOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "claim --goal G --todo T --agent A [--lease 30m] [--as A] [--local] [--json]", Short: "Claim a todo for a lease through the claims remote (a peer claims only for itself)", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, claimRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, claimRun) },
 	}
 	fl, c := cmd.Flags(), &o.Claim
 	fl.StringVar(&c.Goal, "goal", "", "goal id")

@@ -32,7 +32,7 @@ func NewCmdConfigure(f *cmdutil.Factory, runF func(*ConfigureOptions) error) *co
 		Use:   "configure --goal G (--supervisor-agent A [--supervised-agent B]... | --clear-supervisor) [--apply]",
 		Short: "Configure (or clear) the goal's supervisor; without --apply, validate and print only",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(o, runF, configureRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, configureRun) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Goal, "goal-id", "", "goal id")
@@ -45,14 +45,10 @@ func NewCmdConfigure(f *cmdutil.Factory, runF func(*ConfigureOptions) error) *co
 }
 
 func configureRun(o *ConfigureOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
 	if o.Clear == (o.Supervisor != "") {
 		return fault.Invalidf("give --supervisor-agent, or --clear-supervisor")
 	}
-	cfg, written, err := s.Configure(o.Goal, o.Supervisor, o.Supervised, o.Clear, o.Execute)
+	cfg, written, err := o.App.ConfigureGoal(context.Background(), o.Goal, o.Supervisor, o.Supervised, o.Clear, o.Execute)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func NewCmdEvidenceAdd(f *cmdutil.Factory, runF func(*EvidenceAddOptions) error)
 	o := &EvidenceAddOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "add --goal G --agent A --ref REF --summary TEXT [--json]", Short: "Record an evidence reference", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, evidenceAddRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, evidenceAddRun) },
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the evidence recorded as JSON")
 	fl, ev := cmd.Flags(), &o.Evidence
@@ -37,11 +37,7 @@ func NewCmdEvidenceAdd(f *cmdutil.Factory, runF func(*EvidenceAddOptions) error)
 }
 
 func evidenceAddRun(o *EvidenceAddOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	if err := s.AddEvidence(o.Evidence); err != nil {
+	if err := o.App.AddEvidence(context.Background(), o.Evidence); err != nil {
 		return err
 	}
 	return wrote(o.IO.Out, o.Export, o.JSON, o.Evidence, true, "recorded evidence "+o.Evidence.Ref, "")

@@ -27,7 +27,7 @@ func NewCmdGateAdd(f *cmdutil.Factory, runF func(*GateAddOptions) error) *cobra.
 	o := &GateAddOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "add --goal G --id GATE --question Q [--json]", Short: "Open a user gate of a goal", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, gateAddRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, gateAddRun) },
 	}
 	cmd.Flags().StringVar(&o.Goal, "goal", "", "goal id")
 	cmd.Flags().StringVar(&o.ID, "id", "", "gate id")
@@ -37,11 +37,7 @@ func NewCmdGateAdd(f *cmdutil.Factory, runF func(*GateAddOptions) error) *cobra.
 }
 
 func gateAddRun(o *GateAddOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.AddGate(o.Goal, o.ID, o.Question)
+	written, err := o.App.AddGate(context.Background(), o.Goal, o.ID, o.Question)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func NewCmdGateClose(f *cmdutil.Factory, runF func(*GateCloseOptions) error) *co
 	o := &GateCloseOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "close --goal G --id GATE --answer A [--json]", Short: "Close a user gate with the user's answer", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, gateCloseRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, gateCloseRun) },
 	}
 	cmd.Flags().StringVar(&o.Goal, "goal", "", "goal id")
 	cmd.Flags().StringVar(&o.ID, "id", "", "gate id")
@@ -37,11 +37,7 @@ func NewCmdGateClose(f *cmdutil.Factory, runF func(*GateCloseOptions) error) *co
 }
 
 func gateCloseRun(o *GateCloseOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.CloseGate(o.Goal, o.ID, o.Answer)
+	written, err := o.App.CloseGate(context.Background(), o.Goal, o.ID, o.Answer)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func NewCmdGoalNew(f *cmdutil.Factory, runF func(*GoalNewOptions) error) *cobra.
 		Args:  cmdutil.ExactArgs(1, "one goal id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ID = args[0]
-			return runOr(o, runF, goalNewRun)
+			return cmdutil.RunOr(o, runF, goalNewRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Title, "title", "", "title")
@@ -39,11 +39,7 @@ func NewCmdGoalNew(f *cmdutil.Factory, runF func(*GoalNewOptions) error) *cobra.
 }
 
 func goalNewRun(o *GoalNewOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.NewGoal(o.ID, o.Title)
+	written, err := o.App.NewGoal(context.Background(), o.ID, o.Title)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ appended with the capabilities the adapter declared. A prior executed receipt
 suppresses a second send. Executing is off unless this clone's operator
 enabled it: git config --local agentproto.supervisor.inject enabled.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, injectRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, injectRun) },
 	}
 	o.Export = cmdutil.AddJQFlag(cmd)
 	fl, r := cmd.Flags(), &o.Request

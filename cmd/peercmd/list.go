@@ -26,7 +26,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 	o := &ListOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "list --goal G --agent A [--json]", Short: "List proposals and their receipts", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, listRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, listRun) },
 	}
 	supervisorFlags(cmd, &o.Goal, &o.Agent)
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print as JSON")
@@ -34,11 +34,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 }
 
 func listRun(o *ListOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	rows, err := s.List(o.Goal, o.Agent)
+	rows, err := o.App.SupervisorEvents(context.Background(), o.Goal, o.Agent)
 	if err != nil {
 		return err
 	}

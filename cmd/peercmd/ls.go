@@ -27,7 +27,7 @@ func NewCmdLs(f *cmdutil.Factory, runF func(*LsOptions) error) *cobra.Command {
 		Use:   "ls [--json]",
 		Short: "List registered peers",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(o, runF, lsRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, lsRun) },
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print as JSON")
 	return cmd

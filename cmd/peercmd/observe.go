@@ -24,7 +24,7 @@ func NewCmdObserve(f *cmdutil.Factory, runF func(*ObserveOptions) error) *cobra.
 	o := &ObserveOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "observe --goal G --agent A", Short: "Print the read-only supervisor_observation_v0 packet", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, observeRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, observeRun) },
 	}
 	supervisorFlags(cmd, &o.Goal, &o.Agent)
 	o.Export = cmdutil.AddJQFlag(cmd)
@@ -32,11 +32,7 @@ func NewCmdObserve(f *cmdutil.Factory, runF func(*ObserveOptions) error) *cobra.
 }
 
 func observeRun(o *ObserveOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	obs, err := s.Observe(o.Goal, o.Agent)
+	obs, err := o.App.ObserveGoal(context.Background(), o.Goal, o.Agent)
 	if err != nil {
 		return err
 	}

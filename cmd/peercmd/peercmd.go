@@ -61,14 +61,6 @@ receipt, and only for inject, when this clone's operator enabled it
 	return cmd
 }
 
-// runOr calls runF when a test gave one, else run.
-func runOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
-	if runF != nil {
-		return runF(opts)
-	}
-	return run(opts)
-}
-
 // wrote prints what a write did: with --json the record, with "recorded"
 // false when the same record was there already; else one sentence.
 func wrote(w io.Writer, x *cmdutil.Exporter, asJSON bool, rec any, written bool, did, same string) error {

@@ -26,7 +26,7 @@ func NewCmdPrompt(f *cmdutil.Factory, runF func(*PromptOptions) error) *cobra.Co
 	o := &PromptOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "prompt --goal G --agent A [--json]", Short: "Print the supervisor's task body", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, promptRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, promptRun) },
 	}
 	supervisorFlags(cmd, &o.Goal, &o.Agent)
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, `print {"goal","agent","prompt","lessons"} as JSON`)

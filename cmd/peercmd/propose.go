@@ -17,7 +17,7 @@ func NewCmdPropose(f *cmdutil.Factory, runF func(*ProposeOptions) error) *cobra.
 		Use:   "propose --goal G --agent A --decision-json F [--apply]",
 		Short: "Validate a supervisor_decision_v0 and, with --apply, record it (supervisor_proposed)",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(o, runF, proposeRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, proposeRun) },
 	}
 	supervisorFlags(cmd, &o.Goal, &o.Agent)
 	o.Export = cmdutil.AddJQFlag(cmd)

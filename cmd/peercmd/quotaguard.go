@@ -30,7 +30,7 @@ func NewCmdQuotaGuard(f *cmdutil.Factory, runF func(*QuotaGuardOptions) error) *
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
-			return runOr(o, runF, quotaGuardRun)
+			return cmdutil.RunOr(o, runF, quotaGuardRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.As, "as", "", "the agent asking (a peer may check only its own quota)")
@@ -41,11 +41,7 @@ func NewCmdQuotaGuard(f *cmdutil.Factory, runF func(*QuotaGuardOptions) error) *
 // quotaGuardRun prints the quota even when it is spent: the exit code
 // says so, the line says by how much.
 func quotaGuardRun(o *QuotaGuardOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	q, err := s.QuotaGuard(o.Agent, o.As)
+	q, err := o.App.QuotaGuard(context.Background(), o.Agent, o.As)
 	switch {
 	case q == nil:
 	case o.JSON:

@@ -20,7 +20,7 @@ func NewCmdReceipt(f *cmdutil.Factory, runF func(*ReceiptOptions) error) *cobra.
 here (exit 5): only the host adapter path can write one, with capabilities it
 verified itself, an authority reference, evidence and a rollback boundary.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, receiptRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, receiptRun) },
 	}
 	supervisorFlags(cmd, &o.Goal, &o.Agent)
 	o.Export = cmdutil.AddJQFlag(cmd)

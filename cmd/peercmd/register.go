@@ -37,7 +37,7 @@ func NewCmdRegister(f *cmdutil.Factory, runF func(*RegisterOptions) error) *cobr
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
-			return runOr(o, runF, registerRun)
+			return cmdutil.RunOr(o, runF, registerRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the peer as the ledger now has it as JSON")

@@ -25,7 +25,7 @@ func NewCmdRelease(f *cmdutil.Factory, runF func(*ReleaseOptions) error) *cobra.
 	o := &ReleaseOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "release --goal G --todo T --agent A [--as A] [--local] [--json]", Short: "Release a claimed todo", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, releaseRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, releaseRun) },
 	}
 	fl, c := cmd.Flags(), &o.Claim
 	fl.StringVar(&c.Goal, "goal", "", "goal id")

@@ -29,7 +29,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Status.Agent = args[0]
-			return runOr(o, runF, statusRun)
+			return cmdutil.RunOr(o, runF, statusRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the status recorded as JSON")
@@ -43,11 +43,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 }
 
 func statusRun(o *StatusOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	if err := s.SetStatus(o.Status); err != nil {
+	if err := o.App.SetPeerStatus(context.Background(), o.Status); err != nil {
 		return err
 	}
 	return wrote(o.IO.Out, o.Export, o.JSON, o.Status, true, "recorded "+o.Status.Agent+"'s status on "+o.Status.Goal, "")

@@ -27,7 +27,7 @@ func NewCmdTodoAdd(f *cmdutil.Factory, runF func(*TodoAddOptions) error) *cobra.
 	o := &TodoAddOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use: "add --goal G --id T --title TITLE [--json]", Short: "Add a todo to a goal", Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, todoAddRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, todoAddRun) },
 	}
 	cmd.Flags().StringVar(&o.Goal, "goal", "", "goal id")
 	cmd.Flags().StringVar(&o.ID, "id", "", "todo id")
@@ -37,11 +37,7 @@ func NewCmdTodoAdd(f *cmdutil.Factory, runF func(*TodoAddOptions) error) *cobra.
 }
 
 func todoAddRun(o *TodoAddOptions) error {
-	s, err := o.App.Peers(context.Background())
-	if err != nil {
-		return err
-	}
-	written, err := s.AddTodo(o.Goal, o.ID, o.Title)
+	written, err := o.App.AddTodo(context.Background(), o.Goal, o.ID, o.Title)
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/forge"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/pipeline"
 )
 
 // defaultMarker starts the comments agentproto writes, so a job run again
@@ -35,23 +34,8 @@ printed; secrets of the environment are redacted from the text.`,
 			if err != nil || number <= 0 {
 				return fault.Invalidf("pull request number %q: want a positive number", args[0])
 			}
-			body, err := forge.ReadCommentBody(f.IO.In, bodyFile)
-			if err != nil {
-				return err
-			}
-			repo, err := commentTarget(f, repoFlag, host)
-			if err != nil {
-				return err
-			}
-			tok, err := forge.Token(repo.Host)
-			if err != nil {
-				return err
-			}
-			client, err := forge.NewClient(repo, forge.Options{Token: tok, Transport: testTransport()})
-			if err != nil {
-				return err
-			}
-			c, err := client.Comment(number, marker, body)
+			c, err := f.App().CommentPR(cmd.Context(), app.PRCommentOptions{Number: number, BodyFile: bodyFile, Stdin: f.IO.In,
+				Repo: repoFlag, Host: host, Marker: marker})
 			if err != nil {
 				return err
 			}
@@ -75,14 +59,3 @@ printed; secrets of the environment are redacted from the text.`,
 }
 
 // commentTarget is --repo and --host, else what pr open would use.
-func commentTarget(f *cmdutil.Factory, repoFlag, host string) (forge.Repo, error) {
-	cfg, _, err := f.Config()
-	if err != nil {
-		return forge.Repo{}, err
-	}
-	r, err := f.Repo()
-	if err != nil {
-		return forge.Repo{}, err
-	}
-	return pipeline.CommentTarget(r, cfg.PR, repoFlag, host)
-}

@@ -33,7 +33,7 @@ func NewCmdAmend(f *cmdutil.Factory, runF func(*AmendOptions) error) *cobra.Comm
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project = args[0]
-			return runOr(o, runF, amendRun)
+			return cmdutil.RunOr(o, runF, amendRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Correction, "correction", "", "the corrected fact")

@@ -33,7 +33,7 @@ func NewCmdAnswer(f *cmdutil.Factory, runF func(*AnswerOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(2, "a plan name and a WP id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project, o.WP = args[0], args[1]
-			return runOr(o, runF, answerRun)
+			return cmdutil.RunOr(o, runF, answerRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Choice, "choice", "", "the supervisor's choice")

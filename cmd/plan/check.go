@@ -36,7 +36,7 @@ Warnings: unowned-change-target, glob-matches-nothing.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project = args[0]
-			return runOr(o, runF, checkRun)
+			return cmdutil.RunOr(o, runF, checkRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the findings as JSON")

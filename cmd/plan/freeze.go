@@ -31,7 +31,7 @@ func NewCmdFreeze(f *cmdutil.Factory, runF func(*FreezeOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project = args[0]
-			return runOr(o, runF, freezeRun)
+			return cmdutil.RunOr(o, runF, freezeRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the result as JSON")

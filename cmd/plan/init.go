@@ -31,7 +31,7 @@ func NewCmdInit(f *cmdutil.Factory, runF func(*InitOptions) error) *cobra.Comman
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project = args[0]
-			return runOr(o, runF, initRun)
+			return cmdutil.RunOr(o, runF, initRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "base revision (default: the current branch)")

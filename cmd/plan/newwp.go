@@ -31,7 +31,7 @@ func NewCmdNewWP(f *cmdutil.Factory, runF func(*NewWPOptions) error) *cobra.Comm
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project, o.WP = args[0], args[1]
-			return runOr(o, runF, newWPRun)
+			return cmdutil.RunOr(o, runF, newWPRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Title, "title", "", "title of the work package")

@@ -37,7 +37,7 @@ func NewCmdOwner(f *cmdutil.Factory, runF func(*OwnerOptions) error) *cobra.Comm
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project, o.Paths = args[0], args[1:]
-			return runOr(o, runF, ownerRun)
+			return cmdutil.RunOr(o, runF, ownerRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the owners as JSON")

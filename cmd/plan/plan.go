@@ -30,14 +30,6 @@ contract and runs first. Once checked, the plan is frozen into the ledger.`,
 	return cmd
 }
 
-// runOr calls runF when a test gave one, else run.
-func runOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
-	if runF != nil {
-		return runF(opts)
-	}
-	return run(opts)
-}
-
 // printFindings prints a check's findings, then its count; check and a
 // refused freeze both print them.
 func printFindings(w io.Writer, rep *plans.Report) {

@@ -30,7 +30,7 @@ func NewCmdRender(f *cmdutil.Factory, runF func(*RenderOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(2, "a plan name and a work package id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project, o.WP = args[0], args[1]
-			return runOr(o, runF, renderRun)
+			return cmdutil.RunOr(o, runF, renderRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the prompt as JSON")

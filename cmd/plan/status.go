@@ -32,7 +32,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(*StatusOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Project = args[0]
-			return runOr(o, runF, statusRun)
+			return cmdutil.RunOr(o, runF, statusRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the status as JSON")

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/plugins/host"
 )
 
@@ -28,15 +27,6 @@ checked on every launch; a changed binary is refused (exit 5).`,
 	}
 	cmd.AddCommand(newCmdLs(f), newCmdDescribe(f), newCmdPin(f), newCmdTrust(f))
 	return cmd
-}
-
-func root(f *cmdutil.Factory) (config.Config, string, error) {
-	repo, err := f.Repo()
-	if err != nil {
-		return config.Config{}, "", err
-	}
-	cfg, _, err := f.Config()
-	return cfg, repo.WorkTree, err
 }
 
 func newCmdLs(f *cmdutil.Factory) *cobra.Command {
@@ -74,11 +64,7 @@ func newCmdDescribe(f *cmdutil.Factory) *cobra.Command {
 		Short: "Launch an adapter and print what it declares: version, capabilities, models",
 		Args:  cmdutil.ExactArgs(1, "one adapter name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, top, err := root(f)
-			if err != nil {
-				return err
-			}
-			fd, info, err := launch.Describe(cfg, top, args[0])
+			fd, info, err := f.App().DescribePlugin(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -102,11 +88,7 @@ func newCmdPin(f *cmdutil.Factory) *cobra.Command {
 		Short: "Record the adapter binary's sha256 in agentproto.toml ([plugins.NAME] sha256)",
 		Args:  cmdutil.ExactArgs(1, "one adapter name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, top, err := root(f)
-			if err != nil {
-				return err
-			}
-			sum, err := launch.Pin(cfg, top, args[0])
+			sum, err := f.App().PinPlugin(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -138,11 +120,7 @@ of an untracked agentproto.toml, are your own and need no trust. --show
 prints without trusting.`,
 		Args: cmdutil.ExactArgs(1, "one adapter name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, top, err := root(f)
-			if err != nil {
-				return err
-			}
-			t, err := launch.TrustPlugin(cfg, top, args[0], dir, show)
+			t, err := f.App().TrustPlugin(cmd.Context(), args[0], dir, show)
 			if err != nil {
 				return err
 			}

@@ -13,10 +13,7 @@ import (
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/sessions"
 )
-
-func client(f *cmdutil.Factory) (*sessions.Client, error) { return f.Sessions() }
 
 // NewCmdPolicy returns the `policy` command.
 func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
@@ -54,26 +51,15 @@ ledger event with its results.`,
 	ls := &cobra.Command{
 		Use: "ls [--json]", Short: "List policies and what they did", Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client(f)
-			if err != nil {
+			policies, running, err := f.App().Policies(cmd.Context())
+			switch {
+			case err != nil:
 				return err
-			}
-			if !c.Running(cmd.Context()) {
-				if asJSON {
-					fmt.Fprintln(f.IO.Out, "[]")
-				}
+			case !running && asJSON:
+				fmt.Fprintln(f.IO.Out, "[]")
 				return nil
-			}
-			policies, err := c.Policies(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				ps := policies
-				if ps == nil {
-					ps = []*sessions.Policy{}
-				}
-				return cmdutil.ExportJSON(cmd, f.IO.Out, ps)
+			case asJSON:
+				return cmdutil.ExportJSON(cmd, f.IO.Out, policies)
 			}
 			for _, p := range policies {
 				state := "active"
@@ -92,11 +78,7 @@ ledger event with its results.`,
 	cancel := &cobra.Command{
 		Use: "cancel ID", Short: "Cancel a policy", Args: cmdutil.ExactArgs(1, "one policy id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client(f)
-			if err != nil {
-				return err
-			}
-			if err := c.CancelPolicy(cmd.Context(), args[0]); err != nil {
+			if err := f.App().CancelPolicy(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.IO.Out, "canceled %s\n", args[0])
@@ -109,15 +91,11 @@ ledger event with its results.`,
 		Use: "wait ID... [--timeout 40m] [--json]", Short: "Block until the policies fired; exit 4 on timeout",
 		Args: cmdutil.MinArgs(1, "one policy id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := client(f)
-			if err != nil {
-				return err
-			}
 			d, err := time.ParseDuration(timeout)
 			if err != nil || d <= 0 {
 				return fault.Invalidf("--timeout %q is not a duration with a unit (such as 40m)", timeout)
 			}
-			pending, err := c.WaitPolicies(cmd.Context(), args, d)
+			pending, err := f.App().WaitPolicies(cmd.Context(), args, d)
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/plugins/host"
 )
 
 func newCmdTrust(f *cmdutil.Factory) *cobra.Command {
@@ -20,31 +19,16 @@ command with the files of the repository its words name and records their
 digest. Any change needs trust again. --show prints without trusting.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
-			if err != nil {
+			t, err := f.App().TrustNotify(cmd.Context(), show)
+			switch {
+			case err != nil:
 				return err
-			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			if cfg.Policies.Notify == "" {
+			case t == nil:
 				fmt.Fprintln(f.IO.Out, "no [policies] notify command to trust")
 				return nil
 			}
-			c, err := host.InspectOptions(repo.WorkTree, repo.WorkTree, host.NotifyLayer(cfg.Policies.Notify))
-			if err != nil {
-				return err
-			}
-			added := false
-			if !show && !c.Trusted {
-				if added, err = host.TrustOptions(repo.WorkTree, c); err != nil {
-					return err
-				}
-				c.Trusted = true
-			}
-			fmt.Fprintf(f.IO.Out, "[policies] notify:\n%s", c.Describe())
-			fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(added, c.Trusted))
+			fmt.Fprintf(f.IO.Out, "[policies] notify:\n%s", t.Options.Describe())
+			fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(t.Recorded, t.Options.Trusted))
 			return nil
 		},
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/profiles"
 )
 
@@ -62,34 +61,20 @@ without trusting. The adapter's [plugins.NAME] options are trusted with
 plugin trust.`,
 		Args: cmdutil.ExactArgs(1, "one profile name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := f.Repo()
+			t, err := f.App().TrustProfile(cmd.Context(), args[0], dir, show)
 			if err != nil {
 				return err
 			}
-			cfg, _, err := f.Config()
-			if err != nil {
-				return err
-			}
-			p, c, err := profiles.CommittedOptions(cfg, repo.WorkTree, repo.CommonDir, args[0], dir)
-			if err != nil {
-				return err
-			}
-			added := false
-			if !show && !c.Trusted {
-				if added, err = host.TrustOptions(repo.WorkTree, c); err != nil {
-					return err
-				}
-				c.Trusted = true
-			}
+			c, added := t.Options, t.Recorded
 			if asJSON {
-				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": args[0], "adapter": p.Adapter, "options": c.Covered,
+				return cmdutil.ExportJSON(cmd, f.IO.Out, map[string]any{"name": args[0], "adapter": t.Adapter, "options": c.Covered,
 					"scripts": c.Scripts, "digest": c.Digest, "trusted": c.Trusted, "recorded": added})
 			}
 			if c.Empty() {
 				fmt.Fprintf(f.IO.Out, "profile %s: no committed options to trust\n", args[0])
 				return nil
 			}
-			fmt.Fprintf(f.IO.Out, "[profiles.%s] options (adapter %s):\n%s", args[0], p.Adapter, c.Describe())
+			fmt.Fprintf(f.IO.Out, "[profiles.%s] options (adapter %s):\n%s", args[0], t.Adapter, c.Describe())
 			fmt.Fprintln(f.IO.Out, cmdutil.TrustVerdict(added, c.Trusted))
 			return nil
 		},

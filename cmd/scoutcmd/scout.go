@@ -3,17 +3,14 @@
 package scoutcmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/scout"
 )
 
@@ -38,14 +35,13 @@ tests, what a change would touch), serving the plan's SPEC.md when there is
 one; without --profile or --adapter it runs [dispatch] adapter.`,
 		Args: cmdutil.ExactArgs(1, "one plan name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var b []byte
+			o.Project, o.Question = args[0], ""
 			if question != "" {
 				var err error
-				if b, err = readQuestion(f, question); err != nil {
+				if o.Question, err = app.ReadScoutQuestion(question, f.IO.In); err != nil {
 					return err
 				}
 			}
-			o.Project, o.Question = args[0], string(b)
 			res, err := f.App().Scout(context.Background(), o)
 			if err != nil {
 				return err
@@ -119,28 +115,4 @@ func printCheck(w io.Writer, r *scout.Result) {
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "%d verified, %d moved, %d unverified\n", r.Verified, r.Moved, r.Unverified)
-}
-
-// readQuestion reads the question file (or stdin), a bounded text.
-func readQuestion(f *cmdutil.Factory, path string) ([]byte, error) {
-	var r io.Reader = f.IO.In
-	if path != "-" {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, fault.Invalidf("--question: %v", err)
-		}
-		defer fh.Close()
-		r = fh
-	}
-	b, err := io.ReadAll(io.LimitReader(r, 64<<10+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > 64<<10 {
-		return nil, fault.Invalidf("--question is over 64 KiB")
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, fault.Invalidf("--question %s is empty (leave --question out for the default recon)", path)
-	}
-	return b, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/sessions"
@@ -14,8 +15,8 @@ import (
 
 // PromptOptions are the inputs of `sessions prompt`.
 type PromptOptions struct {
-	IO       *cmdutil.IOStreams
-	Sessions func() (*sessions.Client, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	ID        string
 	Text      string
@@ -26,14 +27,14 @@ type PromptOptions struct {
 }
 
 func newCmdPrompt(f *cmdutil.Factory, runF func(*PromptOptions) error) *cobra.Command {
-	opts := &PromptOptions{IO: f.IO, Sessions: f.Sessions}
+	opts := &PromptOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "prompt ID (--text T | --file F) [--interrupt] [--json]",
 		Short: "Send a session another turn, or interrupt its current one",
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			return runOr(opts, runF, promptRun)
+			return cmdutil.RunOr(opts, runF, promptRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Text, "text", "", "prompt text")
@@ -54,11 +55,7 @@ func promptRun(o *PromptOptions) error {
 	if text == "" && !o.Interrupt {
 		return fault.Invalidf("give --text or --file (or --interrupt alone)")
 	}
-	c, err := o.Sessions()
-	if err != nil {
-		return err
-	}
-	if err := c.Prompt(context.Background(), o.ID, text, o.Interrupt); err != nil {
+	if err := o.App.PromptSession(context.Background(), o.ID, text, o.Interrupt); err != nil {
 		return err
 	}
 	if o.JSON {
@@ -70,8 +67,8 @@ func promptRun(o *PromptOptions) error {
 
 // KillOptions are the inputs of `sessions kill`.
 type KillOptions struct {
-	IO       *cmdutil.IOStreams
-	Sessions func() (*sessions.Client, error)
+	IO  *cmdutil.IOStreams
+	App *app.Env
 
 	ID     string
 	JSON   bool
@@ -79,14 +76,14 @@ type KillOptions struct {
 }
 
 func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Command {
-	opts := &KillOptions{IO: f.IO, Sessions: f.Sessions}
+	opts := &KillOptions{IO: f.IO, App: f.App()}
 	cmd := &cobra.Command{
 		Use:   "kill ID [--json]",
 		Short: "End a session and every process it started",
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			return runOr(opts, runF, killRun)
+			return cmdutil.RunOr(opts, runF, killRun)
 		},
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print the session's record after the kill as JSON")
@@ -94,14 +91,7 @@ func newCmdKill(f *cmdutil.Factory, runF func(*KillOptions) error) *cobra.Comman
 }
 
 func killRun(o *KillOptions) error {
-	if err := sessions.ValidateID(o.ID); err != nil {
-		return err
-	}
-	c, err := o.Sessions()
-	if err != nil {
-		return err
-	}
-	rec, err := c.Kill(context.Background(), o.ID)
+	rec, err := o.App.KillSession(context.Background(), o.ID)
 	if err != nil {
 		return err
 	}
@@ -128,7 +118,7 @@ func newCmdGC(f *cmdutil.Factory, runF func(*GCOptions) error) *cobra.Command {
 		Use:   "gc [--apply] [--json]",
 		Short: "Clean settled and dead sessions; report idle running ones as orphans",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(opts, runF, gcRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(opts, runF, gcRun) },
 	}
 	cmd.Flags().BoolVar(&opts.Apply, "apply", false, "clean them")
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print as JSON")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -88,11 +89,11 @@ func TestMonitorAndPromptRefuseBeforeTheDaemon(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `--for "45" needs a unit`) {
 		t.Errorf("monitor --for 45: %v", err)
 	}
-	err = promptRun(&PromptOptions{ID: "s-0123456789ab", Sessions: noDaemon(t)})
+	err = promptRun(&PromptOptions{ID: "s-0123456789ab", App: &app.Env{Sessions: noDaemon(t)}})
 	if err == nil || !strings.Contains(err.Error(), "give --text or --file") {
 		t.Errorf("prompt with nothing: %v", err)
 	}
-	if err := killRun(&KillOptions{ID: "s-1", Sessions: noDaemon(t)}); fault.KindOf(err) != fault.Invalid {
+	if err := killRun(&KillOptions{ID: "s-1", App: &app.Env{Sessions: noDaemon(t)}}); fault.KindOf(err) != fault.Invalid {
 		t.Errorf("kill s-1: %v", err)
 	}
 }
@@ -112,18 +113,6 @@ func TestGCVerdict(t *testing.T) {
 	}
 	if got := gcVerdict(&sessions.Record{State: sessions.StateRunning, LastActivity: now.Add(-time.Hour)}); !strings.HasPrefix(got, "orphan? (running, idle 1h") {
 		t.Errorf("idle running: %q", got)
-	}
-}
-
-func TestLastLines(t *testing.T) {
-	b := []byte("a\nb\nc\n")
-	for n, want := range map[int]string{0: "a\nb\nc\n", 1: "c\n", 2: "b\nc\n", 9: "a\nb\nc\n"} {
-		if got := string(lastLines(b, n)); got != want {
-			t.Errorf("lastLines(%d) = %q, want %q", n, got, want)
-		}
-	}
-	if got := string(lastLines([]byte("a\nb"), 1)); got != "b" {
-		t.Errorf("an unfinished last line: %q", got)
 	}
 }
 

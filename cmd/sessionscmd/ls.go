@@ -28,7 +28,7 @@ func newCmdLs(f *cmdutil.Factory, runF func(*LsOptions) error) *cobra.Command {
 		Use:   "ls [--all] [--json]",
 		Short: "List sessions: id, label, adapter, model, dir, state, turns, spend, last activity, pid",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(opts, runF, lsRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(opts, runF, lsRun) },
 	}
 	opts.Export = cmdutil.AddJSONFlags(cmd, &opts.JSON, "print as JSON")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "include cleaned sessions")
@@ -49,7 +49,7 @@ func lsRun(o *LsOptions) error {
 			label = "-"
 		}
 		fmt.Fprintf(o.IO.Out, "%s  %-12s %-9s %-10s %-12s turns=%-3d %s  pid=%d  %s\n", r.ID, label, r.State, r.Adapter,
-			orDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), r.Pid, r.Dir)
+			cmdutil.OrDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), r.Pid, r.Dir)
 		if r.Spend.Turns > 0 {
 			fmt.Fprintf(o.IO.Out, "    spend: %s\n", r.Spend)
 		}

@@ -32,7 +32,7 @@ session: id, state, turns, last activity, warnings count.`,
 		Args: cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = args
-			return runOr(opts, runF, monitorRun)
+			return cmdutil.RunOr(opts, runF, monitorRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.For, "for", "45s", "the longest to wait, with a unit")

@@ -2,7 +2,6 @@ package sessionscmd
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 
 	"github.com/spf13/cobra"
@@ -33,7 +32,7 @@ func newCmdOutput(f *cmdutil.Factory, runF func(*OutputOptions) error) *cobra.Co
 		Args:  cmdutil.ExactArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]
-			return runOr(opts, runF, outputRun)
+			return cmdutil.RunOr(opts, runF, outputRun)
 		},
 	}
 	cmd.Flags().IntVar(&opts.Last, "last", 0, "only the last N lines")
@@ -54,38 +53,23 @@ func outputRun(o *OutputOptions) error {
 	}
 	w := bufio.NewWriter(o.IO.Out)
 	defer w.Flush()
-	lines := &lineStream{session: rec.ID, write: func(v any) error { return o.Export.Write(w, v) }}
+	lines := &app.OutputLines{Session: rec.ID, Emit: func(l app.OutputLine) error { return o.Export.Write(w, l) }}
 	if o.JSON {
-		defer lines.flush()
+		defer lines.Flush()
 	}
 	emit := func(p []byte) {
 		if o.Clean {
 			p = app.StripEscapes(p)
 		}
 		if o.JSON {
-			lines.add(p)
+			lines.Add(p)
 			return
 		}
 		w.Write(p)
 	}
-	emit(lastLines(b, o.Last))
+	emit(app.LastLines(b, o.Last))
 	if !o.Follow {
 		return nil
 	}
 	return o.App.FollowOutput(ctx, rec.ID, int64(len(b)), emit, func() { w.Flush() })
-}
-
-// lastLines is the last n lines of b, all of it when n is 0.
-func lastLines(b []byte, n int) []byte {
-	if n <= 0 {
-		return b
-	}
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	if k := len(lines); k > 0 && len(lines[k-1]) == 0 {
-		lines = lines[:k-1]
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return bytes.Join(lines, nil)
 }

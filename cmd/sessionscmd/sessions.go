@@ -44,14 +44,6 @@ func storeOf(f *cmdutil.Factory) func() (sessions.View, error) {
 	}
 }
 
-// runOr calls runF when a test gave one, else run.
-func runOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
-	if runF != nil {
-		return runF(opts)
-	}
-	return run(opts)
-}
-
 // validIDs checks session ids before anything is asked of the daemon.
 func validIDs(ids []string) error {
 	for _, id := range ids {
@@ -84,11 +76,4 @@ func readText(text, file, what string) (string, error) {
 
 func printRecord(w io.Writer, r *sessions.Record) {
 	fmt.Fprintf(w, "%s  %-8s %-10s turns=%d  %s\n", r.ID, r.State, r.Adapter, r.Turns, r.Dir)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

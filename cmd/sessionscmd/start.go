@@ -55,7 +55,7 @@ hooks run, once trusted).`,
 			if opts.Profile == "" && opts.Adapter == "" {
 				return fault.Invalidf("--adapter or --profile is required")
 			}
-			return runOr(opts, runF, startRun)
+			return cmdutil.RunOr(opts, runF, startRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -32,7 +32,7 @@ func newCmdWait(f *cmdutil.Factory, runF func(*WaitOptions) error) *cobra.Comman
 		Args:  cmdutil.MinArgs(1, "one session id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.IDs = args
-			return runOr(opts, runF, waitRun)
+			return cmdutil.RunOr(opts, runF, waitRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Until, "until", sessions.UntilTurnEnd, "turn-end or exit")

@@ -91,12 +91,12 @@ func TestVerbBodiesAreShort(t *testing.T) {
 
 // maxFrontShare bounds the front ends' part of the module's non-test Go
 // lines, cmd/ and mcp/ counted together: a front end that grows past it
-// is keeping logic the other cannot reach, which belongs in app/. The aim
-// is under 15 %; the bound sits just above the share reached when app/
-// was made (16.5 %, from 18.6 %). The MCP server's jobs, dispatch_wait and
-// setup tools took it to 17.5 %; mcp/jobs.go and the dispatch standing in
-// mcp/dispatchwait.go are the next to move into app/.
-const maxFrontShare = 0.176
+// is keeping logic the other cannot reach, which belongs in app/. It was
+// 18.6 % before app/ was made, 16.6 % once the MCP server had its jobs
+// and dispatch_wait, and 14.7 % after those, the client config, session
+// control and the peer records moved into app/. What is left is mostly
+// flags, help text, schemas and printing.
+const maxFrontShare = 0.15
 
 // goLines counts the lines of the non-test, non-generated Go files under
 // dir, skipping the project-local npm directory.

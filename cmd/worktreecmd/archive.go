@@ -29,7 +29,7 @@ func NewCmdArchive(f *cmdutil.Factory, runF func(*ArchiveOptions) error) *cobra.
 		Args:  cmdutil.ExactArgs(1, "one slug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Slug = args[0]
-			return runOr(o, runF, archiveRun)
+			return cmdutil.RunOr(o, runF, archiveRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print the salvage as JSON")

@@ -30,7 +30,7 @@ func NewCmdChanges(f *cmdutil.Factory, runF func(*ChangesOptions) error) *cobra.
 		Args:  cmdutil.ExactArgs(1, "one slug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Slug = args[0]
-			return runOr(o, runF, changesRun)
+			return cmdutil.RunOr(o, runF, changesRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print as JSON")

@@ -3,8 +3,9 @@ package worktreecmd
 import (
 	"testing"
 
-	"github.com/agentproto/agentproto/cmd/cmdutil/cmdtest"
 	"github.com/spf13/cobra"
+
+	"github.com/agentproto/agentproto/cmd/cmdutil/cmdtest"
 )
 
 func TestNewFlags(t *testing.T) {

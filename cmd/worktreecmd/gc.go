@@ -32,7 +32,7 @@ salvage: uncommitted work and no session attached: archived, then removed.
 hold:    a session attached, or commits not in the base: left alone.
 Without --apply this is a dry run.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, gcRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, gcRun) },
 	}
 	cmd.Flags().BoolVar(&o.Apply, "apply", false, "remove reclaimable worktrees and archive salvageable ones")
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print as JSON")

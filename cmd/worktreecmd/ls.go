@@ -28,7 +28,7 @@ func NewCmdLs(f *cmdutil.Factory, runF func(*LsOptions) error) *cobra.Command {
 		Use:   "ls [--status] [--json]",
 		Short: "List agentproto worktrees (with --status: tree state and integration)",
 		Args:  cmdutil.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return runOr(o, runF, lsRun) },
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, lsRun) },
 	}
 	cmd.Flags().BoolVar(&o.Status, "status", false, "also show tree state and integration into the base")
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, "print as JSON")

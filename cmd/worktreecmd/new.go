@@ -33,7 +33,7 @@ func NewCmdNew(f *cmdutil.Factory, runF func(*NewOptions) error) *cobra.Command 
 		Args:  cmdutil.ExactArgs(1, "one slug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Slug = args[0]
-			return runOr(o, runF, newRun)
+			return cmdutil.RunOr(o, runF, newRun)
 		},
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "base revision (default: [worktree] base, origin/HEAD, HEAD)")

@@ -29,7 +29,7 @@ func NewCmdRestore(f *cmdutil.Factory, runF func(*RestoreOptions) error) *cobra.
 		Args:  cmdutil.ExactArgs(1, "one slug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Slug = args[0]
-			return runOr(o, runF, restoreRun)
+			return cmdutil.RunOr(o, runF, restoreRun)
 		},
 	}
 	o.Export = cmdutil.AddJSONFlags(cmd, &o.JSON, `print the restored worktree and the salvage it came from as JSON: {"meta","salvage"}`)

@@ -36,7 +36,7 @@ everything instead, use worktree archive.`,
 		Args: cmdutil.ExactArgs(1, "one slug"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Slug = args[0]
-			return runOr(o, runF, rmRun)
+			return cmdutil.RunOr(o, runF, rmRun)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Discard.DiscardModified, "discard-modified", false, "accept losing modified tracked files")

@@ -38,7 +38,7 @@ them and records their hash; any later change to the hooks or to a script
 they run needs trust again, and the refusal names what changed. --show prints
 without trusting.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runOr(o, runF, trustRun) },
+		RunE: func(cmd *cobra.Command, args []string) error { return cmdutil.RunOr(o, runF, trustRun) },
 	}
 	cmd.Flags().StringVar(&o.Base, "base", "", "base revision (default: [worktree] base, origin/HEAD, HEAD)")
 	cmd.Flags().BoolVar(&o.Show, "show", false, "only show the hooks and whether they are trusted")

@@ -25,11 +25,3 @@ archive snapshots everything to refs/agentproto/salvage/ first.`,
 		NewCmdArchive(f, nil), NewCmdRestore(f, nil), NewCmdGC(f, nil))
 	return cmd
 }
-
-// runOr calls runF when a test gave one, else run.
-func runOr[O any](opts *O, runF func(*O) error, run func(*O) error) error {
-	if runF != nil {
-		return runF(opts)
-	}
-	return run(opts)
-}
