@@ -45,12 +45,20 @@ func Open(repo *gitrepo.Repo, serve []string) *Env {
 	e := &Env{
 		Repo:       func() (*gitrepo.Repo, error) { return repo, nil },
 		ReadLedger: func() (*gitstore.Ledger, error) { return OpenReadLedger(repo), nil },
-		Sessions:   func() (*sessions.Client, error) { return &sessions.Client{Repo: repo, Serve: serve}, nil },
 		Log:        io.Discard,
 	}
 	e.Config = func() (config.Config, error) {
 		cfg, _, err := LoadConfig(repo)
 		return cfg, err
+	}
+	// The daemon keeps the profiles' key variables, as the CLI's does: a
+	// dispatch it runs for a policy starts sessions of those profiles.
+	e.Sessions = func() (*sessions.Client, error) {
+		var keep []string
+		if cfg, err := e.Config(); err == nil {
+			keep = ProfileKeys(cfg)
+		}
+		return &sessions.Client{Repo: repo, Serve: serve, KeepEnv: keep}, nil
 	}
 	e.Ledger = func() (*gitstore.Ledger, error) {
 		cfg, err := e.Config()

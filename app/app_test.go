@@ -60,3 +60,20 @@ func TestRecordsRefusesBadIDs(t *testing.T) {
 		t.Fatalf("worktrees of a new repository: %v %v", rows, err)
 	}
 }
+
+// The MCP server's daemon keeps the profiles' key variables, as the
+// CLI's does: a dispatch the daemon runs starts sessions of those profiles.
+func TestOpenStartsTheDaemonWithTheProfilesKeys(t *testing.T) {
+	repo := testRepo(t)
+	conf := "[profiles.cheap]\nadapter = \"claude-code\"\nauth = \"api-key\"\nkey_env = \"CHEAP_LLM_KEY\"\n"
+	if err := os.WriteFile(filepath.Join(repo.WorkTree, "agentproto.toml"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(repo, []string{"serve"}).Sessions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.KeepEnv) != 1 || c.KeepEnv[0] != "CHEAP_LLM_KEY" {
+		t.Fatalf("the daemon keeps %q, want the profile's key variable", c.KeepEnv)
+	}
+}
