@@ -117,6 +117,9 @@ func judgedPolicy(dir string, env []string, tmp string, cfg JudgedConfig) Policy
 		p.Write = append(p.Write, inHome(home, rel)...)
 	}
 	p.Write = append(p.Write, envCaches(env)...)
+	if c := goBuildCache(env); c != "" {
+		p.Write = append(p.Write, c)
+	}
 	p.Write = append(p.Write, cfg.Writable...)
 	return p
 }
