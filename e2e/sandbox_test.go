@@ -334,13 +334,13 @@ func TestSandboxFallbackWithoutLandlock(t *testing.T) {
 // edit is refused, the acceptance cannot be written, and the ledger holds
 // no acceptance.
 func TestSelfAcceptanceFromADetachedOrphanFails(t *testing.T) {
-	accept := runStep(`log=$PWD/accept.log; main="$(git rev-parse --path-format=absolute --git-common-dir)/.."; ` +
+	accept := runStep(`log=$PWD/lib/accept.log; main="$(git rev-parse --path-format=absolute --git-common-dir)/.."; ` +
 		`(echo mine >> "$main/registry.txt") 2>> "$log" || echo "edit refused" >> "$log"; ` +
 		`(setsid sh -c 'cd "$0" && env -u AGENTPROTO_SESSION git agentproto verify demo WP2 --accept-outside >> "$1" 2>&1; echo "exit $?" >> "$1"' "$main" "$log" < /dev/null > /dev/null 2>&1 &); ` +
 		`sleep 2`)
 	dir := pipelineRepo(t, accept, "lower lib/lower.sh")
 	sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
-	b, err := os.ReadFile(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2", "accept.log"))
+	b, err := os.ReadFile(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2", "lib", "accept.log"))
 	t.Logf("accept.log:\n%s", b)
 	if err != nil || !strings.Contains(string(b), "edit refused") || !strings.Contains(string(b), "exit ") || strings.Contains(string(b), "exit 0") {
 		t.Fatalf("the agent's edit and acceptance: %v\n%s", err, b)
