@@ -28,7 +28,8 @@ func commitExecAgent(t *testing.T, dir, script string) {
 	t.Helper()
 	agent := filepath.Join(t.TempDir(), "agent.sh")
 	os.WriteFile(agent, []byte(script), 0o755)
-	cfg := "[dispatch]\nadapter = \"exec\"\n[plugins.exec]\noptions = { command = \"sh " + agent + " {prompt}\" }\n"
+	// The agent logs at its worktree's root, outside any WP's perimeter.
+	cfg := "[dispatch]\nadapter = \"exec\"\n[plugins.exec]\noptions = { command = \"sh " + agent + " {prompt}\" }\n" + sandboxWorktree
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
 	must(t, dir, "git", "add", "agentproto.toml")
 	must(t, dir, "git", "commit", "-qm", "exec adapter")

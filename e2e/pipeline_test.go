@@ -27,6 +27,12 @@ func pipelineRepo(t *testing.T, wp2Extra, wp2Wiring string) string {
 // agent's writes outside its worktree must happen for verify to find them.
 const sandboxOff = "[sandbox]\nmode = \"off\"\n"
 
+// sandboxWorktree is the configuration of the tests of verify's backstop
+// inside the worktree: a WP's agent writes its whole worktree, so its
+// writes outside its perimeter happen and verify must find them (by
+// default the sandbox refuses them at the system call).
+const sandboxWorktree = "[sandbox]\nperimeter = \"worktree\"\n"
+
 // pipelineRepoConfig is pipelineRepo with config added to agentproto.toml.
 func pipelineRepoConfig(t *testing.T, config, wp2Extra, wp2Wiring string) string {
 	t.Helper()
@@ -178,7 +184,8 @@ func (g *github) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestPipelineEndToEnd(t *testing.T) {
-	dir := pipelineRepo(t, `{"op":"write","path":"notes.txt","content":"stray\n"}`, "lower lib/lower.sh")
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := pipelineRepoConfig(t, sandboxWorktree, `{"op":"write","path":"notes.txt","content":"stray\n"}`, "lower lib/lower.sh")
 	remote := filepath.Join(t.TempDir(), "remote.git")
 	must(t, dir, "git", "init", "-q", "--bare", remote)
 	must(t, dir, "git", "remote", "add", "origin", remote)

@@ -21,7 +21,8 @@ func TestPluginTrustOfAnAbsoluteScriptPathTakes(t *testing.T) {
 esac
 `), 0o755)
 	cfg := "[dispatch]\nadapter = \"myexec\"\n[plugins.myexec]\npath = \"" + filepath.Join(binDir, "agentproto-adapter-exec") + "\"\n" +
-		"options = { command = \"sh " + agent + " {prompt}\" }\n"
+		"options = { command = \"sh " + agent + " {prompt}\" }\n" +
+		sandboxWorktree // the agent logs at its worktree's root, outside any WP's perimeter
 	os.WriteFile(filepath.Join(dir, "agentproto.toml"), []byte(cfg), 0o644)
 	must(t, dir, "git", "add", "agentproto.toml", "agent.sh")
 	must(t, dir, "git", "commit", "-qm", "my exec adapter")

@@ -17,7 +17,8 @@ func TestRedispatchAfterWorktreeRemoved(t *testing.T) {
 		step("write", "path", "notes.txt", "content", "stray\n"),
 		runStep("git add -A && git commit -qm wip"),
 	}, "\n")
-	dir := pipelineRepo(t, extra, "lower lib/lower.sh")
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := pipelineRepoConfig(t, sandboxWorktree, extra, "lower lib/lower.sh")
 	defer sh(t, dir, nil, "git", "agentproto", "sessions", "gc", "--apply")
 	if out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo"); exitCode(err) != 1 || !strings.Contains(out, "WP2   verify     fail") {
 		t.Fatalf("first dispatch: %v\n%s", err, out)
@@ -60,7 +61,8 @@ func TestRedispatchAfterWorktreeRemoved(t *testing.T) {
 // session, whose dispatch records the new brief's hash.
 func TestDispatchAfterRefreezeStartsFromTheNewBrief(t *testing.T) {
 	report := `{"op":"report","report":{"wp":"WP0","files":["a/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
-	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n" + sandboxWorktree},
 		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n",
 		map[string]string{"WP0": writeStep("a/x.txt", "x\n") + "\n" + writeStep("stray.txt", "not mine\n") + "\n" + report})
 	defer sh(t, dir, nil, "git", "agentproto", "sessions", "gc", "--apply")
@@ -94,7 +96,8 @@ func TestDispatchAfterRefreezeStartsFromTheNewBrief(t *testing.T) {
 // wave's own verify would have.
 func TestDispatchEndsTheSessionOfAWPVerifiedByHand(t *testing.T) {
 	report := `{"op":"report","report":{"wp":"WP0","files":["a/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
-	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n" + sandboxWorktree},
 		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n",
 		map[string]string{"WP0": writeStep("a/x.txt", "x\n") + "\n" + writeStep("stray.txt", "not mine\n") + "\n" + report})
 	if out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo"); exitCode(err) != 1 || !strings.Contains(out, "WP0   verify     fail") {

@@ -72,6 +72,9 @@ type hostileRun struct {
 	dir, victim, hostile, attempts string
 	victimRec                      sessionRec
 	hostileDir                     string
+	// holder is the pid of a user's command that held the token all the
+	// while the agent ran (git, running git agentproto sessions wait).
+	holder int
 }
 
 func runHostile(t *testing.T, config string) hostileRun {
@@ -95,6 +98,20 @@ func runHostile(t *testing.T, config string) hostileRun {
 		t.Fatalf("victim: %v %s", err, errOut)
 	}
 	r.victimRec = sessionJSON(t, dir, r.victim)
+	// A user's command holding the token lives all the while the agent
+	// runs: its git process, like any the user starts, is dumpable and
+	// carries the caller's environment, so the token read has a target.
+	holder := exec.Command("git", "agentproto", "sessions", "wait", r.victim, "--timeout", "120s")
+	holder.Dir, holder.Env = dir, append(gitEnv(homeOf(t)), tokenEnv...)
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	r.holder = holder.Process.Pid
+	waitFor(t, "the token holder to start", func() bool {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(r.holder) + "/environ")
+		return err == nil && bytes.Contains(env, []byte(hostileToken))
+	})
 	r.hostileDir = filepath.Join(filepath.Dir(r.victimRec.Dir), "hostile")
 	cmd := "sh hostile.sh " + strings.Join([]string{dir, r.victim, strconv.Itoa(r.victimRec.Pid), r.victimRec.Dir, filepath.Join(binDir, "git-agentproto")}, " ")
 	r.hostile, errOut, err = startSessionWith(t, dir, tokenEnv, "--adapter", "exec", "--no-ping", "--worktree", "hostile",
@@ -119,7 +136,8 @@ func runHostile(t *testing.T, config string) hostileRun {
 // uid, gets through (this is what the sandbox is for).
 func TestHostileAgentGetsThroughWithoutTheSandbox(t *testing.T) {
 	r := runHostile(t, "[sandbox]\nmode = \"off\"\n")
-	for _, want := range []string{"WROTE-MAIN", "WROTE-HOOK", "WROTE-SIBLING", "WROTE-TMP", "KILLED", "HOSTS-READ", "SEAL-KEY-READ"} {
+	for _, want := range []string{"WROTE-MAIN", "WROTE-HOOK", "WROTE-SIBLING", "WROTE-TMP", "KILLED", "HOSTS-READ", "SEAL-KEY-READ",
+		"TOKEN-READ /proc/" + strconv.Itoa(r.holder) + "/environ"} {
 		if !strings.Contains(r.attempts, want) {
 			t.Errorf("unconfined, the agent did not manage %s: the attempt does not test what it claims", want)
 		}
@@ -146,6 +164,11 @@ func TestHostileAgentGetsThroughWithoutTheSandbox(t *testing.T) {
 func TestHostileAgentIsConfinedByTheSandbox(t *testing.T) {
 	r := runHostile(t, "")
 	dir, attempts := r.dir, r.attempts
+	// The token was there to read all the while (the control test reads
+	// it from this holder): reading none is the sandbox's doing.
+	if !pidAlive(r.holder) {
+		t.Errorf("the token holder %d ended before the agent did", r.holder)
+	}
 	for _, bad := range []string{"TOKEN-READ", "HOSTS-READ", "SEAL-KEY-READ", "RUNTIME-LISTED", "TOKEN-FILE-READ", "STARTED", "KILLED", "PROMPTED", "MCP-ANSWERED", "SIGNALLED", "WROTE-", "MOVED-MAIN", "APPENDED"} {
 		if strings.Contains(attempts, bad) {
 			t.Errorf("the agent got through: %s", bad)
@@ -190,8 +213,17 @@ func TestHostileAgentIsConfinedByTheSandbox(t *testing.T) {
 		t.Errorf("the session record says sandbox %q", rec.Sandbox)
 	}
 	// The daemon was started by a command holding the token: it does not.
-	if env, err := os.ReadFile("/proc/" + strconv.Itoa(daemonPid(t, dir)) + "/environ"); err != nil || bytes.Contains(env, []byte(hostileToken)) {
-		t.Errorf("the daemon's environment holds the token (or is unreadable to the test: %v)", err)
+	// Only root reads it; to the same unprivileged uid the daemon is
+	// closed (not dumpable), which is what protects it. What must hold
+	// either way is that the agent read no environment at all (above).
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(daemonPid(t, dir)) + "/environ")
+	switch {
+	case errors.Is(err, os.ErrPermission) && os.Geteuid() != 0:
+		t.Logf("the daemon's environment is closed to this uid too: %v", err)
+	case err != nil:
+		t.Errorf("reading the daemon's environment: %v", err)
+	case bytes.Contains(env, []byte(hostileToken)):
+		t.Errorf("the daemon's environment holds the token")
 	}
 	// Its orphan ends with it.
 	b, _ := os.ReadFile(filepath.Join(r.hostileDir, "orphan.pid"))
@@ -302,13 +334,13 @@ func TestSandboxFallbackWithoutLandlock(t *testing.T) {
 // edit is refused, the acceptance cannot be written, and the ledger holds
 // no acceptance.
 func TestSelfAcceptanceFromADetachedOrphanFails(t *testing.T) {
-	accept := runStep(`log=$PWD/accept.log; main="$(git rev-parse --path-format=absolute --git-common-dir)/.."; ` +
+	accept := runStep(`log=$PWD/lib/accept.log; main="$(git rev-parse --path-format=absolute --git-common-dir)/.."; ` +
 		`(echo mine >> "$main/registry.txt") 2>> "$log" || echo "edit refused" >> "$log"; ` +
 		`(setsid sh -c 'cd "$0" && env -u AGENTPROTO_SESSION git agentproto verify demo WP2 --accept-outside >> "$1" 2>&1; echo "exit $?" >> "$1"' "$main" "$log" < /dev/null > /dev/null 2>&1 &); ` +
 		`sleep 2`)
 	dir := pipelineRepo(t, accept, "lower lib/lower.sh")
 	sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
-	b, err := os.ReadFile(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2", "accept.log"))
+	b, err := os.ReadFile(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2", "lib", "accept.log"))
 	t.Logf("accept.log:\n%s", b)
 	if err != nil || !strings.Contains(string(b), "edit refused") || !strings.Contains(string(b), "exit ") || strings.Contains(string(b), "exit 0") {
 		t.Fatalf("the agent's edit and acceptance: %v\n%s", err, b)

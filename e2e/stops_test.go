@@ -53,7 +53,8 @@ func TestAFailingRunPrintsOneNext(t *testing.T) {
 		}
 		scripts[wp] = steps + "\n" + `{"op":"report","report":{"wp":"` + wp + `","files":["` + own + `/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
 	}
-	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n" + sandboxWorktree},
 		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n", scripts)
 	defer sh(t, dir, nil, "git", "agentproto", "sessions", "gc", "--apply")
 	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "run", "demo")

@@ -91,7 +91,8 @@ func fmtInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
 // naming the record, and ledger verify reports it. A copy carrying a
 // genuine event's seal, and one on a made-up peer's ref, fare no better.
 func TestForgedVerificationIsRefusedAndReported(t *testing.T) {
-	dir := pipelineRepo(t, `{"op":"write","path":"notes.txt","content":"stray\n"}`, "lower lib/lower.sh")
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := pipelineRepoConfig(t, sandboxWorktree, `{"op":"write","path":"notes.txt","content":"stray\n"}`, "lower lib/lower.sh")
 	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
 	if exitCode(err) != 1 || !strings.Contains(out, "WP2   verify     fail") {
 		t.Fatalf("dispatch: %v\n%s", err, out)

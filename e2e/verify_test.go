@@ -76,7 +76,8 @@ func TestVerifyCountsEveryChangedPath(t *testing.T) {
 		step("write", "path", "AGENTS.md", "content", "# Definition of done\nhidden\n"),
 		runStep("git update-index --assume-unchanged AGENTS.md"),
 	}, "\n")
-	dir := pipelineRepo(t, extra, "lower lib/lower.sh")
+	// Widened to the worktree: the stray write must happen for verify to find it.
+	dir := pipelineRepoConfig(t, sandboxWorktree, extra, "lower lib/lower.sh")
 	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
 	if exitCode(err) != 1 || !strings.Contains(out, "WP2   verify     fail") {
 		t.Fatalf("dispatch: %v\n%s", err, out)

@@ -128,6 +128,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	// contract in the plan's directory of the main checkout: readable,
 	// as nothing else of that checkout is.
 	start.Sandbox.Readable = append(start.Sandbox.Readable, p.Dir)
+	start.Sandbox.Within = perimeterDirs(d.Config.Sandbox, wp, m.Path)
 	rec, err := d.Sessions.Start(context.Background(), *start)
 	if err != nil && rec == nil {
 		return "", err

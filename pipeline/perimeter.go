@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plans"
 )
@@ -28,4 +31,23 @@ func withPerimeter(env []string, p *plans.Project, wp plans.WP) []string {
 		}
 	}
 	return append(out, perimeter.Env+"="+string(b))
+}
+
+// perimeterDirs are the directories of the worktree at wt the WP's
+// session may write ([sandbox] perimeter = "narrow"): those its globs lie
+// in. None (all of the worktree) when the sandbox is widened to the
+// worktree or a glob can match at its root; verify judges each file
+// either way.
+func perimeterDirs(sb config.Sandbox, wp plans.WP, wt string) []string {
+	if !sb.NarrowPerimeter() {
+		return nil
+	}
+	dirs, ok := perimeter.Dirs(wp.Owns, func(rel string) bool {
+		fi, err := os.Lstat(filepath.Join(wt, filepath.FromSlash(rel)))
+		return err == nil && fi.IsDir()
+	})
+	if !ok {
+		return nil
+	}
+	return dirs
 }

@@ -16,6 +16,10 @@ type SessionSpec struct {
 	// Dir is where the agent works: its worktree (or, without one, the
 	// directory it was started in).
 	Dir string
+	// Within are the directories of Dir, relative to it, that the agent
+	// may write when Dir is a linked worktree (its work package's
+	// perimeter); none: all of Dir.
+	Within []string
 	// CommonDir is the repository's common git dir.
 	CommonDir string
 	// WorkTree is the repository's main working tree ("" when bare).
@@ -207,7 +211,10 @@ func sessionDirWrites(s SessionSpec) ([]string, error) {
 	if s.CommonDir != "" && (within(dir, s.CommonDir) || within(s.CommonDir, dir)) {
 		return nil, fmt.Errorf("sandbox: the session's directory %s holds or is inside the repository's git dir %s", dir, s.CommonDir)
 	}
-	out := []string{dir}
+	out, err := withinWrites(dir, s.Within)
+	if err != nil {
+		return nil, err
+	}
 	admin, err := adminDir(dir, s.CommonDir)
 	if err != nil || admin == "" {
 		return out, err
@@ -224,6 +231,53 @@ func sessionDirWrites(s SessionSpec) ([]string, error) {
 		out = append(out, refs, logs)
 	}
 	return out, nil
+}
+
+// withinWrites are the directories of the worktree at dir the session
+// writes: those of within, made when missing (a rule holds a path that
+// exists), or dir itself. A directory reached through a symbolic link is
+// refused: the rule would open wherever the link leads.
+func withinWrites(dir string, dirs []string) ([]string, error) {
+	if len(dirs) == 0 {
+		return []string{dir}, nil
+	}
+	var out []string
+	for _, rel := range dirs {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if filepath.IsAbs(rel) || p == dir || !within(dir, p) {
+			return nil, fmt.Errorf("sandbox: perimeter directory %q is not below the worktree %s", rel, dir)
+		}
+		if err := mkdirNoLinks(dir, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// mkdirNoLinks makes the directory p below root one component at a time,
+// refusing any component that is a symbolic link or not a directory.
+func mkdirNoLinks(root, p string) error {
+	rel, _ := filepath.Rel(root, p)
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if errors.Is(err, os.ErrNotExist) {
+			if err := os.Mkdir(cur, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+				return fmt.Errorf("sandbox: %w", err)
+			}
+			if fi, err = os.Lstat(cur); err != nil {
+				return fmt.Errorf("sandbox: %w", err)
+			}
+		} else if err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("sandbox: perimeter directory %s: %s is a symbolic link or a file, not a directory of the worktree", p, cur)
+		}
+	}
+	return nil
 }
 
 // configFile is the repository's agentproto.toml (config.FileName).

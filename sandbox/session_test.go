@@ -145,3 +145,37 @@ func TestCachesTheEnvironmentNames(t *testing.T) {
 		t.Fatalf("writes: %v", p.Write)
 	}
 }
+
+// A work package's session writes the perimeter's directories of its
+// worktree, made when missing, and not the rest of the worktree; a
+// directory that is a link out of the worktree is refused.
+func TestForSessionWithinThePerimeter(t *testing.T) {
+	_, common, wt := repoWithWorktree(t)
+	p, err := sandbox.ForSession(sandbox.SessionSpec{Dir: wt, CommonDir: common, Within: []string{"src/api", "docs"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{filepath.Join(wt, "src", "api"), filepath.Join(wt, "docs"), filepath.Join(common, "objects")} {
+		if !slices.Contains(p.Write, w) {
+			t.Errorf("%s is not writable: %v", w, p.Write)
+		}
+		if fi, err := os.Stat(w); err != nil || !fi.IsDir() {
+			t.Errorf("%s was not made: %v", w, err)
+		}
+	}
+	for _, denied := range []string{wt, filepath.Join(wt, "README.md"), filepath.Join(wt, "src", "other")} {
+		if p.Writable(denied) {
+			t.Errorf("%s is writable", denied)
+		}
+	}
+	outside := t.TempDir()
+	os.Symlink(outside, filepath.Join(wt, "out"))
+	for _, bad := range []string{"out/x", "out", "../x", "/etc"} {
+		if _, err := sandbox.ForSession(sandbox.SessionSpec{Dir: wt, CommonDir: common, Within: []string{bad}}); err == nil {
+			t.Errorf("perimeter directory %q was accepted", bad)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("a directory was made through the link: %v", entries)
+	}
+}

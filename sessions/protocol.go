@@ -96,6 +96,10 @@ type SandboxArgs struct {
 	Mode     string   `json:"mode,omitempty"`
 	Writable []string `json:"writable,omitempty"`
 	Readable []string `json:"readable,omitempty"`
+	// Within are the directories of the session's worktree, relative to
+	// it, that it may write: its work package's perimeter ([sandbox]
+	// perimeter = "narrow"). None: all of the worktree.
+	Within []string `json:"within,omitempty"`
 }
 
 // SandboxWarning is the one line a command prints when its sessions run

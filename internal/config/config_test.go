@@ -32,6 +32,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"wedge_after without a unit", "[sessions]\nwedge_after = 600\n", `x.toml:2: sessions.wedge_after: "600" is not a duration with a unit`},
 		{"zero hook_timeout", "[worktree]\nhook_timeout = \"0s\"\n", `x.toml:2: worktree.hook_timeout: must be longer than zero`},
 		{"negative wedge_after", "[sessions]\nwedge_after = \"-1s\"\n", `x.toml:2: sessions.wedge_after: must be "0s" (never) or a positive duration`},
+		{"sandbox perimeter", "[sandbox]\nperimeter = \"wide\"\n", `x.toml:2: sandbox.perimeter: "wide" is not narrow or worktree`},
 		{"pass_env a key_env", "[gates]\npass_env = [\"LLM_CRED\"]\n[profiles.p]\nadapter = \"codex\"\nauth = \"api-key\"\nkey_env = \"LLM_CRED\"\n", `would pass $LLM_CRED`},
 	}
 	for _, c := range cases {

@@ -13,6 +13,11 @@ type Sandbox struct {
 	// Mode: "auto" (default) confines where the kernel can and warns
 	// where it cannot; "required" refuses to start unconfined; "off".
 	Mode string `toml:"mode" json:"mode,omitempty"`
+	// Perimeter: "narrow" (default) lets the agent of a work package write
+	// only the directories its perimeter's globs lie in, where each has a
+	// directory below the worktree's root; "worktree" lets it write all
+	// of its worktree (verify still judges each file either way).
+	Perimeter string `toml:"perimeter" json:"perimeter,omitempty"`
 	// Writable adds paths agents may write (absolute or ~/): caches and
 	// state directories the defaults do not name.
 	Writable []string `toml:"writable" json:"writable,omitempty"`
@@ -26,6 +31,11 @@ func (s Sandbox) validate() error {
 	default:
 		return BadValue(fmt.Sprintf("%q is not auto, required or off", s.Mode), "sandbox", "mode")
 	}
+	switch s.Perimeter {
+	case "", "narrow", "worktree":
+	default:
+		return BadValue(fmt.Sprintf("%q is not narrow or worktree", s.Perimeter), "sandbox", "perimeter")
+	}
 	if err := checkSandboxPaths(s.Writable); err != nil {
 		return BadValue(err.Error(), "sandbox", "writable")
 	}
@@ -34,6 +44,10 @@ func (s Sandbox) validate() error {
 	}
 	return nil
 }
+
+// NarrowPerimeter says whether a work package's session writes only its
+// perimeter's directories of its worktree.
+func (s Sandbox) NarrowPerimeter() bool { return s.Perimeter != "worktree" }
 
 func checkSandboxPaths(paths []string) error {
 	for _, p := range paths {

@@ -47,7 +47,7 @@ func (d *Daemon) confinement(rec *sessions.Record, a *sessions.StartArgs, env []
 	spec := sandbox.SessionSpec{
 		Dir: a.Dir, CommonDir: d.repo.CommonDir, WorkTree: d.repo.WorkTree, Runtime: sessions.RuntimeDir(),
 		Home: lookupEnv(env, "HOME"), Path: lookupEnv(env, "PATH"), Tmp: tmp, Adapter: a.Path,
-		Writable: a.Sandbox.Writable, Readable: a.Sandbox.Readable, Options: a.Options, ErrorLog: a.ErrorLog, CacheEnv: env,
+		Within: a.Sandbox.Within, Writable: a.Sandbox.Writable, Readable: a.Sandbox.Readable, Options: a.Options, ErrorLog: a.ErrorLog, CacheEnv: env,
 	}
 	rec.Sandbox = sandbox.KindLandlock
 	c := &host.Confinement{Launcher: sup.Launcher, Policy: func(sockets string) (sandbox.Policy, error) {
