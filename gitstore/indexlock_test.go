@@ -38,11 +38,16 @@ func TestIndexLockWaitsForTheHolder(t *testing.T) {
 			t.Fatalf("read-only %v: got %v while another file holds the lock, want bolt.ErrTimeout", readOnly, err)
 		}
 	}
+	heldFd := int(held.Fd())
+	letGo := make(chan struct{})
 	go func() {
+		defer close(letGo)
 		time.Sleep(30 * time.Millisecond)
-		syscall.Flock(int(held.Fd()), syscall.LOCK_UN)
+		syscall.Flock(heldFd, syscall.LOCK_UN)
 	}()
-	if err := lockIndexFile(other, false, time.Minute); err != nil {
+	err := lockIndexFile(other, false, time.Minute)
+	<-letGo // the file is closed at cleanup only after the goroutine used it
+	if err != nil {
 		t.Fatalf("after the holder let go: %v", err)
 	}
 	// Taken: bbolt's own attempt on the same file succeeds at once.
