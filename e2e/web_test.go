@@ -40,7 +40,9 @@ func webPlan(t *testing.T) string {
 		}
 		scripts[wp] = steps + "\n" + `{"op":"report","report":{"wp":"` + wp + `","files":[` + files + `],"design_choices":["` + choice + `"],"wiring":[],"exit_codes":[{"command":"sh test.sh","exit_code":0}]}}`
 	}
-	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+	// WP1's stray write must reach the disk for verify to fail it: the
+	// sandbox is widened to the worktree (narrowed, the write is refused).
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n" + sandboxWorktree},
 		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n"+
 			"[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n"+
 			"[[wp]]\nid = \"WP2\"\ntitle = \"c\"\nowns = [\"c/**\"]\ndepends_on = [\"WP0\"]\n", scripts)
