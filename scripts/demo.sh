@@ -122,7 +122,7 @@ cat >> .plans/demo/WP2-brief.md <<'MD'
 ```agentproto-script
 {"op":"write","path":"lib/lower.sh","content":"#!/bin/sh\ntr 'A-Z' 'a-z'\n"}
 {"op":"write","path":"tests/lower_test.sh","content":"#!/bin/sh\n[ \"$(echo ABC | sh lib/lower.sh)\" = abc ] || exit 1\n"}
-{"op":"write","path":"notes.txt","content":"scratch notes the executor should not have left here\n"}
+{"op":"write","path":"lib/notes.txt","content":"scratch notes the executor should not have left here\n"}
 {"op":"run","cmd":"sh test.sh"}
 {"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":["tr for case mapping"],"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["tool:lower"],"exit_codes":[{"command":"sh test.sh","exit_code":0}]}}
 ```
@@ -135,14 +135,16 @@ set +e
 git agentproto dispatch demo
 code=$?
 set -e
-echo "(dispatch exited $code: verify caught WP2 writing outside its perimeter)"
+echo "(dispatch exited $code: verify caught WP2 writing lib/notes.txt, outside its perimeter;"
+echo " the sandbox lets WP2 write only lib/ and tests/, the directories its perimeter lies in,"
+echo " and verify judges each file)"
 
 step "a second prompt to WP2's session fixes it"
 wp2=$(git agentproto sessions ls | awk '$2 == "demo/WP2" {print $1}' | tail -n 1)
 cat > "$work/fix.prompt" <<'P'
-Remove notes.txt: it is outside your perimeter.
+Remove lib/notes.txt: it is outside your perimeter.
 ```agentproto-script
-{"op":"delete","path":"notes.txt"}
+{"op":"delete","path":"lib/notes.txt"}
 {"op":"report","report":{"wp":"WP2","files":["lib/lower.sh","tests/lower_test.sh"],"design_choices":["tr for case mapping"],"wiring":[{"file":"registry.txt","line":"lower lib/lower.sh"}],"claims":["tool:lower"],"exit_codes":[{"command":"sh test.sh","exit_code":0}]}}
 ```
 P
