@@ -74,12 +74,14 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		n := 0
 		intern := map[string]string{}
 		retracted := retractedSet(tx)
+		var buf []byte
 		emit := func(key, v []byte) (bool, error) {
-			if len(v) < 20 {
-				return false, damaged("entry %x is %d bytes long", key, len(v))
+			env, oid, ok := readValue(buf[:0], key, v)
+			if !ok {
+				return false, damaged("entry %x does not read", key)
 			}
-			env := v[20:]
-			gone := retracted != nil && retracted.Get(v[:20]) != nil
+			buf = env[:0]
+			gone := retracted != nil && retracted.Get(oid) != nil
 			var e *Event
 			if decode {
 				var err error

@@ -17,7 +17,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "5"
+const indexVersion = "6"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -26,7 +26,7 @@ const indexLockWait = 60 * time.Second
 var (
 	bucketMeta   = []byte("meta")
 	bucketTips   = []byte("tips")
-	bucketEvents = []byte("events") // order key -> commit oid (20 bytes) + envelope
+	bucketEvents = []byte("events") // order key -> commit oid, checksum, envelope (packed.go)
 	bucketIDs    = []byte("ids")    // record id -> order key
 	bucketKinds  = []byte("kinds")  // kind, 0, order key -> nothing
 	keyVersion   = []byte("version")
@@ -219,8 +219,13 @@ type indexed struct {
 	envelope []byte
 }
 
-func decodeIndexed(v []byte) indexed {
-	return indexed{commit: hex.EncodeToString(v[:20]), envelope: v[20:]}
+// decodeIndexed reads the value stored under key; the envelope is a copy.
+func decodeIndexed(key, v []byte) (indexed, error) {
+	env, oid, ok := readValue(nil, key, v)
+	if !ok {
+		return indexed{}, damaged("entry %x does not read", key)
+	}
+	return indexed{commit: hex.EncodeToString(oid), envelope: env}, nil
 }
 
 // putSorted stores pairs in key order with full pages, the cheap way for
@@ -266,9 +271,7 @@ func putEventsCounting(b *bolt.Bucket, pairs [][2][]byte) (int, error) {
 // points at the event first in ledger order; `ledger verify` reports the pair.
 func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 	key := orderKey(e.Lamport, e.Writer, e.ID)
-	val := make([]byte, 0, 20+len(envelope))
-	val = append(val, commit[:]...)
-	val = append(val, envelope...)
+	val, _ := appendValue(make([]byte, 0, valueHead+1+len(envelope)), nil, key, &commit, envelope, e)
 	events := tx.Bucket(bucketEvents)
 	if events.Get(key) == nil {
 		meta := tx.Bucket(bucketMeta)
@@ -290,16 +293,17 @@ func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 }
 
 // lookupID returns the event recorded under id, or ok=false.
-func lookupID(tx *bolt.Tx, id string) (indexed, bool) {
+func lookupID(tx *bolt.Tx, id string) (indexed, bool, error) {
 	key := tx.Bucket(bucketIDs).Get([]byte(id))
 	if key == nil {
-		return indexed{}, false
+		return indexed{}, false, nil
 	}
 	v := tx.Bucket(bucketEvents).Get(key)
 	if v == nil {
-		return indexed{}, false
+		return indexed{}, false, nil
 	}
-	return decodeIndexed(v), true
+	got, err := decodeIndexed(key, v)
+	return got, err == nil, err
 }
 
 // Count returns the number of events in the ledger and the warnings met.

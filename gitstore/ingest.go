@@ -20,14 +20,12 @@ const lamportJumpCap = 1_000_000
 type logRecord struct {
 	commit  string
 	parents []string
-	// value is what the index stores for the event: the binary commit id
-	// followed by the envelope.
-	value []byte
-	event *Event
-	err   error // why the commit is not a valid event
+	// key and value are what the index stores for a valid event: its
+	// order key, and the binary commit id followed by the packed envelope.
+	key, value []byte
+	event      *Event
+	err        error // why the commit is not a valid event
 }
-
-func (r *logRecord) envelope() []byte { return r.value[20:] }
 
 // slab hands out byte slices carved from large blocks: a cold index keeps
 // every envelope of the history until its one commit, and allocating them
@@ -206,7 +204,7 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 			warnings = append(warnings, fmt.Sprintf("skipping commit %s on %s: %v", r.commit[:12], ref, err))
 			continue
 		}
-		key := orderKey(e.Lamport, e.Writer, e.ID)
+		key := r.key
 		events = append(events, [2][]byte{key, r.value})
 		kinds = append(kinds, [2][]byte{kindKey(e.Kind, key), nil})
 		// The id points at the first event in ledger order that used it.

@@ -48,6 +48,14 @@ func streamChain(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logR
 		}
 		return err
 	}
+	add := func(r logRecord) error {
+		recs = append(recs, r)
+		if batch > 0 && len(recs) >= batch {
+			return flush()
+		}
+		return nil
+	}
+	var packed, scratch []byte
 	err := repo.GitRecords(func(chunk []byte) error {
 		chunk = bytes.TrimLeft(chunk, "\n")
 		if len(chunk) == 0 {
@@ -65,18 +73,27 @@ func streamChain(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logR
 			linear = linear && len(r.parents) == 1 && r.parents[0] == prev
 		}
 		prev = r.commit
-		env := envelopeOf(msg)
-		r.value = mem.alloc(20 + len(env))
-		if _, err := hex.Decode(r.value[:20], []byte(r.commit)); err != nil || len(r.commit) != 40 {
+		var oid [20]byte
+		if _, err := hex.Decode(oid[:], []byte(r.commit)); err != nil || len(r.commit) != 40 {
 			return fmt.Errorf("git log printed %q where a commit id belongs", r.commit)
 		}
-		copy(r.value[20:], env)
-		r.event, r.err = decodeFast(r.envelope())
-		recs = append(recs, r)
-		if batch > 0 && len(recs) >= batch {
-			return flush()
+		env := envelopeOf(msg)
+		r.event, r.err = decodeFast(env)
+		if r.err != nil {
+			return add(r) // skipped with a warning: nothing to store
 		}
-		return nil
+		e := r.event
+		key := orderKey(e.Lamport, e.Writer, e.ID)
+		packed, scratch = appendValue(packed[:0], scratch, key, &oid, env, e)
+		r.key = append(mem.alloc(len(key))[:0], key...)
+		r.value = append(mem.alloc(len(packed))[:0], packed...)
+		// env is git's buffer, soon reused: the event must not point into it.
+		if r.value[valueHead] == formPacked {
+			e.Data = r.value[len(r.value)-len(e.Data):] // data ends the packed form
+		} else {
+			r.event, r.err = decodeFast(r.value[valueHead+1:])
+		}
+		return add(r)
 	}, args...)
 	if err != nil {
 		return err

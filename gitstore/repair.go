@@ -177,8 +177,10 @@ func ownEvents(tx *bolt.Tx, writer string) ([]indexed, error) {
 	mark := append([]byte(writer), 0)
 	err := b.ForEach(func(k, v []byte) error {
 		if len(k) > 8 && bytes.HasPrefix(k[8:], mark) && len(v) >= 20 {
-			ix := decodeIndexed(v)
-			ix.envelope = append([]byte(nil), ix.envelope...)
+			ix, err := decodeIndexed(k, v)
+			if err != nil {
+				return err
+			}
 			out = append(out, ix)
 		}
 		return nil
