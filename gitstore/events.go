@@ -75,7 +75,12 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		intern := map[string]string{}
 		retracted := retractedSet(tx)
 		var buf []byte
+		read := 0 // bytes of the index read since the pages were last dropped
 		emit := func(key, v []byte) (bool, error) {
+			if read += len(key) + len(v); read > dropEvery {
+				dropMapped(tx)
+				read = 0
+			}
 			env, oid, ok := readValue(buf[:0], key, v)
 			if !ok {
 				return false, damaged("entry %x does not read", key)
@@ -133,6 +138,11 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		return nil
 	})
 }
+
+// dropEvery is how many bytes of events a read goes through before it lets
+// go of the index pages it mapped (dropMapped): nothing it hands on points
+// into them.
+const dropEvery = 32 << 20
 
 // markRetracted adds "retracted": true to an envelope for output. An
 // envelope never holds the field itself (decoding refuses unknown fields),

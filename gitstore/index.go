@@ -17,7 +17,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "6"
+const indexVersion = "7"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -27,7 +27,7 @@ var (
 	bucketMeta   = []byte("meta")
 	bucketTips   = []byte("tips")
 	bucketEvents = []byte("events") // order key -> commit oid, checksum, envelope (packed.go)
-	bucketIDs    = []byte("ids")    // record id -> order key
+	bucketIDs    = []byte("ids")    // record id -> its order key without the id (idRef)
 	bucketKinds  = []byte("kinds")  // kind, 0, order key -> nothing
 	keyVersion   = []byte("version")
 	keyLamport   = []byte("lamport")
@@ -143,11 +143,19 @@ func orderKey(lamport uint64, writer, id string) []byte {
 // the decoded envelope, and a kind never holds a 0 byte, so one kind's keys
 // are exactly those under kind+0.
 func kindKey(kind string, order []byte) []byte {
-	k := make([]byte, 0, len(kind)+1+len(order))
-	k = append(k, kind...)
-	k = append(k, 0)
-	return append(k, order...)
+	return appendKindKey(make([]byte, 0, len(kind)+1+len(order)), kind, order)
 }
+
+func appendKindKey(dst []byte, kind string, order []byte) []byte {
+	dst = append(dst, kind...)
+	dst = append(dst, 0)
+	return append(dst, order...)
+}
+
+// idRef is what the ids bucket keeps for the event under key: the key
+// without the id, which is the bucket's own key. Two refs of one id
+// compare as their order keys do.
+func idRef(key []byte, id string) []byte { return key[:len(key)-len(id)] }
 
 // ensureBuckets creates the buckets, resetting everything when the stored
 // layout version differs.
@@ -228,11 +236,12 @@ func decodeIndexed(key, v []byte) (indexed, error) {
 	return indexed{commit: hex.EncodeToString(oid), envelope: env}, nil
 }
 
-// putSorted stores pairs in key order with full pages, the cheap way for
-// bbolt: appends at the right edge never split or shift a node.
-func putSorted(b *bolt.Bucket, pairs [][2][]byte) error {
+// putSorted stores pairs in key order, the cheap way for bbolt, filling
+// pages to fill: keys that land at the right edge (or at the end of one
+// kind's range) never split or shift a node, and fill them whole.
+func putSorted(b *bolt.Bucket, pairs [][2][]byte, fill float64) error {
 	sort.Slice(pairs, func(i, j int) bool { return bytes.Compare(pairs[i][0], pairs[j][0]) < 0 })
-	b.FillPercent = 0.95
+	b.FillPercent = fill
 	for _, p := range pairs {
 		if err := b.Put(p[0], p[1]); err != nil {
 			return err
@@ -247,17 +256,19 @@ func putSorted(b *bolt.Bucket, pairs [][2][]byte) error {
 // bucket that held keys before is asked about each.
 func putEventsCounting(b *bolt.Bucket, pairs [][2][]byte) (int, error) {
 	sort.Slice(pairs, func(i, j int) bool { return bytes.Compare(pairs[i][0], pairs[j][0]) < 0 })
-	wasEmpty := true
-	if k, _ := b.Cursor().First(); k != nil {
-		wasEmpty = false
+	// Keys past the bucket's last one are new without asking: a writer's
+	// next events, and every batch of a rebuild of one ref.
+	var last []byte
+	if k, _ := b.Cursor().Last(); k != nil {
+		last = append(last, k...)
 	}
-	b.FillPercent = 0.95
+	b.FillPercent = 1
 	added := 0
 	for i, p := range pairs {
 		if i > 0 && bytes.Equal(pairs[i-1][0], p[0]) {
 			continue
 		}
-		if wasEmpty || b.Get(p[0]) == nil {
+		if last == nil || bytes.Compare(p[0], last) > 0 || b.Get(p[0]) == nil {
 			added++
 		}
 		if err := b.Put(p[0], p[1]); err != nil {
@@ -286,18 +297,20 @@ func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 		return err
 	}
 	ids := tx.Bucket(bucketIDs)
-	if prev := ids.Get([]byte(e.ID)); prev != nil && bytes.Compare(prev, key) < 0 {
+	ref := idRef(key, e.ID)
+	if prev := ids.Get([]byte(e.ID)); prev != nil && bytes.Compare(prev, ref) < 0 {
 		return nil
 	}
-	return ids.Put([]byte(e.ID), key)
+	return ids.Put([]byte(e.ID), ref)
 }
 
 // lookupID returns the event recorded under id, or ok=false.
 func lookupID(tx *bolt.Tx, id string) (indexed, bool, error) {
-	key := tx.Bucket(bucketIDs).Get([]byte(id))
-	if key == nil {
+	ref := tx.Bucket(bucketIDs).Get([]byte(id))
+	if ref == nil {
 		return indexed{}, false, nil
 	}
+	key := append(append(make([]byte, 0, len(ref)+len(id)), ref...), id...)
 	v := tx.Bucket(bucketEvents).Get(key)
 	if v == nil {
 		return indexed{}, false, nil

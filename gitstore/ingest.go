@@ -194,6 +194,7 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 	events := make([][2][]byte, 0, len(recs))
 	kinds := make([][2][]byte, 0, len(recs))
 	idKeys := make(map[string][]byte, len(recs))
+	var mem slab
 	writer := writerOf(ref)
 	for _, r := range recs {
 		e, err := r.event, r.err
@@ -206,21 +207,22 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 		}
 		key := r.key
 		events = append(events, [2][]byte{key, r.value})
-		kinds = append(kinds, [2][]byte{kindKey(e.Kind, key), nil})
+		kinds = append(kinds, [2][]byte{appendKindKey(mem.alloc(len(e.Kind) + 1 + len(key))[:0], e.Kind, key), nil})
 		// The id points at the first event in ledger order that used it.
-		if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
+		ref := idRef(key, e.ID)
+		if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(ref, prev) < 0 {
 			if !ok {
-				if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, key) < 0 {
+				if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, ref) < 0 {
 					continue
 				}
 			}
-			idKeys[e.ID] = key
+			idKeys[e.ID] = ref
 		}
 		*lamports = append(*lamports, e.Lamport)
 	}
 	ids := make([][2][]byte, 0, len(idKeys))
-	for id, key := range idKeys {
-		ids = append(ids, [2][]byte{[]byte(id), key})
+	for id, ref := range idKeys {
+		ids = append(ids, [2][]byte{append(mem.alloc(len(id))[:0], id...), ref})
 	}
 	added, err := putEventsCounting(tx.Bucket(bucketEvents), events)
 	if err != nil {
@@ -230,10 +232,12 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 	if err := putUint(meta, keyCount, getUint(meta, keyCount)+uint64(added)); err != nil {
 		return warnings, err
 	}
-	if err := putSorted(tx.Bucket(bucketIDs), ids); err != nil {
+	// Ids come in any order: pages a little short of full take the next
+	// batch's without splitting at once.
+	if err := putSorted(tx.Bucket(bucketIDs), ids, 0.95); err != nil {
 		return warnings, err
 	}
-	return warnings, putSorted(tx.Bucket(bucketKinds), kinds)
+	return warnings, putSorted(tx.Bucket(bucketKinds), kinds, 1)
 }
 
 // finishIngest advances the clock over the events ingested (one bad

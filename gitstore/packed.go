@@ -142,12 +142,19 @@ func appendField(dst []byte, s string) []byte {
 
 func isLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if !lowerHex[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
 
 // appendEnvelope appends the envelope of a stored form (v after the
 // value's head) kept under key. ok is false when v does not read.

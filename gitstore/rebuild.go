@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -19,15 +20,56 @@ import (
 var errRebuild = errors.New("the ledger index must be rebuilt")
 
 // rebuildBatch is how many commits one transaction of a rebuild ingests:
-// what a rebuild holds at once, whatever the history's length.
-const rebuildBatch = 20_000
+// what a rebuild holds at once, whatever the history's length. Three
+// batches are alive at a time (streamChain).
+const rebuildBatch = 10_000
 
 // streamChain reads the commits reachable from tip but not from stop
 // (stop "" = all), oldest first, and hands them to fn in batches of at most
-// batch (0: all at once); the batches' memory is reused. It checks as it
-// goes that they form one linear chain from stop to tip, and returns
-// errNotLinear when they do not (after the batches it could read).
+// batch (0: all at once). It checks as it goes that they form one linear
+// chain from stop to tip, and returns errNotLinear when they do not (after
+// the batches it could read).
+//
+// With batches, git is read on another goroutine while fn ingests the
+// batch before: git would otherwise wait on a full pipe while the index
+// is written. fn runs on the caller's goroutine, where guard catches what
+// a damaged index raises.
 func streamChain(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logRecord) error) error {
+	if batch == 0 {
+		return readLog(repo, tip, stop, 0, fn)
+	}
+	batches := make(chan []logRecord, 1)
+	stopped := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = readLog(repo, tip, stop, batch, func(recs []logRecord) error {
+			select {
+			case batches <- recs:
+				return nil
+			case <-stopped:
+				return errBreak
+			}
+		})
+	}()
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stopped) }) }
+	defer func() {
+		// On an error or a panic, git is stopped and the reader drained.
+		halt()
+		for range batches {
+		}
+	}()
+	for recs := range batches {
+		if err := fn(recs); err != nil {
+			return err
+		}
+	}
+	return readErr
+}
+
+// readLog is streamChain on one goroutine: fn is called between reads.
+func readLog(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logRecord) error) error {
 	args := []string{"log", "--reverse", "-z", "--format=%H %P%n%B", tip}
 	if stop != "" {
 		args = append(args, "^"+stop)
@@ -44,7 +86,7 @@ func streamChain(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logR
 		}
 		err := fn(recs)
 		if batch > 0 {
-			recs, mem = recs[:0], slab{}
+			recs, mem = make([]logRecord, 0, batch), slab{}
 		}
 		return err
 	}
