@@ -175,7 +175,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	var warnings []string
 	var lamports []uint64
 	for _, ref := range refs {
-		w, err := ingestRecords(tx, ref, chains[ref], &lamports)
+		w, err := ingestRecords(tx, ref, chains[ref], &lamports, nil)
 		warnings = append(warnings, w...)
 		if err != nil {
 			return warnings, err
@@ -186,14 +186,14 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 
 // ingestRecords adds the events of recs, read from ref, and appends their
 // clocks to lamports. It returns one warning per commit that is not a
-// valid event.
-func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64) ([]string, error) {
+// valid event. With a spool, the ids go there, for the caller to write.
+func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64, spool *idSpool) ([]string, error) {
 	var warnings []string
 	// Sized once: growing these over a whole history touched fresh memory
 	// again and again, and page faults are what a cold index paid most for.
 	events := make([][2][]byte, 0, len(recs))
 	kinds := make([][2][]byte, 0, len(recs))
-	idKeys := make(map[string][]byte, len(recs))
+	idKeys := map[string][]byte{}
 	var mem slab
 	writer := writerOf(ref)
 	for _, r := range recs {
@@ -208,6 +208,10 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 		key := r.key
 		events = append(events, [2][]byte{key, r.value})
 		kinds = append(kinds, [2][]byte{appendKindKey(mem.alloc(len(e.Kind) + 1 + len(key))[:0], e.Kind, key), nil})
+		if spool != nil && spool.add(e.ID, e.Lamport, e.Writer) {
+			*lamports = append(*lamports, e.Lamport)
+			continue
+		}
 		// The id points at the first event in ledger order that used it.
 		ref := idRef(key, e.ID)
 		if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(ref, prev) < 0 {

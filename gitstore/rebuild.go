@@ -165,10 +165,11 @@ func (l *Ledger) rebuild(db *bolt.DB, warn *Warnings) error {
 	}
 	sort.Strings(refs)
 	var lamports []uint64
+	var spool idSpool
 	for _, ref := range refs {
 		err := streamChain(l.repo, tips[ref], "", rebuildBatch, func(recs []logRecord) error {
 			return db.Update(func(tx *bolt.Tx) error {
-				w, err := ingestRecords(tx, ref, recs, &lamports)
+				w, err := ingestRecords(tx, ref, recs, &lamports, &spool)
 				warn.add(w...)
 				return err
 			})
@@ -178,6 +179,9 @@ func (l *Ledger) rebuild(db *bolt.DB, warn *Warnings) error {
 		if err != nil && err != errNotLinear {
 			return chainErr(ref, err)
 		}
+	}
+	if err := spool.write(db, 4*rebuildBatch); err != nil {
+		return err
 	}
 	return db.Update(func(tx *bolt.Tx) error {
 		if err := finishIngest(tx, tips, lamports); err != nil {
