@@ -86,7 +86,10 @@ func openIndexFile(path string, readOnly bool) (*index, error) {
 		NoFreelistSync: false,
 		// The index is a cache that git can always rebuild; syncing it to
 		// disk on every commit would cost more than the append it indexes.
-		NoSync:       true,
+		NoSync: true,
+		// Nor on every growth of the file, which bbolt otherwise also
+		// extends 16 MB ahead of what it holds: written pages extend it.
+		NoGrowSync:   true,
 		FreelistType: bolt.FreelistMapType,
 		// Reserve address space up front: growing the map remaps it and
 		// copies every live node, which dominated index builds.
@@ -132,11 +135,14 @@ func (ix *index) close() error { return ix.db.Close() }
 
 // orderKey sorts events by (lamport, writer, id): the ledger's total order.
 func orderKey(lamport uint64, writer, id string) []byte {
-	k := make([]byte, 8, 8+len(writer)+1+len(id))
-	binary.BigEndian.PutUint64(k, lamport)
-	k = append(k, writer...)
-	k = append(k, 0)
-	return append(k, id...)
+	return appendOrderKey(make([]byte, 0, 8+len(writer)+1+len(id)), lamport, writer, id)
+}
+
+func appendOrderKey(dst []byte, lamport uint64, writer, id string) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, lamport)
+	dst = append(dst, writer...)
+	dst = append(dst, 0)
+	return append(dst, id...)
 }
 
 // kindKey is the key of an event in the kinds bucket. The kind comes from
