@@ -55,3 +55,40 @@ func TestRebuildKeepsEveryID(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A history read in pieces lists every commit once, oldest first.
+func TestPiecesListTheWholeChain(t *testing.T) {
+	l, _ := newLedger(t)
+	var drafts []Draft
+	for i := 0; i < 30; i++ {
+		drafts = append(drafts, note(fmt.Sprintf("p-%02d", i), `{}`))
+	}
+	res, err := l.AppendUser(drafts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := append(pieceBounds(l.repo, res.Tip, 7), "")
+	if len(bounds) != 6 { // the tip, 4 bounds, and the end
+		t.Fatalf("bounds %q", bounds)
+	}
+	var ids []string
+	for i := len(bounds) - 2; i >= 0; i-- {
+		err := streamChain(l.repo, bounds[i], bounds[i+1], 4, func(recs []logRecord) error {
+			for _, r := range recs {
+				ids = append(ids, r.event.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, id := range ids {
+		if id != fmt.Sprintf("p-%02d", i) {
+			t.Fatalf("read %q", ids)
+		}
+	}
+	if len(ids) != 30 {
+		t.Fatalf("read %d ids", len(ids))
+	}
+}

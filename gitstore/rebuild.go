@@ -129,7 +129,7 @@ func readLog(repo *gitrepo.Repo, tip, stop string, batch int, fn func([]logRecor
 			return add(r) // skipped with a warning: nothing to store
 		}
 		e := r.event
-		key := appendOrderKey(mem.alloc(9+len(e.Writer)+len(e.ID))[:0], e.Lamport, e.Writer, e.ID)
+		key := appendOrderKey(mem.alloc(9 + len(e.Writer) + len(e.ID))[:0], e.Lamport, e.Writer, e.ID)
 		packed, scratch = appendValue(packed[:0], scratch, key, &oid, env, e)
 		r.key = key
 		r.value = append(mem.alloc(len(packed))[:0], packed...)
@@ -171,17 +171,23 @@ func (l *Ledger) rebuild(db *bolt.DB, warn *Warnings) error {
 	var lamports []uint64
 	var spool idSpool
 	for _, ref := range refs {
-		err := streamChain(l.repo, tips[ref], "", rebuildBatch, func(recs []logRecord) error {
+		ingest := func(recs []logRecord) error {
 			return db.Update(func(tx *bolt.Tx) error {
 				w, err := ingestRecords(tx, ref, recs, &lamports, &spool)
 				warn.add(w...)
 				return err
 			})
-		})
-		// A ref that is not one chain is read as far as git lists it;
-		// ledger verify names its merge commits.
-		if err != nil && err != errNotLinear {
-			return chainErr(ref, err)
+		}
+		// Oldest piece first; each git log lists what its start reaches
+		// and the piece before it does not, so together they list it all.
+		bounds := append(pieceBounds(l.repo, tips[ref], pieceSize), "")
+		for i := len(bounds) - 2; i >= 0; i-- {
+			err := streamChain(l.repo, bounds[i], bounds[i+1], rebuildBatch, ingest)
+			// A ref that is not one chain is read as far as git lists it;
+			// ledger verify names its merge commits.
+			if err != nil && err != errNotLinear {
+				return chainErr(ref, err)
+			}
 		}
 	}
 	if err := spool.write(db, 4*rebuildBatch); err != nil {
@@ -193,6 +199,36 @@ func (l *Ledger) rebuild(db *bolt.DB, warn *Warnings) error {
 		}
 		return l.markRetracted(tx, tips)
 	})
+}
+
+// pieceSize is how many commits one git log of a rebuild lists at most: git
+// keeps every commit it walked, 270 MB for a million with --reverse.
+const pieceSize = 250_000
+
+// pieceBounds returns tip and the commits n, 2n... first parents behind it.
+// The tip's clock bounds how long its history can be (each event's is above
+// its parent's), so a shorter one costs no walk.
+func pieceBounds(repo *gitrepo.Repo, tip string, n int) []string {
+	bounds := []string{tip}
+	if e, err := tipEvent(repo, tip); err != nil || e.Lamport < uint64(n) {
+		return bounds
+	}
+	for {
+		out, err := repo.Git("rev-parse", "--verify", "-q", fmt.Sprintf("%s~%d", bounds[len(bounds)-1], n))
+		if err != nil {
+			return bounds // fewer commits are left
+		}
+		bounds = append(bounds, strings.TrimSpace(string(out)))
+	}
+}
+
+func tipEvent(repo *gitrepo.Repo, tip string) (*Event, error) {
+	raw, err := repo.Git("cat-file", "commit", tip)
+	if err != nil {
+		return nil, err
+	}
+	_, msg, _ := bytes.Cut(raw, []byte("\n\n"))
+	return decodeFast(envelopeOf(msg))
 }
 
 // refreshed runs fn in a read-write transaction on an index current with
