@@ -87,8 +87,7 @@ func (s *idSpool) write(db *bolt.DB, batch int) error {
 					continue // a later event with the same id
 				}
 				last = id
-				ref := binary.BigEndian.AppendUint64(mem.alloc(9 + len(writer))[:0], lamport)
-				ref = append(append(ref, writer...), 0)
+				ref := appendOrderKey(mem.alloc(10 + len(writer))[:0], lamport, writer, "")
 				if s.full {
 					if old := ids.Get(id); old != nil && bytes.Compare(old, ref) <= 0 {
 						continue

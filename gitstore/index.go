@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,7 +18,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "7"
+const indexVersion = "8"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -135,11 +136,17 @@ func (ix *index) close() error { return ix.db.Close() }
 
 // orderKey sorts events by (lamport, writer, id): the ledger's total order.
 func orderKey(lamport uint64, writer, id string) []byte {
-	return appendOrderKey(make([]byte, 0, 8+len(writer)+1+len(id)), lamport, writer, id)
+	return appendOrderKey(make([]byte, 0, 9+len(writer)+1+len(id)), lamport, writer, id)
 }
 
+// The clock is written in as few bytes as it needs, after their count:
+// keys still sort by it, and a clock of millions takes 4 bytes, not 8.
 func appendOrderKey(dst []byte, lamport uint64, writer, id string) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, lamport)
+	n := (bits.Len64(lamport) + 7) / 8
+	dst = append(dst, byte(n))
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, byte(lamport>>(8*i)))
+	}
 	dst = append(dst, writer...)
 	dst = append(dst, 0)
 	return append(dst, id...)

@@ -244,12 +244,17 @@ func appendStored(dst, v []byte) ([]byte, []byte, bool) {
 // splitOrderKey is orderKey undone. A writer never holds a 0 byte (it
 // names a ref), so the first one after the clock ends it.
 func splitOrderKey(k []byte) (lamport uint64, writer, id []byte, ok bool) {
-	if len(k) < 9 {
+	if len(k) == 0 || k[0] > 8 || len(k) < 1+int(k[0])+1 {
 		return 0, nil, nil, false
 	}
-	i := bytes.IndexByte(k[8:], 0)
+	n := int(k[0])
+	for _, b := range k[1 : 1+n] {
+		lamport = lamport<<8 | uint64(b)
+	}
+	rest := k[1+n:]
+	i := bytes.IndexByte(rest, 0)
 	if i < 0 {
 		return 0, nil, nil, false
 	}
-	return binary.BigEndian.Uint64(k), k[8 : 8+i], k[8+i+1:], true
+	return lamport, rest[:i], rest[i+1:], true
 }

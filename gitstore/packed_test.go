@@ -57,3 +57,20 @@ func TestPackedValueRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Order keys sort as (clock, writer, id) do, and split back into them.
+func TestOrderKeySortsByClock(t *testing.T) {
+	clocks := []uint64{0, 1, 255, 256, 65535, 65536, 1 << 40, 1<<64 - 1}
+	for i, a := range clocks {
+		ka := orderKey(a, "w-1", "x")
+		l, w, id, ok := splitOrderKey(ka)
+		if !ok || l != a || string(w) != "w-1" || string(id) != "x" {
+			t.Fatalf("%d: split %d %q %q %v", a, l, w, id, ok)
+		}
+		for _, b := range clocks[i+1:] {
+			if kb := orderKey(b, "w-0", "a"); string(ka) >= string(kb) {
+				t.Errorf("key of %d does not sort before that of %d", a, b)
+			}
+		}
+	}
+}
