@@ -161,15 +161,18 @@ func markRetracted(env []byte) []byte {
 func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
 	var keys [][]byte
 	seen := map[string]bool{}
-	c := tx.Bucket(bucketKinds).Cursor()
 	for _, kind := range kinds {
 		if seen[kind] {
 			continue
 		}
 		seen[kind] = true
-		prefix := kindKey(kind, nil)
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			keys = append(keys, append([]byte(nil), k[len(prefix):]...))
+		b := tx.Bucket(bucketKinds).Bucket([]byte(kind))
+		if b == nil {
+			continue
+		}
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k...))
 		}
 	}
 	if len(seen) > 1 {

@@ -18,7 +18,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "8"
+const indexVersion = "9"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -29,7 +29,7 @@ var (
 	bucketTips   = []byte("tips")
 	bucketEvents = []byte("events") // order key -> commit oid, checksum, envelope (packed.go)
 	bucketIDs    = []byte("ids")    // record id -> its order key without the id (idRef)
-	bucketKinds  = []byte("kinds")  // kind, 0, order key -> nothing
+	bucketKinds  = []byte("kinds")  // kind -> bucket of order key -> nothing
 	keyVersion   = []byte("version")
 	keyLamport   = []byte("lamport")
 	keyLoose     = []byte("loose")
@@ -152,17 +152,10 @@ func appendOrderKey(dst []byte, lamport uint64, writer, id string) []byte {
 	return append(dst, id...)
 }
 
-// kindKey is the key of an event in the kinds bucket. The kind comes from
-// the decoded envelope, and a kind never holds a 0 byte, so one kind's keys
-// are exactly those under kind+0.
-func kindKey(kind string, order []byte) []byte {
-	return appendKindKey(make([]byte, 0, len(kind)+1+len(order)), kind, order)
-}
-
-func appendKindKey(dst []byte, kind string, order []byte) []byte {
-	dst = append(dst, kind...)
-	dst = append(dst, 0)
-	return append(dst, order...)
+// kindBucket is the bucket of the kind's events under kinds, made on
+// first use. A bucket per kind keeps the kind out of every key.
+func kindBucket(tx *bolt.Tx, kind string) (*bolt.Bucket, error) {
+	return tx.Bucket(bucketKinds).CreateBucketIfNotExists([]byte(kind))
 }
 
 // idRef is what the ids bucket keeps for the event under key: the key
@@ -306,7 +299,11 @@ func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 	if err := events.Put(key, val); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketKinds).Put(kindKey(e.Kind, key), nil); err != nil {
+	kb, err := kindBucket(tx, e.Kind)
+	if err != nil {
+		return err
+	}
+	if err := kb.Put(key, nil); err != nil {
 		return err
 	}
 	ids := tx.Bucket(bucketIDs)

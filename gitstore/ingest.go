@@ -192,7 +192,7 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 	// Sized once: growing these over a whole history touched fresh memory
 	// again and again, and page faults are what a cold index paid most for.
 	events := make([][2][]byte, 0, len(recs))
-	kinds := make([][2][]byte, 0, len(recs))
+	kinds := map[string][][2][]byte{}
 	idKeys := map[string][]byte{}
 	var mem slab
 	writer := writerOf(ref)
@@ -207,7 +207,7 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 		}
 		key := r.key
 		events = append(events, [2][]byte{key, r.value})
-		kinds = append(kinds, [2][]byte{appendKindKey(mem.alloc(len(e.Kind) + 1 + len(key))[:0], e.Kind, key), nil})
+		kinds[e.Kind] = append(kinds[e.Kind], [2][]byte{key, nil})
 		if spool != nil && spool.add(e.ID, e.Lamport, e.Writer) {
 			*lamports = append(*lamports, e.Lamport)
 			continue
@@ -241,7 +241,16 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 	if err := putSorted(tx.Bucket(bucketIDs), ids, 0.95); err != nil {
 		return warnings, err
 	}
-	return warnings, putSorted(tx.Bucket(bucketKinds), kinds, 1)
+	for kind, keys := range kinds {
+		kb, err := kindBucket(tx, kind)
+		if err != nil {
+			return warnings, err
+		}
+		if err := putSorted(kb, keys, 1); err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, nil
 }
 
 // finishIngest advances the clock over the events ingested (one bad
