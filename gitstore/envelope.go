@@ -87,6 +87,8 @@ func ValidateID(id string) error {
 		return fault.Invalidf("record id is empty")
 	case len(id) > MaxIDLength:
 		return fault.Invalidf("record id is %d bytes long; the limit is %d", len(id), MaxIDLength)
+	case printableASCII(id):
+		return nil // what ids almost always are: the checks below pass
 	case !utf8.ValidString(id):
 		return fault.Invalidf("record id %q is not valid UTF-8", id)
 	}
@@ -104,6 +106,17 @@ func ValidateID(id string) error {
 		}
 	}
 	return nil
+}
+
+// printableASCII reports whether s is made of ASCII letters, digits and
+// punctuation only: no space, no control character.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidateKind reports why kind is not a well-formed event kind, or nil.

@@ -74,12 +74,19 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 		n := 0
 		intern := map[string]string{}
 		retracted := retractedSet(tx)
+		var buf []byte
+		read := 0 // bytes of the index read since the pages were last dropped
 		emit := func(key, v []byte) (bool, error) {
-			if len(v) < 20 {
-				return false, damaged("entry %x is %d bytes long", key, len(v))
+			if read += len(key) + len(v); read > dropEvery {
+				dropMapped(tx)
+				read = 0
 			}
-			env := v[20:]
-			gone := retracted != nil && retracted.Get(v[:20]) != nil
+			env, oid, ok := readValue(buf[:0], key, v)
+			if !ok {
+				return false, damaged("entry %x does not read", key)
+			}
+			buf = env[:0]
+			gone := retracted != nil && retracted.Get(oid) != nil
 			var e *Event
 			if decode {
 				var err error
@@ -132,6 +139,11 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 	})
 }
 
+// dropEvery is how many bytes of events a read goes through before it lets
+// go of the index pages it mapped (dropMapped): nothing it hands on points
+// into them.
+const dropEvery = 32 << 20
+
 // markRetracted adds "retracted": true to an envelope for output. An
 // envelope never holds the field itself (decoding refuses unknown fields),
 // so a writer cannot mark its events so.
@@ -149,15 +161,18 @@ func markRetracted(env []byte) []byte {
 func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
 	var keys [][]byte
 	seen := map[string]bool{}
-	c := tx.Bucket(bucketKinds).Cursor()
 	for _, kind := range kinds {
 		if seen[kind] {
 			continue
 		}
 		seen[kind] = true
-		prefix := kindKey(kind, nil)
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			keys = append(keys, append([]byte(nil), k[len(prefix):]...))
+		b := tx.Bucket(bucketKinds).Bucket([]byte(kind))
+		if b == nil {
+			continue
+		}
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k...))
 		}
 	}
 	if len(seen) > 1 {

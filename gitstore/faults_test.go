@@ -88,7 +88,12 @@ func TestDamagedIndexIsRebuilt(t *testing.T) {
 		bytes func() []byte
 	}
 	var cases []damage
+	seen := map[int]bool{}
 	for _, n := range []int{0, 1, 100, page, 2 * page, 3 * page, used / 2, used - page, used - 1, len(good) - 1} {
+		if seen[n] { // the file may end where its pages do
+			continue
+		}
+		seen[n] = true
 		cases = append(cases, damage{fmt.Sprintf("truncated to %d", n), func() []byte { return good[:n] }})
 	}
 	garble := func(offsets ...int) func() []byte {

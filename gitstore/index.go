@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,7 +18,7 @@ import (
 
 // indexVersion changes whenever the index layout does; an index of another
 // version is rebuilt from git.
-const indexVersion = "5"
+const indexVersion = "9"
 
 // indexLockWait bounds how long a command waits for another agentproto
 // process that holds the index.
@@ -26,9 +27,9 @@ const indexLockWait = 60 * time.Second
 var (
 	bucketMeta   = []byte("meta")
 	bucketTips   = []byte("tips")
-	bucketEvents = []byte("events") // order key -> commit oid (20 bytes) + envelope
-	bucketIDs    = []byte("ids")    // record id -> order key
-	bucketKinds  = []byte("kinds")  // kind, 0, order key -> nothing
+	bucketEvents = []byte("events") // order key -> commit oid, checksum, envelope (packed.go)
+	bucketIDs    = []byte("ids")    // record id -> its order key without the id (idRef)
+	bucketKinds  = []byte("kinds")  // kind -> bucket of order key -> nothing
 	keyVersion   = []byte("version")
 	keyLamport   = []byte("lamport")
 	keyLoose     = []byte("loose")
@@ -86,7 +87,10 @@ func openIndexFile(path string, readOnly bool) (*index, error) {
 		NoFreelistSync: false,
 		// The index is a cache that git can always rebuild; syncing it to
 		// disk on every commit would cost more than the append it indexes.
-		NoSync:       true,
+		NoSync: true,
+		// Nor on every growth of the file, which bbolt otherwise also
+		// extends 16 MB ahead of what it holds: written pages extend it.
+		NoGrowSync:   true,
 		FreelistType: bolt.FreelistMapType,
 		// Reserve address space up front: growing the map remaps it and
 		// copies every live node, which dominated index builds.
@@ -132,22 +136,32 @@ func (ix *index) close() error { return ix.db.Close() }
 
 // orderKey sorts events by (lamport, writer, id): the ledger's total order.
 func orderKey(lamport uint64, writer, id string) []byte {
-	k := make([]byte, 8, 8+len(writer)+1+len(id))
-	binary.BigEndian.PutUint64(k, lamport)
-	k = append(k, writer...)
-	k = append(k, 0)
-	return append(k, id...)
+	return appendOrderKey(make([]byte, 0, 9+len(writer)+1+len(id)), lamport, writer, id)
 }
 
-// kindKey is the key of an event in the kinds bucket. The kind comes from
-// the decoded envelope, and a kind never holds a 0 byte, so one kind's keys
-// are exactly those under kind+0.
-func kindKey(kind string, order []byte) []byte {
-	k := make([]byte, 0, len(kind)+1+len(order))
-	k = append(k, kind...)
-	k = append(k, 0)
-	return append(k, order...)
+// The clock is written in as few bytes as it needs, after their count:
+// keys still sort by it, and a clock of millions takes 4 bytes, not 8.
+func appendOrderKey(dst []byte, lamport uint64, writer, id string) []byte {
+	n := (bits.Len64(lamport) + 7) / 8
+	dst = append(dst, byte(n))
+	for i := n - 1; i >= 0; i-- {
+		dst = append(dst, byte(lamport>>(8*i)))
+	}
+	dst = append(dst, writer...)
+	dst = append(dst, 0)
+	return append(dst, id...)
 }
+
+// kindBucket is the bucket of the kind's events under kinds, made on
+// first use. A bucket per kind keeps the kind out of every key.
+func kindBucket(tx *bolt.Tx, kind string) (*bolt.Bucket, error) {
+	return tx.Bucket(bucketKinds).CreateBucketIfNotExists([]byte(kind))
+}
+
+// idRef is what the ids bucket keeps for the event under key: the key
+// without the id, which is the bucket's own key. Two refs of one id
+// compare as their order keys do.
+func idRef(key []byte, id string) []byte { return key[:len(key)-len(id)] }
 
 // ensureBuckets creates the buckets, resetting everything when the stored
 // layout version differs.
@@ -219,15 +233,21 @@ type indexed struct {
 	envelope []byte
 }
 
-func decodeIndexed(v []byte) indexed {
-	return indexed{commit: hex.EncodeToString(v[:20]), envelope: v[20:]}
+// decodeIndexed reads the value stored under key; the envelope is a copy.
+func decodeIndexed(key, v []byte) (indexed, error) {
+	env, oid, ok := readValue(nil, key, v)
+	if !ok {
+		return indexed{}, damaged("entry %x does not read", key)
+	}
+	return indexed{commit: hex.EncodeToString(oid), envelope: env}, nil
 }
 
-// putSorted stores pairs in key order with full pages, the cheap way for
-// bbolt: appends at the right edge never split or shift a node.
-func putSorted(b *bolt.Bucket, pairs [][2][]byte) error {
+// putSorted stores pairs in key order, the cheap way for bbolt, filling
+// pages to fill: keys that land at the right edge (or at the end of one
+// kind's range) never split or shift a node, and fill them whole.
+func putSorted(b *bolt.Bucket, pairs [][2][]byte, fill float64) error {
 	sort.Slice(pairs, func(i, j int) bool { return bytes.Compare(pairs[i][0], pairs[j][0]) < 0 })
-	b.FillPercent = 0.95
+	b.FillPercent = fill
 	for _, p := range pairs {
 		if err := b.Put(p[0], p[1]); err != nil {
 			return err
@@ -242,17 +262,19 @@ func putSorted(b *bolt.Bucket, pairs [][2][]byte) error {
 // bucket that held keys before is asked about each.
 func putEventsCounting(b *bolt.Bucket, pairs [][2][]byte) (int, error) {
 	sort.Slice(pairs, func(i, j int) bool { return bytes.Compare(pairs[i][0], pairs[j][0]) < 0 })
-	wasEmpty := true
-	if k, _ := b.Cursor().First(); k != nil {
-		wasEmpty = false
+	// Keys past the bucket's last one are new without asking: a writer's
+	// next events, and every batch of a rebuild of one ref.
+	var last []byte
+	if k, _ := b.Cursor().Last(); k != nil {
+		last = append(last, k...)
 	}
-	b.FillPercent = 0.95
+	b.FillPercent = 1
 	added := 0
 	for i, p := range pairs {
 		if i > 0 && bytes.Equal(pairs[i-1][0], p[0]) {
 			continue
 		}
-		if wasEmpty || b.Get(p[0]) == nil {
+		if last == nil || bytes.Compare(p[0], last) > 0 || b.Get(p[0]) == nil {
 			added++
 		}
 		if err := b.Put(p[0], p[1]); err != nil {
@@ -266,9 +288,7 @@ func putEventsCounting(b *bolt.Bucket, pairs [][2][]byte) (int, error) {
 // points at the event first in ledger order; `ledger verify` reports the pair.
 func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 	key := orderKey(e.Lamport, e.Writer, e.ID)
-	val := make([]byte, 0, 20+len(envelope))
-	val = append(val, commit[:]...)
-	val = append(val, envelope...)
+	val, _ := appendValue(make([]byte, 0, valueHead+1+len(envelope)), nil, key, &commit, envelope, e)
 	events := tx.Bucket(bucketEvents)
 	if events.Get(key) == nil {
 		meta := tx.Bucket(bucketMeta)
@@ -279,27 +299,34 @@ func putEvent(tx *bolt.Tx, e *Event, commit [20]byte, envelope []byte) error {
 	if err := events.Put(key, val); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketKinds).Put(kindKey(e.Kind, key), nil); err != nil {
+	kb, err := kindBucket(tx, e.Kind)
+	if err != nil {
+		return err
+	}
+	if err := kb.Put(key, nil); err != nil {
 		return err
 	}
 	ids := tx.Bucket(bucketIDs)
-	if prev := ids.Get([]byte(e.ID)); prev != nil && bytes.Compare(prev, key) < 0 {
+	ref := idRef(key, e.ID)
+	if prev := ids.Get([]byte(e.ID)); prev != nil && bytes.Compare(prev, ref) < 0 {
 		return nil
 	}
-	return ids.Put([]byte(e.ID), key)
+	return ids.Put([]byte(e.ID), ref)
 }
 
 // lookupID returns the event recorded under id, or ok=false.
-func lookupID(tx *bolt.Tx, id string) (indexed, bool) {
-	key := tx.Bucket(bucketIDs).Get([]byte(id))
-	if key == nil {
-		return indexed{}, false
+func lookupID(tx *bolt.Tx, id string) (indexed, bool, error) {
+	ref := tx.Bucket(bucketIDs).Get([]byte(id))
+	if ref == nil {
+		return indexed{}, false, nil
 	}
+	key := append(append(make([]byte, 0, len(ref)+len(id)), ref...), id...)
 	v := tx.Bucket(bucketEvents).Get(key)
 	if v == nil {
-		return indexed{}, false
+		return indexed{}, false, nil
 	}
-	return decodeIndexed(v), true
+	got, err := decodeIndexed(key, v)
+	return got, err == nil, err
 }
 
 // Count returns the number of events in the ledger and the warnings met.

@@ -20,14 +20,12 @@ const lamportJumpCap = 1_000_000
 type logRecord struct {
 	commit  string
 	parents []string
-	// value is what the index stores for the event: the binary commit id
-	// followed by the envelope.
-	value []byte
-	event *Event
-	err   error // why the commit is not a valid event
+	// key and value are what the index stores for a valid event: its
+	// order key, and the binary commit id followed by the packed envelope.
+	key, value []byte
+	event      *Event
+	err        error // why the commit is not a valid event
 }
-
-func (r *logRecord) envelope() []byte { return r.value[20:] }
 
 // slab hands out byte slices carved from large blocks: a cold index keeps
 // every envelope of the history until its one commit, and allocating them
@@ -177,7 +175,7 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 	var warnings []string
 	var lamports []uint64
 	for _, ref := range refs {
-		w, err := ingestRecords(tx, ref, chains[ref], &lamports)
+		w, err := ingestRecords(tx, ref, chains[ref], &lamports, nil)
 		warnings = append(warnings, w...)
 		if err != nil {
 			return warnings, err
@@ -188,14 +186,15 @@ func (l *Ledger) ingest(tx *bolt.Tx, tips map[string]string, chains map[string][
 
 // ingestRecords adds the events of recs, read from ref, and appends their
 // clocks to lamports. It returns one warning per commit that is not a
-// valid event.
-func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64) ([]string, error) {
+// valid event. With a spool, the ids go there, for the caller to write.
+func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64, spool *idSpool) ([]string, error) {
 	var warnings []string
 	// Sized once: growing these over a whole history touched fresh memory
 	// again and again, and page faults are what a cold index paid most for.
 	events := make([][2][]byte, 0, len(recs))
-	kinds := make([][2][]byte, 0, len(recs))
-	idKeys := make(map[string][]byte, len(recs))
+	kinds := map[string][][2][]byte{}
+	idKeys := map[string][]byte{}
+	var mem slab
 	writer := writerOf(ref)
 	for _, r := range recs {
 		e, err := r.event, r.err
@@ -206,23 +205,28 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 			warnings = append(warnings, fmt.Sprintf("skipping commit %s on %s: %v", r.commit[:12], ref, err))
 			continue
 		}
-		key := orderKey(e.Lamport, e.Writer, e.ID)
+		key := r.key
 		events = append(events, [2][]byte{key, r.value})
-		kinds = append(kinds, [2][]byte{kindKey(e.Kind, key), nil})
+		kinds[e.Kind] = append(kinds[e.Kind], [2][]byte{key, nil})
+		if spool != nil && spool.add(e.ID, e.Lamport, e.Writer) {
+			*lamports = append(*lamports, e.Lamport)
+			continue
+		}
 		// The id points at the first event in ledger order that used it.
-		if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(key, prev) < 0 {
+		ref := idRef(key, e.ID)
+		if prev, ok := idKeys[e.ID]; !ok || bytes.Compare(ref, prev) < 0 {
 			if !ok {
-				if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, key) < 0 {
+				if old := tx.Bucket(bucketIDs).Get([]byte(e.ID)); old != nil && bytes.Compare(old, ref) < 0 {
 					continue
 				}
 			}
-			idKeys[e.ID] = key
+			idKeys[e.ID] = ref
 		}
 		*lamports = append(*lamports, e.Lamport)
 	}
 	ids := make([][2][]byte, 0, len(idKeys))
-	for id, key := range idKeys {
-		ids = append(ids, [2][]byte{[]byte(id), key})
+	for id, ref := range idKeys {
+		ids = append(ids, [2][]byte{append(mem.alloc(len(id))[:0], id...), ref})
 	}
 	added, err := putEventsCounting(tx.Bucket(bucketEvents), events)
 	if err != nil {
@@ -232,10 +236,21 @@ func ingestRecords(tx *bolt.Tx, ref string, recs []logRecord, lamports *[]uint64
 	if err := putUint(meta, keyCount, getUint(meta, keyCount)+uint64(added)); err != nil {
 		return warnings, err
 	}
-	if err := putSorted(tx.Bucket(bucketIDs), ids); err != nil {
+	// Ids come in any order: pages a little short of full take the next
+	// batch's without splitting at once.
+	if err := putSorted(tx.Bucket(bucketIDs), ids, 0.95); err != nil {
 		return warnings, err
 	}
-	return warnings, putSorted(tx.Bucket(bucketKinds), kinds)
+	for kind, keys := range kinds {
+		kb, err := kindBucket(tx, kind)
+		if err != nil {
+			return warnings, err
+		}
+		if err := putSorted(kb, keys, 1); err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, nil
 }
 
 // finishIngest advances the clock over the events ingested (one bad

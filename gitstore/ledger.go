@@ -131,7 +131,10 @@ func (l *Ledger) Lookup(id string, warn *Warnings) (*Event, string, error) {
 		commit string
 	)
 	err := l.view(warn, func(_ *call, tx *bolt.Tx) error {
-		got, ok := lookupID(tx, id)
+		got, ok, err := lookupID(tx, id)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return fault.Wrap(fault.Invalid, fmt.Errorf("%w: %s", ErrNotFound, id))
 		}
@@ -255,7 +258,11 @@ func (l *Ledger) plan(tx *bolt.Tx, drafts []Draft, res *AppendResult) ([]*pendin
 	for i := range drafts {
 		d := &drafts[i]
 		p := newPending(d)
-		if got, ok := lookupID(tx, d.ID); ok {
+		got, ok, err := lookupID(tx, d.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			e, err := decodeEnvelope(got.envelope)
 			if err != nil {
 				return nil, err

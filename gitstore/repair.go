@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -174,11 +173,12 @@ func ownEvents(tx *bolt.Tx, writer string) ([]indexed, error) {
 	if b == nil {
 		return nil, errors.New("the ledger index is empty: nothing to repair from")
 	}
-	mark := append([]byte(writer), 0)
 	err := b.ForEach(func(k, v []byte) error {
-		if len(k) > 8 && bytes.HasPrefix(k[8:], mark) && len(v) >= 20 {
-			ix := decodeIndexed(v)
-			ix.envelope = append([]byte(nil), ix.envelope...)
+		if _, w, _, ok := splitOrderKey(k); ok && string(w) == writer {
+			ix, err := decodeIndexed(k, v)
+			if err != nil {
+				return err
+			}
 			out = append(out, ix)
 		}
 		return nil

@@ -233,6 +233,7 @@ func (r *Repo) GitRecords(fn func(rec []byte) error, args ...string) error {
 	if err != nil {
 		return err
 	}
+	growPipe(pipe)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
