@@ -375,6 +375,14 @@ func (s *Session) Terminate(ctx context.Context) error {
 	s.ended = true
 	s.mu.Unlock()
 	if ended {
+		// Ended by the agent or by a failed start, whose stop may still
+		// be waiting out its grace: nothing outlives Terminate.
+		if s.exited != nil {
+			select {
+			case <-s.exited:
+			case <-ctx.Done():
+			}
+		}
 		return nil
 	}
 	if done != nil && isClosed(s.ready) {

@@ -2,10 +2,12 @@ package acp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentproto/agentproto/plugins/adapters/acp"
 	"github.com/agentproto/agentproto/plugins/sdk"
@@ -19,15 +21,23 @@ func TestAgentThatNeverStartsIsAStartTimeout(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node on PATH")
 	}
-	agent := `node -e 'console.error("this agent needs Node.js >= 99, not " + process.version); setInterval(() => {}, 1000)'`
+	mark := fmt.Sprintf("start-timeout-%d", time.Now().UnixNano()) // names this test's agent among processes
+	agent := `node -e 'console.error("this agent needs Node.js >= 99, not " + process.version); setInterval(() => {}, 1000) // ` + mark + `'`
 	rec := newRecorder()
 	s, err := acp.Adapter{}.Start(context.Background(), sdk.StartRequest{Dir: t.TempDir(), Env: map[string]string{"PATH": os.Getenv("PATH")},
 		Options: map[string]string{"command": agent, "start_timeout": "2s"}, InitialPrompt: "go"}, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Terminate(context.Background()) })
 	rec.waitTurn(t)
+	// Terminate returns once the agent is gone: nothing it started
+	// outlives the session.
+	if err := s.Terminate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if pids, _ := exec.Command("pgrep", "-f", mark).Output(); len(pids) > 0 {
+		t.Fatalf("the agent outlived Terminate: pids %s", pids)
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(rec.faults) != 1 || rec.faults[0] != sdk.FaultAdapterStartTimeout || len(rec.errorsAtEnd) != 1 || rec.errorsAtEnd[0] != 1 {
