@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"time"
 
@@ -211,6 +212,12 @@ func (l *Ledger) appendChecked(drafts []Draft, user bool) (*AppendResult, error)
 	return res, nil
 }
 
+// staleRetries bounds how often an append builds again on a ref that moved
+// under it: 30 tries with growing random pauses span about half a second, where
+// five back-to-back tries lost once in a thousand appends racing reindex,
+// pack-refs and gc (e2e TestLedgerMaintenanceRacesFailNoCommand).
+const staleRetries = 30
+
 // appendOnce is one attempt of Append on the index. res.moved says whether
 // the writer ref took the new events, whatever error follows.
 func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
@@ -237,9 +244,14 @@ func (l *Ledger) appendOnce(drafts []Draft, res *AppendResult) error {
 			}
 			return l.write(tx, writer, tips[ref], fresh, res, &loose)
 		})
-		if !errors.Is(err, gitref.ErrStale) || attempt >= 5 || res.moved {
+		if !errors.Is(err, gitref.ErrStale) || attempt >= staleRetries || res.moved {
 			break
 		}
+		// Another writer of the ref (an index renamed by reindex lets two
+		// appends hold a lock each, git's pack-refs and gc lock refs too):
+		// step aside a little longer each time, at a random moment, so two
+		// appends do not collide again and again.
+		time.Sleep(time.Duration(1+rand.IntN(2*attempt+2)) * time.Millisecond)
 	}
 	if err != nil {
 		return err
