@@ -24,10 +24,13 @@ const (
 	// UsageReported: Usage is what the current turn has used so far; a
 	// later one of the same turn replaces it.
 	UsageReported
+	// Resumable: the session can be ended and continued by a new process
+	// of its adapter from Text (sdk.Resumable); a turn's start voids it.
+	Resumable
 )
 
 var kindNames = map[EventKind]string{Output: "output", TurnStarted: "turn_started", TurnEnded: "turn_ended", Error: "error", Exited: "exited",
-	CapabilitiesDeclared: "capabilities", UsageReported: "usage"}
+	CapabilitiesDeclared: "capabilities", UsageReported: "usage", Resumable: "resumable"}
 
 func (k EventKind) String() string {
 	if n, ok := kindNames[k]; ok {
@@ -63,6 +66,7 @@ var wireKinds = map[proto.EventKind]EventKind{
 	proto.EventKind_EVENT_KIND_EXITED:       Exited,
 	proto.EventKind_EVENT_KIND_CAPABILITIES: CapabilitiesDeclared,
 	proto.EventKind_EVENT_KIND_USAGE:        UsageReported,
+	proto.EventKind_EVENT_KIND_RESUMABLE:    Resumable,
 }
 
 // fromWire converts an event at the host boundary.

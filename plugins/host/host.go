@@ -229,7 +229,7 @@ func (c *Client) Describe(ctx context.Context) (sdk.Info, error) {
 // Start starts the session.
 func (c *Client) Start(ctx context.Context, req sdk.StartRequest) error {
 	r, err := c.rpc.StartSession(ctx, &proto.StartSessionRequest{SessionId: req.SessionID, Dir: req.Dir, Model: req.Model,
-		Env: req.Env, InitialPrompt: req.InitialPrompt, Options: req.Options})
+		Env: req.Env, InitialPrompt: req.InitialPrompt, Options: req.Options, Resume: req.Resume})
 	if err != nil {
 		return c.rpcError(err)
 	}

@@ -122,6 +122,8 @@ type emitter struct {
 	log *eventLog
 	// bound is the adapter's Info.Capabilities: no session declares more.
 	bound []string
+	// resumes: bound has CapResume, so Resumable may be sent.
+	resumes bool
 }
 
 func (e emitter) Output(p []byte) {

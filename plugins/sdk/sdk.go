@@ -83,6 +83,11 @@ type StartRequest struct {
 	Env           map[string]string
 	InitialPrompt string
 	Options       map[string]string
+	// Resume is the state of the session's last Resumable, when this
+	// process continues a session an earlier one of the adapter left
+	// idle (see Resumable); empty for a new session. InitialPrompt is
+	// then the next turn's prompt.
+	Resume string
 }
 
 // Adapter drives one kind of agent.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -76,9 +77,10 @@ func (s *server) StartSession(_ context.Context, r *proto.StartSessionRequest) (
 	if s.session != nil {
 		return &proto.StartSessionResponse{Diagnostics: diag(Problemf("this plugin process already runs a session"))}, nil
 	}
-	req := StartRequest{SessionID: r.SessionId, Dir: r.Dir, Model: r.Model, Env: r.Env, InitialPrompt: r.InitialPrompt, Options: r.Options}
+	req := StartRequest{SessionID: r.SessionId, Dir: r.Dir, Model: r.Model, Env: r.Env, InitialPrompt: r.InitialPrompt, Options: r.Options, Resume: r.Resume}
+	bound := s.adapter.Info().Capabilities
 	// The session outlives this call: it gets a context of its own.
-	sess, err := s.adapter.Start(context.Background(), req, emitter{log: s.log, bound: s.adapter.Info().Capabilities})
+	sess, err := s.adapter.Start(context.Background(), req, emitter{log: s.log, bound: bound, resumes: slices.Contains(bound, CapResume)})
 	if err != nil {
 		return &proto.StartSessionResponse{Diagnostics: diag(err)}, problemOnly(err)
 	}

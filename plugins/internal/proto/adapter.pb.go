@@ -39,6 +39,11 @@ const (
 	// What the current turn has used so far, as the agent reported it: a
 	// later one of the same turn replaces an earlier one.
 	EventKind_EVENT_KIND_USAGE EventKind = 7
+	// The session can be ended now and continued by a new process of the
+	// adapter from text (StartSessionRequest.resume): nothing of it runs
+	// between turns. A later one replaces an earlier one; a turn's start
+	// voids it.
+	EventKind_EVENT_KIND_RESUMABLE EventKind = 8
 )
 
 // Enum value maps for EventKind.
@@ -52,6 +57,7 @@ var (
 		5: "EVENT_KIND_EXITED",
 		6: "EVENT_KIND_CAPABILITIES",
 		7: "EVENT_KIND_USAGE",
+		8: "EVENT_KIND_RESUMABLE",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED":  0,
@@ -62,6 +68,7 @@ var (
 		"EVENT_KIND_EXITED":       5,
 		"EVENT_KIND_CAPABILITIES": 6,
 		"EVENT_KIND_USAGE":        7,
+		"EVENT_KIND_RESUMABLE":    8,
 	}
 )
 
@@ -349,6 +356,10 @@ type StartSessionRequest struct {
 	Env           map[string]string      `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	InitialPrompt string                 `protobuf:"bytes,5,opt,name=initial_prompt,json=initialPrompt,proto3" json:"initial_prompt,omitempty"`
 	Options       map[string]string      `protobuf:"bytes,6,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// resume continues a conversation an earlier process of the adapter
+	// left: the text of its last EVENT_KIND_RESUMABLE event, opaque to the
+	// host. Empty for a new session.
+	Resume        string `protobuf:"bytes,7,opt,name=resume,proto3" json:"resume,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -423,6 +434,13 @@ func (x *StartSessionRequest) GetOptions() map[string]string {
 		return x.Options
 	}
 	return nil
+}
+
+func (x *StartSessionRequest) GetResume() string {
+	if x != nil {
+		return x.Resume
+	}
+	return ""
 }
 
 type StartSessionResponse struct {
@@ -973,7 +991,7 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\vPingRequest\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\"(\n" +
 	"\fPingResponse\x12\x18\n" +
-	"\apayload\x18\x01 \x01(\fR\apayload\"\x91\x03\n" +
+	"\apayload\x18\x01 \x01(\fR\apayload\"\xa9\x03\n" +
 	"\x13StartSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -981,7 +999,8 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\x05model\x18\x03 \x01(\tR\x05model\x12E\n" +
 	"\x03env\x18\x04 \x03(\v23.agentproto.adapter.v1.StartSessionRequest.EnvEntryR\x03env\x12%\n" +
 	"\x0einitial_prompt\x18\x05 \x01(\tR\rinitialPrompt\x12Q\n" +
-	"\aoptions\x18\x06 \x03(\v27.agentproto.adapter.v1.StartSessionRequest.OptionsEntryR\aoptions\x1a6\n" +
+	"\aoptions\x18\x06 \x03(\v27.agentproto.adapter.v1.StartSessionRequest.OptionsEntryR\aoptions\x12\x16\n" +
+	"\x06resume\x18\a \x01(\tR\x06resume\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a:\n" +
@@ -1023,7 +1042,7 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"Diagnostic\x12;\n" +
 	"\bseverity\x18\x01 \x01(\x0e2\x1f.agentproto.adapter.v1.SeverityR\bseverity\x12\x18\n" +
 	"\asummary\x18\x02 \x01(\tR\asummary\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail*\xd6\x01\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail*\xf0\x01\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11EVENT_KIND_OUTPUT\x10\x01\x12\x1b\n" +
@@ -1032,7 +1051,8 @@ const file_plugins_internal_proto_adapter_proto_rawDesc = "" +
 	"\x10EVENT_KIND_ERROR\x10\x04\x12\x15\n" +
 	"\x11EVENT_KIND_EXITED\x10\x05\x12\x1b\n" +
 	"\x17EVENT_KIND_CAPABILITIES\x10\x06\x12\x14\n" +
-	"\x10EVENT_KIND_USAGE\x10\a*N\n" +
+	"\x10EVENT_KIND_USAGE\x10\a\x12\x18\n" +
+	"\x14EVENT_KIND_RESUMABLE\x10\b*N\n" +
 	"\bSeverity\x12\x18\n" +
 	"\x14SEVERITY_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEVERITY_ERROR\x10\x01\x12\x14\n" +
