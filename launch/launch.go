@@ -63,6 +63,8 @@ type Resolved struct {
 	ErrorLog string
 	// WedgeAfter is the profile's wedge_after, else [sessions] wedge_after.
 	WedgeAfter time.Duration
+	// ReleaseAfter is [sessions] release_after.
+	ReleaseAfter time.Duration
 	// Sandbox is [sandbox] with the profile's writable paths added.
 	Sandbox sessions.SandboxArgs
 	// PassEnv is [sessions] pass_env: more variables the agent gets.
@@ -76,7 +78,7 @@ type Resolved struct {
 // by RequireTrust, once the caller knows where the session runs.
 func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
 	r := &Resolved{Adapter: req.Adapter, Profile: req.Profile, Model: req.Model, WedgeAfter: cfg.Sessions.WedgeAfter.Duration,
-		Sandbox: sandboxArgs(cfg.Sandbox, nil), PassEnv: cfg.Sessions.PassEnv}
+		ReleaseAfter: cfg.Sessions.ReleaseAfter.Duration, Sandbox: sandboxArgs(cfg.Sandbox, nil), PassEnv: cfg.Sessions.PassEnv}
 	if req.Profile != "" {
 		p, err := profiles.Resolve(cfg, req.Profile)
 		if err != nil {
@@ -140,7 +142,7 @@ func (r *Resolved) AllowEnv() []string {
 func (r *Resolved) StartArgs() *sessions.StartArgs {
 	return &sessions.StartArgs{Adapter: r.Adapter, Path: r.Found.Path, SHA256: r.Found.SHA256, Model: r.Model,
 		Options: r.Options, AllowEnv: r.AllowEnv(), PassEnv: r.PassEnv, Profile: r.Profile,
-		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog, WedgeAfter: r.WedgeAfter, Sandbox: r.Sandbox}
+		ModelSwitch: r.ModelSwitch, ModelSwitchExpect: r.ModelSwitchExpect, ErrorLog: r.ErrorLog, WedgeAfter: r.WedgeAfter, ReleaseAfter: r.ReleaseAfter, Sandbox: r.Sandbox}
 }
 
 // sandboxArgs are [sandbox] and a profile's writable paths, ~ expanded

@@ -82,6 +82,10 @@ type StartArgs struct {
 	// what its agent is seen doing may disagree before the session is
 	// called wedged (wedge.go); 0 never calls it.
 	WedgeAfter time.Duration `json:"wedge_after,omitempty"`
+	// ReleaseAfter is how long a settled session keeps an adapter that
+	// said it can be resumed ([sessions] release_after) before the
+	// process is let go; 0 keeps it for the session's life.
+	ReleaseAfter time.Duration `json:"release_after,omitempty"`
 	// Deadline, when set, is when the daemon ends the session whoever is
 	// watching: a session run under a bounded authority (a fork branch's
 	// lease) does not outlive it.

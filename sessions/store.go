@@ -34,14 +34,18 @@ type Record struct {
 	Created      time.Time `json:"created"`
 	LastActivity time.Time `json:"last_activity"`
 	Pid          int       `json:"pid,omitempty"`
-	ExitCode     *int      `json:"exit_code,omitempty"`
-	Failure      string    `json:"failure,omitempty"`
-	StderrTail   string    `json:"stderr_tail,omitempty"`
-	Warnings     []string  `json:"warnings,omitempty"`
-	Faults       []string  `json:"faults,omitempty"`
-	OutputBytes  int64     `json:"output_bytes"`
-	LastSeq      uint64    `json:"last_seq"`
-	Transitions  int       `json:"transitions"`
+	// Released: the session is settled and its adapter process was let
+	// go (it said a new one can go on from where it left); the next
+	// prompt starts a new one. Pid is then 0.
+	Released    bool     `json:"released,omitempty"`
+	ExitCode    *int     `json:"exit_code,omitempty"`
+	Failure     string   `json:"failure,omitempty"`
+	StderrTail  string   `json:"stderr_tail,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
+	Faults      []string `json:"faults,omitempty"`
+	OutputBytes int64    `json:"output_bytes"`
+	LastSeq     uint64   `json:"last_seq"`
+	Transitions int      `json:"transitions"`
 	// Deadline is when the daemon ends the session (StartArgs.Deadline).
 	Deadline time.Time `json:"deadline,omitzero"`
 	// Capabilities are what the session has, for authority checks: what

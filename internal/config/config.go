@@ -45,7 +45,7 @@ func Default() Config {
 		Sync:     Sync{Remote: "origin"},
 		Plans:    Plans{Gate: "make test", AgentInstructions: "AGENTS.md"},
 		Worktree: Worktree{HookTimeout: minutes(10)},
-		Sessions: Sessions{IdleExit: minutes(10), WedgeAfter: minutes(10)},
+		Sessions: Sessions{IdleExit: minutes(10), WedgeAfter: minutes(10), ReleaseAfter: seconds(10)},
 		Dispatch: Dispatch{MaxParallel: 4, Timeout: minutes(40), GateTimeout: minutes(30), RateLimitWait: seconds(30)},
 		PR:       PR{Remote: "origin"},
 		Review:   Review{MutationBudget: seconds(60)},

@@ -98,6 +98,11 @@ type Sessions struct {
 	// WedgeAfter: a session is called wedged when its state and what its
 	// agent is seen doing disagree for this long ("10m"; "0s": never).
 	WedgeAfter Duration `toml:"wedge_after" json:"wedge_after"`
+	// ReleaseAfter: a settled session whose adapter can resume it in a new
+	// process lets its adapter process go after this long idle ("10s";
+	// "0s": never), so settled sessions hold no memory; the next prompt
+	// starts a new one.
+	ReleaseAfter Duration `toml:"release_after" json:"release_after"`
 	// PassEnv names variables of the caller's environment that executor
 	// sessions get beyond PATH, HOME and locale: NAME, or PREFIX* for
 	// every variable starting with PREFIX (GOCACHE, GOFLAGS, VIRTUAL_ENV).

@@ -104,6 +104,9 @@ func (c *Config) validate() error {
 	if c.Sessions.IdleExit.Duration <= 0 {
 		return BadValue("must be longer than zero, such as \"10m\"", "sessions", "idle_exit")
 	}
+	if c.Sessions.ReleaseAfter.Duration < 0 {
+		return BadValue("must be \"0s\" (never) or a positive duration, such as \"10s\"", "sessions", "release_after")
+	}
 	if c.Sessions.WedgeAfter.Duration < 0 {
 		return BadValue("must be \"0s\" (never) or a positive duration, such as \"10m\"", "sessions", "wedge_after")
 	}

@@ -291,6 +291,10 @@ func (c *Client) Kill() {
 	})
 }
 
+// Confined reports whether the process is the sandbox launcher holding
+// the plugin, rather than the plugin itself.
+func (c *Client) Confined() bool { return c.confined }
+
 // Exited reports whether the plugin process has ended.
 func (c *Client) Exited() bool { return c.pc != nil && c.pc.Exited() }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentproto/agentproto/gitstore"
@@ -48,10 +49,15 @@ type Daemon struct {
 
 // live is a session with its plugin.
 type live struct {
-	rec    *sessions.Record
-	client *host.Client
+	rec *sessions.Record
+	// client is the adapter's current process: a released session
+	// (release.go) gets a new one on its next prompt. cli reads it.
+	client atomic.Pointer[host.Client]
 	out    *os.File
 	turn   turn
+	// resumable is what a new adapter process needs to go on with the
+	// session, under d.mu (release.go).
+	resumable
 	// ending: the daemon is ending the plugin and will record why; the
 	// event stream breaking then is no news of its own.
 	ending bool

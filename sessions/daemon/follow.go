@@ -9,15 +9,20 @@ import (
 	"github.com/agentproto/agentproto/sessions"
 )
 
-// follow consumes a session's events until it ends.
-func (d *Daemon) follow(l *live) {
-	err := l.client.Events(context.Background(), 0, func(e *host.Event) error {
-		d.onEvent(l, e)
+// follow consumes the events of a session's adapter process c, of
+// generation gen, until it ends. The stream of a process the session let
+// go (release.go) ends as no news.
+func (d *Daemon) follow(l *live, c *host.Client, gen int) {
+	err := c.Events(context.Background(), 0, func(e *host.Event) error {
+		d.onEvent(l, c, gen, e)
 		return nil
 	})
 	d.mu.Lock()
-	state, ending := l.rec.State, l.ending
+	state, ending, current := l.rec.State, l.ending, l.gen == gen
 	d.mu.Unlock()
+	if !current {
+		return
+	}
 	if !sessions.Terminal(state) && !ending {
 		reason := "the adapter's event stream ended"
 		if err != nil {
@@ -31,8 +36,17 @@ func (d *Daemon) follow(l *live) {
 // onEvent applies one adapter event (state.go says what it means) and
 // carries out what follows: output to the log, a transition, the end of
 // the plugin.
-func (d *Daemon) onEvent(l *live, e *host.Event) {
+func (d *Daemon) onEvent(l *live, c *host.Client, gen int, e *host.Event) {
+	d.mu.Lock()
+	current := l.gen == gen
+	d.mu.Unlock()
+	if !current {
+		return // a process the session let go
+	}
 	switch e.Kind {
+	case host.Resumable:
+		d.onResumable(l, gen, e.Text)
+		return
 	case host.Output:
 		l.out.Write(e.Data)
 	case host.UsageReported:
@@ -41,10 +55,13 @@ func (d *Daemon) onEvent(l *live, e *host.Event) {
 		d.endTurn(l) // before the transition: a policy may end the session
 	}
 	d.mu.Lock()
-	if e.Kind == host.TurnStarted && l.prompted > 0 {
-		l.prompted-- // the turn of a prompt took
+	if e.Kind == host.TurnStarted {
+		l.resumeState = "" // what it said before this turn is void
+		if l.prompted > 0 {
+			l.prompted-- // the turn of a prompt took
+		}
 	}
-	eff := apply(l.rec, &l.turn, e, time.Now().UTC(), l.client.StderrTail)
+	eff := apply(l.rec, &l.turn, e, time.Now().UTC(), c.StderrTail)
 	d.mu.Unlock()
 	if eff.note != "" {
 		fmt.Fprint(l.out, eff.note)
@@ -73,7 +90,7 @@ func (d *Daemon) fail(l *live, reason string) {
 	d.endPlugin(l)
 	d.endTurn(l)
 	d.mu.Lock()
-	l.rec.StderrTail = l.client.StderrTail()
+	l.rec.StderrTail = l.cli().StderrTail()
 	d.mu.Unlock()
 	d.transition(l.rec, sessions.StateFailed, reason, nil)
 }

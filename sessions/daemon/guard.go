@@ -97,7 +97,8 @@ func (d *Daemon) tellGuard(m guardMsg) {
 // trackGroup records a launched plugin's group on disk (for the reaper)
 // and with the guard.
 func (d *Daemon) trackGroup(l *live) {
-	g, err := newGroup(l.client.Pid(), l.client.SocketDir())
+	c := l.cli()
+	g, err := newGroup(c.Pid(), c.SocketDir())
 	if err == nil && l.rec.Sandbox == sandbox.KindLandlock {
 		g.Tmp = d.sessionTmp(l.rec.ID)
 	}
@@ -117,8 +118,9 @@ func (d *Daemon) endPlugin(l *live) {
 	d.mu.Lock()
 	l.ending = true
 	d.mu.Unlock()
-	l.client.Kill()
-	if pid := l.client.Pid(); pid > 0 {
+	c := l.cli()
+	c.Kill()
+	if pid := c.Pid(); pid > 0 {
 		d.tellGuard(guardMsg{Del: pid})
 	}
 	os.Remove(d.store.GroupPath(l.rec.ID))

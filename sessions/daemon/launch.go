@@ -75,7 +75,10 @@ func (d *Daemon) start(a *sessions.StartArgs) (*sessions.Record, error) {
 		return rec, startError(rec, err)
 	}
 	rec.Pid = client.Pid()
-	l := &live{rec: rec, client: client, out: out, limits: lim}
+	l := &live{rec: rec, out: out, limits: lim}
+	l.client.Store(client)
+	l.relaunch = relaunch{spec: host.Spec{Name: a.Adapter, Path: a.Path, SHA256: a.SHA256}, opts: opts,
+		req: sdk.StartRequest{SessionID: rec.ID, Dir: a.Dir, Model: a.Model, Options: a.Options}, after: a.ReleaseAfter}
 	d.trackGroup(l)
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -86,7 +89,7 @@ func (d *Daemon) start(a *sessions.StartArgs) (*sessions.Record, error) {
 	d.sessions[rec.ID] = l
 	d.mu.Unlock()
 	d.transition(rec, sessions.StateLaunched, "", nil)
-	go d.follow(l)
+	go d.follow(l, client, 0)
 	l.errLog = openErrorLog(a.ErrorLog)
 	go d.watchWedge(l, a.WedgeAfter, a.ErrorLog)
 	d.endAtDeadline(l, a.Deadline)
@@ -156,7 +159,7 @@ func (d *Daemon) turnOutput(l *live, text string, dur time.Duration) (string, st
 	turns, from := l.rec.Turns, l.rec.OutputBytes
 	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	err := l.client.Prompt(ctx, text, false)
+	err := l.cli().Prompt(ctx, text, false)
 	cancel()
 	if err != nil {
 		return "", "", err
@@ -237,7 +240,7 @@ func (d *Daemon) promptTurn(l *live, text string, interrupt bool) error {
 	d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	if err := l.client.Prompt(ctx, text, interrupt); err != nil {
+	if err := d.sendPrompt(ctx, l, text, interrupt); err != nil {
 		if starts {
 			d.mu.Lock()
 			l.prompted--
@@ -264,10 +267,16 @@ func (d *Daemon) kill(id, why string) (*sessions.Record, error) {
 	}
 	d.mu.Lock()
 	l.ending = true // a plugin that exits on Terminate has not failed
+	released := l.rec.Released
 	d.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), terminateTimeout)
-	l.client.Terminate(ctx)
-	cancel()
+	if released {
+		// No process to end; the output log no follower closes.
+		l.out.Close()
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), terminateTimeout)
+		l.cli().Terminate(ctx)
+		cancel()
+	}
 	d.endPlugin(l)
 	d.endTurn(l)
 	// A failed session keeps its failure: it was not cleaned, it died.

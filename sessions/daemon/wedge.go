@@ -158,7 +158,7 @@ func (d *Daemon) watchWedge(l *live, after time.Duration, logPath string) {
 	if after <= 0 {
 		return
 	}
-	pgid := l.client.Pid()
+	pgid := l.cli().Pid()
 	leader, err := procStat(pgid)
 	if err != nil {
 		return // the plugin is already gone
@@ -176,6 +176,12 @@ func (d *Daemon) watchWedge(l *live, after time.Duration, logPath string) {
 		if spawning {
 			// The spawn protocol has its own bounds and its own diagnosis.
 			state = "spawning"
+		}
+		if p := l.cli().Pid(); p != pgid {
+			// A released session's next prompt started a new process.
+			if st, err := procStat(p); err == nil {
+				pgid, leader = p, st
+			}
 		}
 		s := sample{at: time.Now(), seq: seq, logSize: fileSize(logPath), cpu: groupCPU(pgid, leader.start)}
 		if found := w.step(state, turn, s); found != nil {

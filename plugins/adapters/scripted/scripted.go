@@ -22,11 +22,14 @@
 // option error_line to the file option error_log names, as agents log the
 // provider error they do not print. Option turn_start_delay (a duration)
 // starts the turn of each prompt after the first that long after taking
-// it, as an adapter on a loaded machine reports the start late.
+// it, as an adapter on a loaded machine reports the start late. After each
+// turn it says a new process can go on with the session (sdk.Resumable),
+// unless a spawned child still runs or it hung.
 package scripted
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,10 +68,35 @@ func (Adapter) Start(ctx context.Context, req sdk.StartRequest, out sdk.Emitter)
 	s := &session{dir: req.Dir, env: sdk.Environ(req.Env), out: out, silentPing: req.Options["ping"] == "silent",
 		emptyPings: emptyPings(req.Options["ping"]), switchReply: req.Options["model_switch"],
 		errorLog: req.Options["error_log"], errorLine: req.Options["error_line"], startDelay: delay}
+	if req.Resume != "" {
+		var st resumeState
+		if err := json.Unmarshal([]byte(req.Resume), &st); err != nil {
+			return nil, sdk.Problemf("the session's resume state %q is not one this adapter wrote: %v", req.Resume, err)
+		}
+		s.emptyPings = st.EmptyPings
+	}
 	if req.InitialPrompt != "" {
 		s.startTurn(req.InitialPrompt)
 	}
 	return s, nil
+}
+
+// resumeState is what a new process of the adapter needs to go on with a
+// session (sdk.Resumable): what is left of the empty pings.
+type resumeState struct {
+	EmptyPings int `json:"empty_pings"`
+}
+
+// resumable says the session can go on in a new process once a turn has
+// ended, unless something of it still runs: a spawned child, a hang.
+func (s *session) resumable() {
+	s.mu.Lock()
+	st, idle := resumeState{EmptyPings: s.emptyPings}, len(s.children) == 0 && !s.hung && !s.exited
+	s.mu.Unlock()
+	if idle {
+		b, _ := json.Marshal(st)
+		sdk.Resumable(s.out, string(b))
+	}
 }
 
 type session struct {
@@ -150,6 +178,7 @@ func (s *session) startTurn(prompt string) {
 		s.mu.Unlock()
 		if end {
 			s.out.TurnEnded()
+			s.resumable()
 		}
 		close(done)
 	}()
