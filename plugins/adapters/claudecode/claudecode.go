@@ -11,6 +11,8 @@
 // transcript is on disk and --resume picks it up), an interrupt is a
 // documented SIGINT rather than the SDK's control messages, which change
 // between versions, and nothing lives between turns to leak or wedge.
+// So after each turn the session says a new process of the adapter can
+// resume it (resume.go).
 //
 // Options: binary (default "claude"), permission_mode (default
 // acceptEdits), extra (words added to every call), extra_first (words

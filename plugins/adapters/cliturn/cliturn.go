@@ -49,13 +49,23 @@ type Ender interface {
 const interruptGrace = 3 * time.Second
 
 // NewSession makes the session of a Start request and runs its first turn
-// when it has an initial prompt.
+// when it has an initial prompt. With req.Resume it continues the session
+// an earlier process left (resume.go): the prompt runs as the turn after
+// the state's last.
 func NewSession(req sdk.StartRequest, out sdk.Emitter, d Driver) (*Session, error) {
 	s := &Session{Dir: req.Dir, Env: sdk.Environ(req.Env), Driver: d, Out: out}
-	if req.InitialPrompt != "" {
+	if req.Resume != "" {
+		if err := s.restore(req.Resume); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case req.InitialPrompt != "":
 		if err := s.Start(req.InitialPrompt); err != nil {
 			return nil, err
 		}
+	case req.Resume != "":
+		s.announce(s.turn) // still as resumable as it was
 	}
 	return s, nil
 }
@@ -84,7 +94,11 @@ func (s *Session) Prompt(ctx context.Context, text string, interrupt bool) error
 	case exited:
 		return sdk.Problemf("the session has ended")
 	case busy && interrupt:
-		s.interrupt()
+		// The next turn follows at once: the stopped one does not say
+		// the session can be resumed.
+		if n := s.interrupt(true); strings.TrimSpace(text) == "" {
+			s.announce(n)
+		}
 	case busy:
 		return sdk.Problemf("a turn is running; send the prompt with interrupt, or wait for the turn to end")
 	}
@@ -178,19 +192,25 @@ func (s *Session) run(t *Turn, cmd *exec.Cmd, stdout, stderr io.Reader, done cha
 	s.cmd, s.done, s.cur = nil, nil, nil
 	s.mu.Unlock()
 	s.Out.TurnEnded()
+	// The turn's process has exited: nothing runs until the next prompt.
+	if !t.handedOff() {
+		s.announce(t.N)
+	}
 	close(done)
 }
 
 // interrupt stops the running turn: SIGINT, then SIGKILL after a grace,
-// to the CLI and all it started.
-func (s *Session) interrupt() {
+// to the CLI and all it started. With handoff a prompt takes over at once,
+// so the stopped turn does not say the session can be resumed. It returns
+// the stopped turn's number (0 when none ran).
+func (s *Session) interrupt(handoff bool) int {
 	s.mu.Lock()
 	cmd, done, t := s.cmd, s.done, s.cur
 	s.mu.Unlock()
 	if cmd == nil {
-		return
+		return 0
 	}
-	t.markInterrupted()
+	t.markInterrupted(handoff)
 	signalTree(cmd.Process.Pid, syscall.SIGINT)
 	select {
 	case <-done:
@@ -198,15 +218,18 @@ func (s *Session) interrupt() {
 		signalTree(cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
+	return t.N
 }
 
-// Terminate stops any turn and ends the session.
+// Terminate stops any turn and ends the session. It is ended from the
+// start: no prompt gets in, and the stopped turn does not say the session
+// can be resumed.
 func (s *Session) Terminate(ctx context.Context) error {
-	s.interrupt()
 	s.mu.Lock()
 	already := s.exited
 	s.exited = true
 	s.mu.Unlock()
+	s.interrupt(false)
 	if !already {
 		s.Out.Exited(0)
 	}
@@ -222,6 +245,7 @@ type Turn struct {
 
 	mu          sync.Mutex
 	interrupted bool
+	handoff     bool // a prompt takes over once it has stopped
 	faults      []string
 	said        map[string]bool
 	promptDir   string
@@ -269,7 +293,14 @@ func (t *Turn) Faulted() bool { t.mu.Lock(); defer t.mu.Unlock(); return len(t.f
 // Interrupted reports whether the turn was stopped by an interrupt.
 func (t *Turn) Interrupted() bool { t.mu.Lock(); defer t.mu.Unlock(); return t.interrupted }
 
-func (t *Turn) markInterrupted() { t.mu.Lock(); t.interrupted = true; t.mu.Unlock() }
+func (t *Turn) markInterrupted(handoff bool) {
+	t.mu.Lock()
+	t.interrupted = true
+	t.handoff = t.handoff || handoff
+	t.mu.Unlock()
+}
+
+func (t *Turn) handedOff() bool { t.mu.Lock(); defer t.mu.Unlock(); return t.handoff }
 
 // PromptFile writes the prompt to a file only this user can read, in a
 // fresh private directory, and returns its path; it is removed when the

@@ -33,7 +33,7 @@ func TestInterruptReachesWrappedAgent(t *testing.T) {
 	done := s.done
 	s.mu.Unlock()
 	start := time.Now()
-	s.interrupt()
+	s.interrupt(false)
 	<-done
 	if d := time.Since(start); d >= interruptGrace {
 		t.Fatalf("the turn took %v to stop: the signal did not reach the agent", d)

@@ -1,9 +1,11 @@
 // Package codex drives the Codex CLI in its headless JSON-lines mode:
 // `codex exec --json -c sandbox_mode=MODE -` with the prompt on stdin,
 // resuming later turns with `codex exec resume --json ... THREAD_ID -`
-// (the id from thread.started). Agent messages and command results become
-// output; error events become typed faults, reconnect notices progress
-// warnings, writes the sandbox refused permission_denied warnings.
+// (the id from thread.started), in this process or, after a turn, in a
+// new one the session is resumed in (resume.go). Agent messages and
+// command results become output; error events become typed faults,
+// reconnect notices progress warnings, writes the sandbox refused
+// permission_denied warnings.
 //
 // Options: binary (default "codex"), sandbox (read-only, workspace-write
 // or danger-full-access; default workspace-write, applied on every turn as
@@ -68,7 +70,7 @@ type driver struct {
 
 	mu         sync.Mutex
 	thread     string
-	rolloutOff map[string]int64 // how far each rollout has been read
+	rolloutOff map[string]int64 // how far each thread's rollout has been read
 	// count is the thread's usage at its last turn.completed (usage.go).
 	count       usage
 	countThread string

@@ -80,7 +80,7 @@ func (d *driver) End(t *cliturn.Turn) {
 	}
 	defer f.Close()
 	d.mu.Lock()
-	off := d.rolloutOff[matches[0]]
+	off := d.rolloutOff[thread]
 	d.mu.Unlock()
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return
@@ -114,7 +114,7 @@ func (d *driver) End(t *cliturn.Turn) {
 	}
 	cmds.warn(t)
 	d.mu.Lock()
-	d.rolloutOff[matches[0]] = off
+	d.rolloutOff[thread] = off
 	d.mu.Unlock()
 }
 

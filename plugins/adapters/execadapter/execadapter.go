@@ -9,7 +9,8 @@
 // by the path of a file holding the prompt, readable by this user only and
 // removed when the turn ends; without {prompt} the prompt goes to stdin),
 // prompt ("file" or "stdin"; the default follows command), resume (words
-// added on turns after the first), model (words added when a model is
+// added on turns after the first, also in a new process of the adapter
+// that resumes the session), model (words added when a model is
 // given, e.g. "--model {model}").
 //
 // The prompt itself never goes in argv: an option parser reads a leading
@@ -19,6 +20,8 @@ package execadapter
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/agentproto/agentproto/plugins/adapters/cliturn"
@@ -104,6 +107,18 @@ func (d *driver) Command(t *cliturn.Turn) (cliturn.Call, error) {
 		c.Stdin = t.Prompt
 	}
 	return c, nil
+}
+
+// ResumeState is empty: the turn count cliturn keeps is all a new process
+// needs, for the resume words.
+func (d *driver) ResumeState() json.RawMessage { return nil }
+
+// Restore takes a state without a part of the driver's.
+func (d *driver) Restore(state json.RawMessage) error {
+	if state != nil {
+		return fmt.Errorf("the exec adapter keeps no state of its own, and this one has %s", state)
+	}
+	return nil
 }
 
 // Line passes output through and classifies provider failures it shows.
