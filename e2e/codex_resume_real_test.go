@@ -26,6 +26,13 @@ type realSession struct {
 // provider answers the spawn's ping and first with replies.
 func startReal(t *testing.T, cli, first string, replies ...fakemodel.Reply) *realSession {
 	t.Helper()
+	return startRealWith(t, cli, "", first, replies...)
+}
+
+// startRealWith is startReal with more of agentproto.toml after the
+// profile.
+func startRealWith(t *testing.T, cli, more, first string, replies ...fakemodel.Reply) *realSession {
+	t.Helper()
 	bins := os.Getenv("AGENTPROTO_REAL_AGENTS")
 	if bins == "" {
 		t.Skip("the real agent CLIs are not installed: run make test-agents")
@@ -54,7 +61,7 @@ adapter = %q
 model = %q
 auth = "api-key"
 key_env = %q
-`, adapter, filepath.Join(bins, cli), adapter, model, keyEnv)), 0o644)
+`, adapter, filepath.Join(bins, cli), adapter, model, keyEnv)+more), 0o644)
 	s.run = func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"agentproto"}, args...)...)
