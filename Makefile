@@ -22,7 +22,7 @@ vet:
 # scrubber run again under the race detector; the whole tree under -race
 # would take CI past its budget on 2 cores.
 test: vet
-	go test -count=1 -timeout 20m ./...
+	go test -count=1 -timeout 30m ./...
 	go test -race -count=1 -timeout 10m ./gitstore/ ./sandbox/ ./internal/secrets/
 
 # The adapter tests against the real agent CLIs, and the MCP server's

@@ -50,3 +50,34 @@ func TestConsolidateConflictNamesWPAndPath(t *testing.T) {
 		t.Fatalf("integration worktree dirty: %s", st)
 	}
 }
+
+// The same integration head can come back with another verdict: a test
+// that fails now (here one that looks at a file in the git dir; a gate
+// that timed out on a loaded machine is another). Consolidate records
+// the new outcome rather than refusing it as a record already made with
+// other content.
+func TestConsolidateRecordsANewVerdictForTheSameHead(t *testing.T) {
+	flaky := "[ ! -e \"$(git rev-parse --git-common-dir)/flip-verdict\" ] || exit 1\n[ \"$(echo AB | sh lib/lower.sh)\" = ab ]\n"
+	dir := pipelineRepo(t, writeStep("tests/lower_test.sh", flaky), "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo")
+	must(t, dir, "git", "agentproto", "consolidate", "demo", "--checkpoint")
+	integ := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-integration")
+	head := strings.TrimSpace(must(t, integ, "git", "rev-parse", "HEAD"))
+	os.WriteFile(filepath.Join(dir, ".git", "flip-verdict"), nil, 0o644)
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "consolidate", "demo")
+	if exitCode(err) != 1 || !strings.Contains(out+errOut, "the gate failed in the integration worktree") || strings.Contains(errOut, "already recorded") {
+		t.Fatalf("consolidate with a failing test at the same head: %v\n%s\n%s", err, out, errOut)
+	}
+	if now := strings.TrimSpace(must(t, integ, "git", "rev-parse", "HEAD")); now != head {
+		t.Fatalf("the integration head moved: %s, was %s", now, head)
+	}
+	var oks []bool
+	for _, e := range ledgerEvents(t, dir, "plan_consolidated") {
+		if e["head"] == head {
+			oks = append(oks, e["ok"] == true)
+		}
+	}
+	if len(oks) != 2 || oks[0] == oks[1] {
+		t.Fatalf("consolidations recorded for %s: %v, want a pass and a failure", head, oks)
+	}
+}

@@ -218,9 +218,11 @@ func (e *Env) Consolidate(root string, gateTimeout time.Duration, renames ...Ren
 	}
 	// A re-run that reaches the same head with the same verdict is the
 	// recorded outcome again (only the gate's duration differs): nothing
-	// new to record.
+	// new to record. The same head can come back with another verdict (a
+	// gate that fails now, or timed out on a loaded machine), so the id
+	// is the head and when.
 	if !sameOutcome(st.Consolidated, c) {
-		id := fmt.Sprintf("pipeline/%s/consolidate/%s", e.Project.Name, c.Head)
+		id := fmt.Sprintf("pipeline/%s/consolidate/%s/%d", e.Project.Name, c.Head, time.Now().UnixNano())
 		if err := e.record(KindConsolidated, id, c, []gitstore.AttachmentInput{{Name: "gate.log", Content: log}}); err != nil {
 			return c, err
 		}
