@@ -34,7 +34,11 @@ func StateTree(repo *gitrepo.Repo, m *Meta) (string, error) {
 	git := func(stdin []byte, args ...string) ([]byte, error) {
 		return withIndex(wt, tmp.Name(), stdin, append(append([]string{}, stateConfig...), args...)...)
 	}
-	flagged, err := git(nil, "ls-files", "-v", "-z")
+	// Most indexes flag nothing, which reading the copy tells without git.
+	var flagged []byte
+	if !copied || !indexUnflagged(tmp.Name()) {
+		flagged, err = git(nil, "ls-files", "-v", "-z")
+	}
 	if err != nil && copied {
 		// A copy git cannot read alone (a split index): start from HEAD,
 		// which costs hashing every file once.
@@ -117,9 +121,5 @@ func withIndex(wt *gitrepo.Repo, index string, stdin []byte, args ...string) ([]
 
 // DiffTrees lists the paths that differ between two trees or commits.
 func DiffTrees(repo *gitrepo.Repo, from, to string) ([]string, error) {
-	out, err := repo.Git("diff-tree", "-r", "--name-only", "-z", "--no-renames", from, to)
-	if err != nil {
-		return nil, err
-	}
-	return splitZ(out), nil
+	return repo.DiffTree(from, to)
 }

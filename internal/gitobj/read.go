@@ -400,3 +400,20 @@ func (c *baseCache) put(p *packFile, off int64, typ plumbing.ObjectType, data []
 	c.order = append(c.order, k)
 	c.used += len(data)
 }
+
+// Has reports whether the object directories hold h, packed or loose,
+// without reading it.
+func (r *Reader) Has(h plumbing.Hash) bool {
+	for _, p := range r.set.packs {
+		if _, ok := p.find(h); ok {
+			return true
+		}
+	}
+	hex := h.String()
+	for _, dir := range r.set.dirs {
+		if _, err := os.Stat(filepath.Join(dir, hex[:2], hex[2:])); err == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -9,12 +9,18 @@ import (
 
 // Blob returns the content of path in the tree of rev (rev:path).
 func (r *Repo) Blob(rev, path string) ([]byte, error) {
+	if b, ok := r.storedBlob(rev, path); ok {
+		return b, nil
+	}
 	return r.Git("cat-file", "blob", rev+":"+path)
 }
 
 // BlobByID returns the content of the blob with id (an attachment, a
 // file a tree listing named).
 func (r *Repo) BlobByID(id string) ([]byte, error) {
+	if b, ok := r.storedBlobByID(id); ok {
+		return b, nil
+	}
 	return r.Git("cat-file", "blob", id)
 }
 
@@ -46,6 +52,9 @@ func (e TreeEntry) IsSymlink() bool { return e.Mode == "120000" }
 // ListTree lists every file of rev's tree, recursively (subtrees are
 // walked, not listed), from the top whatever the working directory.
 func (r *Repo) ListTree(rev string) ([]TreeEntry, error) {
+	if entries, ok := r.storedListTree(rev); ok {
+		return entries, nil
+	}
 	out, err := r.Git("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev)
 	if err != nil {
 		return nil, err
@@ -126,6 +135,26 @@ func (r *Repo) CommitTree(tree string, parents []string, message string) (string
 		return "", err
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// DiffTree lists the files that differ between two trees (or the trees
+// of two commits), as git diff-tree -r --name-only --no-renames lists
+// them: a changed mode counts, renames are a deletion and an addition.
+func (r *Repo) DiffTree(from, to string) ([]string, error) {
+	if names, ok := r.storedDiff(from, to); ok {
+		return names, nil
+	}
+	out, err := r.Git("diff-tree", "-r", "--name-only", "-z", "--no-renames", from, to)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, n := range strings.Split(string(out), "\x00") {
+		if n != "" {
+			names = append(names, n)
+		}
+	}
+	return names, nil
 }
 
 // MergeConflictError is a merge of two commits that git could not make

@@ -15,6 +15,9 @@ type Ref struct {
 // components ("refs/heads" holds refs/heads/main, not refs/headsx), or
 // is a glob ("refs/heads/wt/*"). No pattern lists every ref.
 func (r *Repo) Refs(patterns ...string) ([]Ref, error) {
+	if refs, ok := r.storedRefs(patterns); ok {
+		return refs, nil
+	}
 	out, err := r.Git(append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, patterns...)...)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,9 @@ var ErrNoObject = errors.New("no such object")
 // peeled), or an error that is ErrNoCommit and names rev. A revision
 // starting with "-" names nothing: it would be read as an option.
 func (r *Repo) Commit(rev string) (string, error) {
+	if id, ok := r.storedCommitID(rev); ok {
+		return id, nil
+	}
 	return r.resolve(rev, "^{commit}", ErrNoCommit)
 }
 
@@ -36,6 +39,9 @@ func (r *Repo) Object(rev string) (string, error) {
 // names an object of another kind (a blob) is git's error, naming it, as
 // it is for Commit.
 func (r *Repo) Tree(rev string) (string, error) {
+	if id, ok := r.storedTreeID(rev); ok {
+		return id, nil
+	}
 	return r.resolve(rev, "^{tree}", ErrNoObject)
 }
 

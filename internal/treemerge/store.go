@@ -19,7 +19,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -55,7 +54,7 @@ func Open(common string) *Store {
 		packs:   packs,
 		r:       gitobj.NewReader(packs),
 		objects: filepath.Join(common, "objects"),
-		unsure:  rewritesHistory(common),
+		unsure:  gitobj.RewritesHistory(common),
 		made:    map[plumbing.Hash]gitobj.Object{},
 		commits: map[plumbing.Hash]*commit{},
 		trees:   map[plumbing.Hash][]entry{},
@@ -66,27 +65,6 @@ func Open(common string) *Store {
 func (s *Store) Close() {
 	s.r.Close()
 	s.packs.Close()
-}
-
-// rewritesHistory reports whether git would see other parents or other
-// objects than the ones stored: replace refs, grafts, a shallow clone, or
-// an environment that moves the object store.
-func rewritesHistory(common string) bool {
-	for _, k := range []string{"GIT_REPLACE_REF_BASE", "GIT_GRAFT_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_SHALLOW_FILE"} {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	for _, p := range []string{"shallow", "info/grafts"} {
-		if _, err := os.Stat(filepath.Join(common, p)); err == nil {
-			return true
-		}
-	}
-	if entries, err := os.ReadDir(filepath.Join(common, "refs", "replace")); err == nil && len(entries) > 0 {
-		return true
-	}
-	packed, _ := os.ReadFile(filepath.Join(common, "packed-refs"))
-	return bytes.Contains(packed, []byte(" refs/replace/"))
 }
 
 // read returns a copy of object h, which must be of type want.
