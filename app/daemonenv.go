@@ -1,6 +1,9 @@
 package app
 
-import "github.com/agentproto/agentproto/internal/config"
+import (
+	"github.com/agentproto/agentproto/internal/companion"
+	"github.com/agentproto/agentproto/internal/config"
+)
 
 // ProfileKeys names the profiles' key variables: the daemon is started
 // with them, as a dispatch it runs for a policy starts sessions of those
@@ -13,4 +16,11 @@ func ProfileKeys(cfg config.Config) []string {
 		}
 	}
 	return out
+}
+
+// DaemonProgram is the sessions daemon's binary, agentproto-sessions,
+// installed beside git-agentproto: the one program that links the plugin
+// transport, so that the CLI starts without it.
+func DaemonProgram() (string, error) {
+	return companion.Find(companion.Sessions)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/peers"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/probe"
 )
 
 // RegisterPeerOptions are the inputs of RegisterPeer.
@@ -36,7 +36,7 @@ func (e *Env) RegisterPeer(ctx context.Context, o RegisterPeerOptions) (*peers.P
 	}
 	caps := o.Capabilities
 	if len(caps) == 0 {
-		if caps, err = e.adapterCapabilities(o.Adapter); err != nil {
+		if caps, err = e.adapterCapabilities(ctx, o.Adapter); err != nil {
 			return nil, false, err
 		}
 	}
@@ -55,7 +55,7 @@ func (e *Env) RegisterPeer(ctx context.Context, o RegisterPeerOptions) (*peers.P
 
 // adapterCapabilities launches the adapter once to read the capabilities
 // it declares.
-func (e *Env) adapterCapabilities(adapter string) ([]string, error) {
+func (e *Env) adapterCapabilities(ctx context.Context, adapter string) ([]string, error) {
 	repo, cfg, err := e.repoConfig()
 	if err != nil {
 		return nil, err
@@ -64,7 +64,8 @@ func (e *Env) adapterCapabilities(adapter string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return host.Capabilities(found.Spec)
+	info, err := probe.Describe(ctx, found.Spec, probe.PathAndHome())
+	return info.Capabilities, err
 }
 
 // AttachPeerSession attaches a running session to a peer and returns the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -55,7 +55,7 @@ func (e *Env) AttachPolicy(ctx context.Context, o PolicyOptions) (*sessions.Poli
 	}
 	for _, a := range acts {
 		if a == sessions.ActNotify {
-			if err := host.RequireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
+			if err := catalog.RequireNotifyTrust(repo.WorkTree, cfg.Policies.Notify); err != nil {
 				return nil, err
 			}
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/pipeline"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 	"github.com/agentproto/agentproto/reactions"
 	"github.com/agentproto/agentproto/sessions"
 )
@@ -70,7 +70,7 @@ func (e *Env) WatchPRInDaemon(ctx context.Context, project string, interval time
 	// Refused now rather than found at the first notice (an escalation
 	// notifies whatever [reactions] says), in a daemon nobody watches.
 	if cfg.Policies.Notify != "" {
-		if err := host.RequireNotifyTrust(pe.Repo.WorkTree, cfg.Policies.Notify); err != nil {
+		if err := catalog.RequireNotifyTrust(pe.Repo.WorkTree, cfg.Policies.Notify); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +120,7 @@ const notifyTimeout = time.Minute
 // again at each notice so a change made since is refused.
 func prNotifier(workTree, command string) func(context.Context, reactions.Notice) error {
 	return func(ctx context.Context, n reactions.Notice) error {
-		if err := host.RequireNotifyTrust(workTree, command); err != nil {
+		if err := catalog.RequireNotifyTrust(workTree, command); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(ctx, notifyTimeout)

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/agentproto/agentproto/launch"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/catalog"
+	"github.com/agentproto/agentproto/plugins/vocab"
 	"github.com/agentproto/agentproto/profiles"
 )
 
@@ -15,17 +15,17 @@ import (
 type OptionsTrust struct {
 	// Adapter is the profile's adapter (profile options only).
 	Adapter  string
-	Options  host.OptionsCheck
+	Options  catalog.OptionsCheck
 	Recorded bool
 }
 
 // trustOptions records c as trusted on this machine unless show or it is
 // trusted already.
-func trustOptions(workTree string, c host.OptionsCheck, show bool) (*OptionsTrust, error) {
+func trustOptions(workTree string, c catalog.OptionsCheck, show bool) (*OptionsTrust, error) {
 	t := &OptionsTrust{Options: c}
 	if !show && !c.Trusted {
 		var err error
-		if t.Recorded, err = host.TrustOptions(workTree, c); err != nil {
+		if t.Recorded, err = catalog.TrustOptions(workTree, c); err != nil {
 			return nil, err
 		}
 		t.Options.Trusted = true
@@ -60,7 +60,7 @@ func (e *Env) TrustNotify(ctx context.Context, show bool) (*OptionsTrust, error)
 	if err != nil || cfg.Policies.Notify == "" {
 		return nil, err
 	}
-	c, err := host.InspectOptions(repo.WorkTree, repo.WorkTree, host.NotifyLayer(cfg.Policies.Notify))
+	c, err := catalog.InspectOptions(repo.WorkTree, repo.WorkTree, catalog.NotifyLayer(cfg.Policies.Notify))
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +79,10 @@ func (e *Env) TrustPlugin(ctx context.Context, name, dir string, show bool) (*la
 
 // DescribePlugin launches adapter name and returns where it was found
 // and what it declares: version, capabilities, models, auth methods.
-func (e *Env) DescribePlugin(ctx context.Context, name string) (host.Found, sdk.Info, error) {
+func (e *Env) DescribePlugin(ctx context.Context, name string) (catalog.Found, vocab.Info, error) {
 	repo, cfg, err := e.repoConfig()
 	if err != nil {
-		return host.Found{}, sdk.Info{}, err
+		return catalog.Found{}, vocab.Info{}, err
 	}
 	return launch.Describe(cfg, repo.WorkTree, name)
 }

@@ -2,6 +2,7 @@ package docs
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -183,6 +184,38 @@ func TestAdapterLinksNoLedger(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.Contains(dep, "bbolt") || strings.HasPrefix(dep, "github.com/go-git/") || dep == module+"gitstore" {
 			t.Errorf("cmd/agentproto-adapter-acp links %s", dep)
+		}
+	}
+}
+
+// TestCLILinksNoPluginTransport fails when git-agentproto links the plugin
+// transport (go-plugin, gRPC, protobuf): their package initialisation
+// alone cost every command 2.4 ms of start-up, half the 5 ms target for
+// --version. Launching an adapter belongs to agentproto-sessions; the CLI
+// reads plugins/vocab and plugins/catalog, and probes through plugins/probe.
+func TestCLILinksNoPluginTransport(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../cmd/git-agentproto", "../cmd/agentproto-sessions").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	cli, err := exec.Command("go", "list", "-deps", "../cmd/git-agentproto").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	transport := func(dep string) bool {
+		return strings.HasPrefix(dep, "github.com/hashicorp/go-plugin") ||
+			strings.HasPrefix(dep, "google.golang.org/grpc") ||
+			strings.HasPrefix(dep, "google.golang.org/protobuf") ||
+			dep == module+"plugins/host" || dep == module+"plugins/sdk" || dep == module+"sessions/daemon"
+	}
+	// The daemon's binary links them: a check that finds none there has
+	// lost the names it looks for.
+	if !slices.ContainsFunc(strings.Fields(string(out)), transport) {
+		t.Fatal("agentproto-sessions links none of the transport packages; the check no longer sees them")
+	}
+	for _, dep := range strings.Fields(string(cli)) {
+		if transport(dep) {
+			t.Errorf("cmd/git-agentproto links %s: launch adapters from agentproto-sessions (see plugins/probe)", dep)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/peers"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/worktree"
 )
@@ -74,8 +74,8 @@ func (r *Request) validate() error {
 		}
 	}
 	for _, c := range r.Capabilities {
-		if !sdk.ValidCapability(c) {
-			return fault.Invalidf("--capability %q is not one of %s", c, strings.Join(sdk.Capabilities, ", "))
+		if !vocab.ValidCapability(c) {
+			return fault.Invalidf("--capability %q is not one of %s", c, strings.Join(vocab.Capabilities, ", "))
 		}
 	}
 	if strings.TrimSpace(r.AuthorityRef) == "" {
@@ -160,15 +160,15 @@ func (s *Service) Admit(r Request) (b *Branch, already bool, err error) {
 	} else if rec, err = liveSession(s.Repo, src); err != nil {
 		return nil, false, err
 	}
-	if !slices.Contains(rec.Capabilities, sdk.CapStateFork) {
+	if !slices.Contains(rec.Capabilities, vocab.CapStateFork) {
 		return nil, false, fault.Refusedf("source session %s (%s) does not have %s (its capabilities, from its %s: %s): its execution state cannot be forked",
-			rec.ID, rec.Adapter, sdk.CapStateFork, capSource(rec.CapabilitiesFrom), orNone(rec.Capabilities))
+			rec.ID, rec.Adapter, vocab.CapStateFork, capSource(rec.CapabilitiesFrom), orNone(rec.Capabilities))
 	}
 	a.SourceSession, a.ResumeRef = rec.ID, r.ResumeRef
 	if a.ResumeRef == "" {
 		a.ResumeRef = "session:" + rec.ID
 	}
-	prove(sdk.CapStateFork, "source session "+rec.ID+" ("+rec.Adapter+") declares it")
+	prove(vocab.CapStateFork, "source session "+rec.ID+" ("+rec.Adapter+") declares it")
 	slug := r.SourceWorktree
 	if slug == "" {
 		slug = workspaceOf(st, r.Source)
@@ -208,7 +208,7 @@ func (s *Service) Admit(r Request) (b *Branch, already bool, err error) {
 	prove("held_result_settlement", "the result is held on "+a.ResultRef+" until fork settle --select or --discard; never merged")
 
 	// Idle, capability-matched peer selection.
-	need := append([]string{sdk.CapTermination}, r.Capabilities...)
+	need := append([]string{vocab.CapTermination}, r.Capabilities...)
 	sort.Strings(need)
 	candidates, err := s.candidates(st, branches, r, need)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/lazyre"
 	"github.com/agentproto/agentproto/peers"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -138,11 +138,11 @@ func (s *Service) HostCheck() error {
 		return err
 	}
 	for _, p := range st.Peers {
-		if slices.Contains(p.Capabilities, sdk.CapStateFork) {
+		if slices.Contains(p.Capabilities, vocab.CapStateFork) {
 			return nil
 		}
 	}
-	return fault.Refusedf("fork is not in this clone's decision set: no registered peer declares %s", sdk.CapStateFork)
+	return fault.Refusedf("fork is not in this clone's decision set: no registered peer declares %s", vocab.CapStateFork)
 }
 
 // liveSession returns a peer's newest session that has not ended.

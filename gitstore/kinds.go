@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"sync"
 
 	"github.com/agentproto/agentproto/internal/fault"
@@ -30,7 +31,10 @@ var registry = struct {
 	sync.RWMutex
 	kinds  map[string]declared
 	owners map[string]*Owner
-}{kinds: map[string]declared{}, owners: map[string]*Owner{}}
+	// elsewhere maps kinds declared by a package this program does not
+	// link to their owner's name (OwnedElsewhere).
+	elsewhere map[string]string
+}{kinds: map[string]declared{}, owners: map[string]*Owner{}, elsewhere: map[string]string{}}
 
 // NewOwner returns the owner of a feature's kinds. It panics when name is
 // already an owner: two features sharing one would share their kinds.
@@ -102,7 +106,7 @@ func Declare[T any](o *Owner, kind string, opts ...KindOption) Kind[T] {
 }
 
 // Reading is a kind declared by a package the reader cannot import (the
-// sessions daemon's, which only its serve command links), seen as the
+// sessions daemon's, which only agentproto-sessions links), seen as the
 // documented shape T of its data: it decodes, and it refuses to record.
 func Reading[T any](kind string) Kind[T] { return Kind[T]{name: kind} }
 
@@ -187,7 +191,33 @@ func KindOwner(kind string) string {
 	if d, ok := registry.kinds[kind]; ok {
 		return d.owner.name
 	}
-	return ""
+	return registry.elsewhere[kind]
+}
+
+// OwnedElsewhere names owner as the feature of kinds it declares in a
+// package this program may not link — the sessions daemon's, which only
+// agentproto-sessions links — so that KindOwner still names it. It
+// records nothing and allows nothing: the kinds stay unwritable here.
+func OwnedElsewhere(owner string, kinds ...string) {
+	registry.Lock()
+	defer registry.Unlock()
+	for _, k := range kinds {
+		registry.elsewhere[k] = owner
+	}
+}
+
+// DeclaredBy lists, sorted, the kinds owner declared in this program.
+func DeclaredBy(owner string) []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	var out []string
+	for k, d := range registry.kinds {
+		if d.owner.name == owner {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // checkOwner applies the ownership rules to one draft (see Validate).

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sandbox"
 	"github.com/agentproto/agentproto/sessions"
@@ -55,7 +55,7 @@ type Resolved struct {
 	// caller's environment and never stored ("" for none).
 	KeyEnv string
 	// Found is the adapter binary: its path and the sha256 it must have.
-	Found host.Found
+	Found catalog.Found
 	// ModelSwitch and ModelSwitchExpect are the profile's, with {model}
 	// filled in; empty for agents whose model is pinned at launch.
 	ModelSwitch, ModelSwitchExpect string
@@ -107,7 +107,7 @@ func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
 	}
 	r.layers = profiles.Launch{Adapter: r.Adapter, Profile: r.Profile, User: req.User}
 	r.Options = r.layers.Options(cfg)
-	found, err := host.Discover(r.Adapter, cfg.Plugins, root)
+	found, err := catalog.Discover(r.Adapter, cfg.Plugins, root)
 	if err != nil {
 		return nil, err
 	}
@@ -117,8 +117,8 @@ func Resolve(cfg config.Config, root string, req Request) (*Resolved, error) {
 
 // Adapter finds an adapter by name alone, for commands that only describe
 // it (its capabilities, its models) and start no session.
-func Adapter(cfg config.Config, root, name string) (host.Found, error) {
-	return host.Discover(name, cfg.Plugins, root)
+func Adapter(cfg config.Config, root, name string) (catalog.Found, error) {
+	return catalog.Discover(name, cfg.Plugins, root)
 }
 
 // RequireTrust refuses, exit 5, a launch that would use committed options

@@ -2,15 +2,14 @@ package launch
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/catalog"
+	"github.com/agentproto/agentproto/plugins/probe"
+	"github.com/agentproto/agentproto/plugins/vocab"
 )
 
 // Plugin is one adapter agentproto can find, with the state of its pin and
@@ -28,10 +27,10 @@ type Plugin struct {
 // hashed again, so a changed one shows as a mismatch before anything runs it.
 func Plugins(cfg config.Config, root string) []Plugin {
 	rows := []Plugin{}
-	for _, fd := range host.List(cfg.Plugins, root) {
+	for _, fd := range catalog.List(cfg.Plugins, root) {
 		r := Plugin{Name: fd.Name, Path: fd.Path, Source: fd.Source, Pinned: fd.SHA256 != "", Checksum: "unpinned", Trusted: fd.Trusted}
 		if r.Pinned {
-			sum, err := host.FileSHA256(fd.Path)
+			sum, err := catalog.FileSHA256(fd.Path)
 			r.Checksum = "ok"
 			if err != nil || !strings.EqualFold(sum, fd.SHA256) {
 				r.Checksum = "mismatch"
@@ -45,19 +44,12 @@ func Plugins(cfg config.Config, root string) []Plugin {
 // Describe launches the adapter name once, with only PATH and HOME of the
 // environment, and returns what it declares. An adapter of the config runs
 // only once trusted (Discover refuses it otherwise).
-func Describe(cfg config.Config, root, name string) (host.Found, sdk.Info, error) {
-	fd, err := host.Discover(name, cfg.Plugins, root)
+func Describe(cfg config.Config, root, name string) (catalog.Found, vocab.Info, error) {
+	fd, err := catalog.Discover(name, cfg.Plugins, root)
 	if err != nil {
-		return fd, sdk.Info{}, err
+		return fd, vocab.Info{}, err
 	}
-	c, err := host.Launch(fd.Spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
-	if err != nil {
-		return fd, sdk.Info{}, err
-	}
-	defer c.Kill()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	info, err := c.Describe(ctx)
+	info, err := probe.Describe(context.Background(), fd.Spec, probe.PathAndHome())
 	return fd, info, err
 }
 
@@ -67,11 +59,11 @@ func Pin(cfg config.Config, workTree, name string) (string, error) {
 	if workTree == "" {
 		return "", fault.Invalidf("plugin pin edits %s; this repository is bare", config.FileName)
 	}
-	fd, err := host.Locate(name, cfg.Plugins, workTree)
+	fd, err := catalog.Locate(name, cfg.Plugins, workTree)
 	if err != nil {
 		return "", err
 	}
-	sum, err := host.FileSHA256(fd.Path)
+	sum, err := catalog.FileSHA256(fd.Path)
 	if err != nil {
 		return "", err
 	}
@@ -82,9 +74,9 @@ func Pin(cfg config.Config, workTree, name string) (string, error) {
 // config names it, and the options of a committed agentproto.toml, each
 // with whether it is trusted and whether this call recorded it.
 type PluginTrust struct {
-	host.Found
+	catalog.Found
 	Recorded        bool
-	Options         host.OptionsCheck
+	Options         catalog.OptionsCheck
 	OptionsRecorded bool
 }
 
@@ -93,14 +85,14 @@ type PluginTrust struct {
 // is the repository's top) — and, unless show, trusts on this machine what
 // is not trusted yet.
 func TrustPlugin(cfg config.Config, top, name, dir string, show bool) (*PluginTrust, error) {
-	fd, err := host.Locate(name, cfg.Plugins, top)
+	fd, err := catalog.Locate(name, cfg.Plugins, top)
 	if err != nil {
 		return nil, err
 	}
-	t := &PluginTrust{Found: fd, Options: host.OptionsCheck{Trusted: true}}
-	if host.ConfigCommitted(top) {
-		layer := host.OptionLayer{Section: "plugins." + fd.Name, Adapter: fd.Name, Options: cfg.Plugins[fd.Name].Options}
-		if t.Options, err = host.InspectOptions(top, filesDir(dir, top), layer); err != nil {
+	t := &PluginTrust{Found: fd, Options: catalog.OptionsCheck{Trusted: true}}
+	if catalog.ConfigCommitted(top) {
+		layer := catalog.OptionLayer{Section: "plugins." + fd.Name, Adapter: fd.Name, Options: cfg.Plugins[fd.Name].Options}
+		if t.Options, err = catalog.InspectOptions(top, filesDir(dir, top), layer); err != nil {
 			return nil, err
 		}
 	}
@@ -108,13 +100,13 @@ func TrustPlugin(cfg config.Config, top, name, dir string, show bool) (*PluginTr
 		return t, nil
 	}
 	if !t.Trusted {
-		if t.Recorded, err = host.Trust(t.Found, top); err != nil {
+		if t.Recorded, err = catalog.Trust(t.Found, top); err != nil {
 			return nil, err
 		}
 		t.Trusted = true
 	}
 	if !t.Options.Trusted {
-		if t.OptionsRecorded, err = host.TrustOptions(top, t.Options); err != nil {
+		if t.OptionsRecorded, err = catalog.TrustOptions(top, t.Options); err != nil {
 			return nil, err
 		}
 		t.Options.Trusted = true

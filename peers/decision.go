@@ -8,7 +8,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/lazyre"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 )
 
 // Schemas of the protocol's documents.
@@ -40,14 +40,14 @@ const (
 const KindFork = "fork"
 
 // ForkCapabilities is what a host must have to admit a fork.
-var ForkCapabilities = []string{sdk.CapStateFork}
+var ForkCapabilities = []string{vocab.CapStateFork}
 
 // RequiredCapabilities says what a host must really have to execute a kind.
 var RequiredCapabilities = map[string][]string{
 	KindObserve: {},
-	KindInject:  {sdk.CapMessageInjection},
-	KindHandoff: {sdk.CapStateFork, sdk.CapWorkspaceTransfer},
-	KindDiscard: {sdk.CapTermination},
+	KindInject:  {vocab.CapMessageInjection},
+	KindHandoff: {vocab.CapStateFork, vocab.CapWorkspaceTransfer},
+	KindDiscard: {vocab.CapTermination},
 }
 
 // Decision is a supervisor_decision_v0 document.

@@ -9,7 +9,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 	"github.com/agentproto/agentproto/sessions"
 )
 
@@ -80,8 +80,8 @@ func (s *Service) Register(p Peer) (bool, error) {
 		return false, err
 	}
 	for _, c := range p.Capabilities {
-		if !sdk.ValidCapability(c) {
-			return false, fault.Invalidf("capability %q is not one of %s", c, strings.Join(sdk.Capabilities, ", "))
+		if !vocab.ValidCapability(c) {
+			return false, fault.Invalidf("capability %q is not one of %s", c, strings.Join(vocab.Capabilities, ", "))
 		}
 	}
 	if p.QuotaTurns < 0 {

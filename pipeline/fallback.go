@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/plans"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 	"github.com/agentproto/agentproto/profiles"
 	"github.com/agentproto/agentproto/sessions"
 	"github.com/agentproto/agentproto/spend"
@@ -75,9 +75,9 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		}
 		// An agent that never came up is this machine's problem, not its
 		// provider's: another provider would not start it either.
-		if slices.Contains(rec.Faults, sdk.FaultAdapterStartTimeout) {
+		if slices.Contains(rec.Faults, vocab.FaultAdapterStartTimeout) {
 			return false, fmt.Errorf("%s: session %s could not start its agent (%s): %s; no fallback profile is tried for it: fix the agent (or the WP's profile), then dispatch %s again",
-				wp.ID, rec.ID, sdk.FaultAdapterStartTimeout, startFailure(rec), d.Env.Project.Name)
+				wp.ID, rec.ID, vocab.FaultAdapterStartTimeout, startFailure(rec), d.Env.Project.Name)
 		}
 		// The provider's own fault says more than the empty turn it causes.
 		// A session the daemon stopped at a budget is a dead provider too:
@@ -85,7 +85,7 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		// stops for the supervisor.
 		fault := ""
 		for _, f := range rec.Faults {
-			if (profiles.DeadFaults[f] || f == sdk.FaultRateLimited || f == spend.FaultBudgetExhausted) && (fault == "" || fault == sdk.FaultEmptyTurn) {
+			if (profiles.DeadFaults[f] || f == vocab.FaultRateLimited || f == spend.FaultBudgetExhausted) && (fault == "" || fault == vocab.FaultEmptyTurn) {
 				fault = f
 			}
 		}
@@ -105,7 +105,7 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 			continue
 		}
 		from := rec.Profile
-		if fault == sdk.FaultRateLimited && d.rateRetries[wp.ID] < 2 {
+		if fault == vocab.FaultRateLimited && d.rateRetries[wp.ID] < 2 {
 			d.rateRetries[wp.ID]++
 			wait := d.Config.Dispatch.RateLimitWait.Duration << (d.rateRetries[wp.ID] - 1)
 			d.say(wp.ID, "rate-limit", "waiting %s before trying %s again", wait, or(from, rec.Adapter))
@@ -117,7 +117,7 @@ func (d *Dispatcher) handleFaults(st *State, wps []plans.WP, ids []string) (bool
 		}
 		to := d.nextProfile(from)
 		if to == "" {
-			if fault == sdk.FaultEmptyTurn && rec.State != sessions.StateFailed {
+			if fault == vocab.FaultEmptyTurn && rec.State != sessions.StateFailed {
 				// Only a warning without a profile to move to: the disk,
 				// not the missing output, decides (verify runs next).
 				d.say(wp.ID, "warning", "session %s ended its turn with no output", rec.ID)

@@ -4,15 +4,15 @@ import (
 	"path/filepath"
 
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 )
 
 // CommittedOptions returns profile name and what trusting its committed
 // options covers: the options of [profiles.NAME] in a tracked
 // agentproto.toml of root, with the files their words name hashed under
 // filesDir (root when empty). A profile with none is trusted as it is.
-func CommittedOptions(cfg config.Config, root, common, name, filesDir string) (config.Profile, host.OptionsCheck, error) {
-	c := host.OptionsCheck{Trusted: true}
+func CommittedOptions(cfg config.Config, root, common, name, filesDir string) (config.Profile, catalog.OptionsCheck, error) {
+	c := catalog.OptionsCheck{Trusted: true}
 	p, err := Resolve(cfg, name)
 	if err != nil {
 		return p, c, err
@@ -32,7 +32,7 @@ func CommittedOptions(cfg config.Config, root, common, name, filesDir string) (c
 				return p, c, err
 			}
 		}
-		if c, err = host.InspectOptions(root, files, l); err != nil {
+		if c, err = catalog.InspectOptions(root, files, l); err != nil {
 			return p, c, err
 		}
 	}

@@ -8,13 +8,13 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/plugins/host"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/catalog"
+	"github.com/agentproto/agentproto/plugins/probe"
+	"github.com/agentproto/agentproto/plugins/vocab"
 )
 
 // Resolve returns a profile by name.
@@ -57,7 +57,7 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 		}
 		sort.Strings(names)
 	}
-	infos := map[string]*sdk.Info{}
+	infos := map[string]*vocab.Info{}
 	errs := map[string]string{}
 	var out []Result
 	for _, name := range names {
@@ -70,7 +70,7 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 		}
 		r.Adapter, r.Model, r.Auth = p.Adapter, p.Model, p.Auth
 		r.KeySet = p.KeyEnv == "" || getenv(p.KeyEnv) != ""
-		found, err := host.Discover(p.Adapter, cfg.Plugins, root)
+		found, err := catalog.Discover(p.Adapter, cfg.Plugins, root)
 		if err != nil {
 			r.Problems = append(r.Problems, err.Error())
 			out = append(out, r)
@@ -80,7 +80,7 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 		r.Checksum = "unpinned"
 		if found.SHA256 != "" {
 			r.Checksum = "ok"
-			if sum, err := host.FileSHA256(found.Path); err != nil || !strings.EqualFold(sum, found.SHA256) {
+			if sum, err := catalog.FileSHA256(found.Path); err != nil || !strings.EqualFold(sum, found.SHA256) {
 				r.Checksum = "mismatch"
 				r.Problems = append(r.Problems, "the adapter binary does not match its pinned sha256")
 			}
@@ -131,21 +131,14 @@ func Check(cfg config.Config, root string, names []string, getenv func(string) s
 	return out
 }
 
-func describe(spec host.Spec) (sdk.Info, error) {
-	c, err := host.Launch(spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
-	if err != nil {
-		return sdk.Info{}, err
-	}
-	defer c.Kill()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return c.Describe(ctx)
+func describe(spec catalog.Spec) (vocab.Info, error) {
+	return probe.Describe(context.Background(), spec, probe.PathAndHome())
 }
 
 // checkOptions starts a session without a prompt, so the adapter checks
 // the profile's options (a flag its CLI rejects, a bad sandbox) now rather
 // than mid-dispatch; without a prompt no agent runs.
-func checkOptions(spec host.Spec, p config.Profile, base map[string]string) error {
+func checkOptions(spec catalog.Spec, p config.Profile, base map[string]string) error {
 	opts := map[string]string{}
 	for k, v := range base {
 		opts[k] = v
@@ -158,18 +151,7 @@ func checkOptions(spec host.Spec, p config.Profile, base map[string]string) erro
 		return err
 	}
 	defer os.RemoveAll(dir)
-	c, err := host.Launch(spec, host.LaunchOptions{Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}})
-	if err != nil {
-		return err
-	}
-	defer c.Kill()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx, sdk.StartRequest{SessionID: "profile-check", Dir: dir, Model: p.Model, Options: opts}); err != nil {
-		return err
-	}
-	c.Terminate(ctx)
-	return nil
+	return probe.Start(context.Background(), spec, probe.PathAndHome(), vocab.StartRequest{SessionID: "profile-check", Dir: dir, Model: p.Model, Options: opts})
 }
 
 func commonDir(root string) string {
@@ -191,9 +173,9 @@ func contains(list []string, s string) bool {
 // DeadFaults are provider faults after which a profile is abandoned for
 // the next one; rate_limited is waited out first instead.
 var DeadFaults = map[string]bool{
-	sdk.FaultInsufficientCredits: true,
-	sdk.FaultInvalidModel:        true,
-	sdk.FaultAuthFailed:          true,
-	sdk.FaultProviderUnavailable: true,
-	sdk.FaultEmptyTurn:           true,
+	vocab.FaultInsufficientCredits: true,
+	vocab.FaultInvalidModel:        true,
+	vocab.FaultAuthFailed:          true,
+	vocab.FaultProviderUnavailable: true,
+	vocab.FaultEmptyTurn:           true,
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 )
 
 // Launch is how one session of an adapter is configured: the adapter, the
@@ -42,19 +42,19 @@ func (l Launch) profileOptions(cfg config.Config) map[string]string {
 // launch uses: [plugins.ADAPTER] and [profiles.NAME] of a tracked
 // agentproto.toml, a profile of this clone's own file excepted. A section
 // all of whose options the user overrides is not used and not listed.
-func (l Launch) CommittedLayers(cfg config.Config, root, common string) ([]host.OptionLayer, error) {
-	if !host.ConfigCommitted(root) {
+func (l Launch) CommittedLayers(cfg config.Config, root, common string) ([]catalog.OptionLayer, error) {
+	if !catalog.ConfigCommitted(root) {
 		return nil, nil
 	}
 	local, err := localProfileNames(common)
 	if err != nil {
 		return nil, err
 	}
-	var out []host.OptionLayer
+	var out []catalog.OptionLayer
 	add := func(section string, opts, over map[string]string) {
 		for k := range opts {
 			if _, overridden := over[k]; !overridden {
-				out = append(out, host.OptionLayer{Section: section, Adapter: l.Adapter, Options: opts})
+				out = append(out, catalog.OptionLayer{Section: section, Adapter: l.Adapter, Options: opts})
 				return
 			}
 		}
@@ -81,7 +81,7 @@ func (l Launch) RequireTrust(cfg config.Config, root, common, dir, trustDir stri
 	if err != nil {
 		return err
 	}
-	return host.RequireOptionsTrust(root, dir, trustDir, layers)
+	return catalog.RequireOptionsTrust(root, dir, trustDir, layers)
 }
 
 // localProfileNames are the profiles of this clone's own file, which

@@ -36,7 +36,7 @@ func (s Support) OK() bool { return s.Missing == "" }
 
 // Probe finds out what the sandbox can use: the kernel's Landlock ABI
 // and the launcher, looked for beside the running executable first (the
-// daemon is git-agentproto, installed with it), then on PATH.
+// daemon, agentproto-sessions, is installed with it), then on PATH.
 func Probe() Support {
 	s := Support{ABI: kernelABI()}
 	if v := os.Getenv(abiOverride); v != "" {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 )
 
 // NewCmdPlugin returns the `plugin` command.
@@ -131,7 +131,7 @@ prints without trusting.`,
 					"options": opts.Covered, "scripts": opts.Scripts, "options_digest": opts.Digest,
 					"options_trusted": opts.Trusted, "options_recorded": t.OptionsRecorded})
 			}
-			if fd.Source != host.SourceConfig {
+			if fd.Source != catalog.SourceConfig {
 				fmt.Fprintf(f.IO.Out, "%s is %s, found on PATH: your own installation needs no trust\n", fd.Name, fd.Path)
 			} else {
 				fmt.Fprintf(f.IO.Out, "adapter %s: %s (from %s)\nsha256 %s\n", fd.Name, fd.Path, config.FileName, fd.Digest)

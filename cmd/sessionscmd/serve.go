@@ -1,36 +1,30 @@
 package sessionscmd
 
 import (
-	"errors"
 	"os"
-	"time"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/sessions/daemon"
 )
 
-// The serve command is the one place that runs the sessions daemon; every
-// other command is its client (cmd/shape checks it).
+// The daemon is its own binary, agentproto-sessions, the one program that
+// links the plugin transport; serve hands over to it, so that clients
+// start a daemon by running git-agentproto serve as they always have.
 
 // ServeOptions are the inputs of `serve`.
 type ServeOptions struct {
-	Repo func() (*gitrepo.Repo, error)
-	// IdleExit is [sessions] idle_exit: how long the daemon stays with
-	// nothing to do.
-	IdleExit func() (time.Duration, error)
+	// Exec replaces this process with the daemon's program.
+	Exec func(path string, argv []string) error
 
 	Guard bool
 }
 
 // NewCmdServe returns the daemon command, normally started by the CLI.
 func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
-	opts := &ServeOptions{Repo: f.Repo, IdleExit: func() (time.Duration, error) {
-		cfg, _, err := f.Config()
-		return cfg.Sessions.IdleExit.Duration, err
-	}}
+	opts := &ServeOptions{Exec: func(path string, argv []string) error { return syscall.Exec(path, argv, os.Environ()) }}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the sessions daemon of this repository (started automatically)",
@@ -40,7 +34,10 @@ stops by itself after [sessions] idle_exit with nothing running: no turn in
 progress, no request in flight (a watch refreshing or a probe does not
 count), no idle policy waiting on a live session. It also stops on SIGTERM
 or git agentproto sessions stop. As it stops it ends the sessions still
-alive, settled ones included, and records why.`,
+alive, settled ones included, and records why.
+
+The daemon is the program agentproto-sessions, installed beside
+git-agentproto; serve runs it in place of itself.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return serveRun(opts) },
 	}
@@ -52,25 +49,13 @@ alive, settled ones included, and records why.`,
 }
 
 func serveRun(o *ServeOptions) error {
+	bin, err := app.DaemonProgram()
+	if err != nil {
+		return err
+	}
+	argv := []string{bin, "serve"}
 	if o.Guard {
-		return daemon.Guard(os.Stdin, os.Stderr)
+		argv = append(argv, "--guard")
 	}
-	repo, err := o.Repo()
-	if err != nil {
-		return err
-	}
-	idle, err := o.IdleExit()
-	if err != nil {
-		return err
-	}
-	if v := os.Getenv("AGENTPROTO_DAEMON_IDLE"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil {
-			idle = d
-		}
-	}
-	err = daemon.NewDaemon(repo, idle, os.Stderr).Run()
-	if errors.Is(err, daemon.ErrRunning) {
-		return nil
-	}
-	return err
+	return o.Exec(bin, argv)
 }

@@ -15,10 +15,13 @@ import (
 // command runs it, so only the daemon writes the session records.
 const daemonPath = sessionsPath + "/daemon"
 
+// serveFile runs the daemon: the serve of the daemon's own binary.
+const serveFile = "cmd/agentproto-sessions/serve.go"
+
 // daemonImportAllowed says whether a file that may import the daemon package: the
 // serve command, and the daemon's own tests.
 func daemonImportAllowed(rel string) bool {
-	return rel == "cmd/sessionscmd/serve.go" ||
+	return rel == serveFile ||
 		strings.HasPrefix(rel, "sessions/daemon/") && strings.HasSuffix(rel, "_test.go")
 }
 
@@ -53,7 +56,7 @@ func TestOnlyServeImportsTheDaemon(t *testing.T) {
 			}
 			if !daemonImportAllowed(rel) {
 				t.Errorf("%s imports %s: only the serve command runs the daemon; call sessions.Client, or read records through sessions.View", rel, daemonPath)
-			} else if rel == "cmd/sessionscmd/serve.go" {
+			} else if rel == serveFile {
 				serve++
 			}
 		}

@@ -27,9 +27,9 @@ var frontEndAllowed = map[string]string{
 }
 
 // notFrontEnds are packages under cmd/ that are no front end of the use
-// cases: binaries serving an adapter or the sandbox, the man page
-// generator, these checks.
-var notFrontEnds = []string{"cmd/agentproto-adapter-", "cmd/agentproto-sandbox", "cmd/gen-man", "cmd/shape"}
+// cases: binaries serving an adapter, the sandbox or the sessions daemon,
+// the man page generator, these checks.
+var notFrontEnds = []string{"cmd/agentproto-adapter-", "cmd/agentproto-sandbox", "cmd/agentproto-sessions", "cmd/gen-man", "cmd/shape"}
 
 // frontEndExceptions are the service packages front ends still import
 // directly, by importing package: their use cases are not behind app yet,
@@ -45,10 +45,10 @@ var frontEndExceptions = map[string][]string{
 	"cmd/peercmd":        {"peers"},
 	"cmd/pipelinecmd":    {"judge", "pipeline", "profiles"},
 	"cmd/plan":           {"plans"},
-	"cmd/plugincmd":      {"plugins/host"},
+	"cmd/plugincmd":      {"plugins/catalog"},
 	"cmd/profilecmd":     {"profiles"},
 	"cmd/scoutcmd":       {"scout"},
-	"cmd/sessionscmd":    {"sessions", "sessions/daemon"}, // serve alone runs the daemon
+	"cmd/sessionscmd":    {"sessions"},
 	"cmd/watchcmd":       {"watch"},
 	"cmd/worktreecmd":    {"worktree"},
 	// mcp's output schemas are inferred from the document types it

@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// Build compiles git-agentproto and the scripted adapter into a new
-// temporary directory and returns that directory; the caller removes it.
+// Build compiles git-agentproto, the sessions daemon, the scripted and
+// exec adapters and the sandbox launcher into a new temporary directory
+// and returns that directory; the caller removes it.
 func Build() (string, error) {
 	dir, err := os.MkdirTemp("", "agentproto-bin-")
 	if err != nil {
@@ -24,7 +25,7 @@ func Build() (string, error) {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-adapter-scripted", "./cmd/agentproto-adapter-exec", "./cmd/agentproto-sandbox")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-sessions", "./cmd/agentproto-adapter-scripted", "./cmd/agentproto-adapter-exec", "./cmd/agentproto-sandbox")
 	build.Dir = root
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build does
 	out, err := build.CombinedOutput()

@@ -22,32 +22,21 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/plugins/catalog"
 	"github.com/agentproto/agentproto/plugins/internal/proto"
 	"github.com/agentproto/agentproto/plugins/internal/wire"
 	"github.com/agentproto/agentproto/plugins/sdk"
 	"github.com/agentproto/agentproto/sandbox"
 )
 
-// Spec says which binary serves an adapter.
-type Spec struct {
-	Name   string
-	Path   string
-	SHA256 string // pinned checksum; "" when not pinned
-}
+// Spec says which binary serves an adapter (catalog finds it).
+type Spec = catalog.Spec
 
 // FileSHA256 returns the checksum of a file.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
+func FileSHA256(path string) (string, error) { return catalog.FileSHA256(path) }
+
+// BinaryPrefix starts the name of every adapter binary.
+const BinaryPrefix = catalog.BinaryPrefix
 
 // LaunchOptions shape the plugin process.
 type LaunchOptions struct {

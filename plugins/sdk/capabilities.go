@@ -39,20 +39,6 @@ func DeclareCapabilities(out Emitter, caps []string) error {
 	return d.Capabilities(CanonicalCapabilities(caps))
 }
 
-// CanonicalCapabilities returns the members of the closed set that caps
-// names, in the order of Capabilities, each once; anything else is left
-// out. It never returns nil, so "declared none" stays apart from "not
-// declared".
-func CanonicalCapabilities(caps []string) []string {
-	out := []string{}
-	for _, c := range Capabilities {
-		if slices.Contains(caps, c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // Capabilities sends a session's declaration, refusing one beyond what
 // the adapter's Info declares.
 func (e emitter) Capabilities(caps []string) error {

@@ -6,10 +6,6 @@ import (
 	"github.com/agentproto/agentproto/plugins/internal/proto"
 )
 
-// MaxResumeBytes bounds a resume state: it is an id or a small cursor,
-// kept by the host in the session's record.
-const MaxResumeBytes = 4 << 10
-
 // ResumeTaker is the side of an Emitter that takes a session's resume
 // state. The Emitter Serve gives an adapter has it; an Emitter of a test
 // may have it too.

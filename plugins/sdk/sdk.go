@@ -11,84 +11,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 )
-
-// Capabilities form a closed set; supervisors rely on their exact meaning.
-const (
-	// CapMessageInjection: Prompt delivers a message into a live session.
-	CapMessageInjection = "session_message_injection"
-	// CapInterrupt: Prompt with interrupt stops the current turn.
-	CapInterrupt = "session_interrupt"
-	// CapResume: the conversation outlives the agent process: a later turn
-	// or a new session continues it (claude --resume, ACP session/load or
-	// session/resume), not only the next prompt of a live session.
-	CapResume = "session_resume"
-	// CapStateFork: the session's state can be copied into a new session.
-	CapStateFork = "session_state_fork"
-	// CapWorkspaceTransfer: the session's workspace can move to another.
-	CapWorkspaceTransfer = "workspace_state_transfer"
-	// CapTermination: Terminate ends the session and all it started.
-	CapTermination = "session_termination"
-)
-
-// Capabilities lists every capability an adapter may declare.
-var Capabilities = []string{CapMessageInjection, CapInterrupt, CapResume, CapStateFork, CapWorkspaceTransfer, CapTermination}
-
-// ValidCapability reports whether c is in the closed set.
-func ValidCapability(c string) bool {
-	for _, k := range Capabilities {
-		if k == c {
-			return true
-		}
-	}
-	return false
-}
-
-// Faults are the typed provider failures an adapter reports with Error, so
-// the host can fall back to another provider instead of guessing from text.
-const (
-	FaultInsufficientCredits = "insufficient_credits"
-	FaultInvalidModel        = "invalid_model"
-	FaultAuthFailed          = "auth_failed"
-	FaultRateLimited         = "rate_limited"
-	FaultProviderUnavailable = "provider_unavailable"
-	FaultEmptyTurn           = "empty_turn"
-	// FaultAdapterStartTimeout: the agent did not finish starting in time
-	// (e.g. it needs a newer Node.js): the agent on this machine, not the
-	// provider, so no fallback to another provider follows.
-	FaultAdapterStartTimeout = "adapter_start_timeout"
-)
-
-// PingPrompt is the liveness check of the spawn protocol: a session must
-// answer it with a line that is exactly READY (or READY right after a
-// sentence ending another message) before it gets its brief.
-const PingPrompt = "Reply with exactly READY and nothing else."
-
-// Info describes an adapter.
-type Info struct {
-	Name         string
-	Version      string
-	Capabilities []string
-	Models       []string // empty: the adapter cannot say
-	AuthMethods  []string // "api-key", "subscription", "none"
-}
-
-// StartRequest starts a session.
-type StartRequest struct {
-	SessionID     string
-	Dir           string
-	Model         string
-	Env           map[string]string
-	InitialPrompt string
-	Options       map[string]string
-	// Resume is the state of the session's last Resumable, when this
-	// process continues a session an earlier one of the adapter left
-	// idle (see Resumable); empty for a new session. InitialPrompt is
-	// then the next turn's prompt.
-	Resume string
-}
 
 // Adapter drives one kind of agent.
 type Adapter interface {
@@ -164,19 +88,4 @@ func Environ(extra map[string]string) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
-}
-
-// SandboxEnv is set, in an adapter's environment, to the sandbox the
-// sessions daemon runs it in ("landlock"); unset when it runs unconfined.
-const SandboxEnv = "AGENTPROTO_SANDBOX"
-
-// Confined reports whether env says the adapter runs in agentproto's
-// sandbox: an agent CLI's own sandbox may not work inside it.
-func Confined(env []string) bool {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == SandboxEnv {
-			return v != ""
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package host
+package catalog
 
 import "github.com/agentproto/agentproto/internal/fault"
 

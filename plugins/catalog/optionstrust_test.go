@@ -1,4 +1,4 @@
-package host
+package catalog
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentproto/agentproto/internal/repopath"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 )
 
 func TestOptionScriptsNamesFilesOfTheDirOnly(t *testing.T) {
@@ -115,7 +115,7 @@ func FuzzOptionScripts(f *testing.F) {
 			return
 		}
 		// Whatever the adapter would run from dir is covered.
-		if words, err := sdk.SplitCommand(v); err == nil {
+		if words, err := vocab.SplitCommand(v); err == nil {
 			for _, w := range words {
 				if w == "a.sh" && got["a.sh"] == "" {
 					t.Fatalf("%q runs a.sh, but its content is not in the digest", v)

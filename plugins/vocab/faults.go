@@ -1,4 +1,4 @@
-package sdk
+package vocab
 
 import (
 	"strconv"
@@ -7,9 +7,24 @@ import (
 	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
+// Faults are the typed provider failures an adapter reports with Error, so
+// the host can fall back to another provider instead of guessing from text.
+const (
+	FaultInsufficientCredits = "insufficient_credits"
+	FaultInvalidModel        = "invalid_model"
+	FaultAuthFailed          = "auth_failed"
+	FaultRateLimited         = "rate_limited"
+	FaultProviderUnavailable = "provider_unavailable"
+	FaultEmptyTurn           = "empty_turn"
+	// FaultAdapterStartTimeout: the agent did not finish starting in time
+	// (e.g. it needs a newer Node.js): the agent on this machine, not the
+	// provider, so no fallback to another provider follows.
+	FaultAdapterStartTimeout = "adapter_start_timeout"
+)
+
 // Warnings are typed notices about a turn that are not provider faults:
 // the host records them with the session and never falls back for them.
-// An adapter reports one with Warn.
+// An adapter reports one with sdk.Warn.
 const (
 	// WarnPermissionDenied: the agent's own permission system refused a
 	// tool (a write, a command); the text names the tool and the path.
@@ -34,10 +49,6 @@ var warnings = map[string]bool{WarnPermissionDenied: true, WarnInterrupted: true
 // IsWarning reports whether kind, as carried by an error event, is one of
 // the warning kinds rather than a fault.
 func IsWarning(kind string) bool { return warnings[kind] }
-
-// Warn reports a typed warning. It travels as an error event whose fault
-// is the warning kind, so hosts that predate warnings still show it.
-func Warn(out Emitter, kind, text string) { out.Error(text, kind) }
 
 // FaultOfStatus maps a provider's HTTP status to a fault, or "" for a
 // status that says nothing about the provider (400, 413...).

@@ -1,4 +1,4 @@
-package host
+package catalog
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/internal/repopath"
-	"github.com/agentproto/agentproto/plugins/sdk"
+	"github.com/agentproto/agentproto/plugins/vocab"
 )
 
 // Adapter options are command lines as much as data: the exec adapter runs
@@ -223,7 +223,7 @@ func hashIn(r *os.Root, rel string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// optionWords splits an option as the adapters do (sdk.SplitCommand) and
+// optionWords splits an option as the adapters do (vocab.SplitCommand) and
 // as a shell would (shlex, for options run by sh -c), and each word again
 // at shell punctuation and '=' (a KEY=FILE word names FILE). Both splits
 // count: the two disagree on comments ("sh #x" is one word to a shell and
@@ -231,7 +231,7 @@ func hashIn(r *os.Root, rel string) (string, error) {
 // change after trust without asking again.
 func optionWords(v string) []string {
 	var words []string
-	if w, err := sdk.SplitCommand(v); err == nil {
+	if w, err := vocab.SplitCommand(v); err == nil {
 		words = append(words, w...)
 	}
 	if w, err := shlex.Split(v); err == nil {

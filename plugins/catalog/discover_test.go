@@ -1,4 +1,4 @@
-package host_test
+package catalog_test
 
 import (
 	"os"
@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/agentproto/agentproto/internal/config"
-	"github.com/agentproto/agentproto/plugins/host"
+	"github.com/agentproto/agentproto/plugins/catalog"
 )
 
 // The host names the config file in its messages without reading config:
 // the name must stay the one config reads.
 func TestConfigFileIsTheConfigsName(t *testing.T) {
-	if host.ConfigFile != config.FileName {
-		t.Fatalf("host.ConfigFile = %q, config.FileName = %q", host.ConfigFile, config.FileName)
+	if catalog.ConfigFile != config.FileName {
+		t.Fatalf("catalog.ConfigFile = %q, config.FileName = %q", catalog.ConfigFile, config.FileName)
 	}
 }
 
@@ -30,15 +30,15 @@ func TestLocateReadsThePins(t *testing.T) {
 		t.Fatal(err)
 	}
 	pins := config.Plugins{"mine": {Path: "adapter", SHA256: "abc"}}
-	f, err := host.Locate("mine", pins, root)
+	f, err := catalog.Locate("mine", pins, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Source != host.SourceConfig || f.Path != bin || f.SHA256 != "abc" {
+	if f.Source != catalog.SourceConfig || f.Path != bin || f.SHA256 != "abc" {
 		t.Fatalf("Locate = %+v", f)
 	}
 	found := false
-	for _, l := range host.List(pins, root) {
+	for _, l := range catalog.List(pins, root) {
 		found = found || l.Name == "mine"
 	}
 	if !found {
