@@ -69,6 +69,9 @@ func TestSettledSessionLetsItsAdapterGoAndGoesOn(t *testing.T) {
 		t.Fatalf("released: state %s, pid %d", r.State, r.Pid)
 	}
 	waitGone(t, first)
+	if ls := sessionLs(t, dir); !strings.Contains(ls, "settled   scripted") || !strings.Contains(ls, "  released  ") {
+		t.Fatalf("sessions ls of a released session:\n%s", ls)
+	}
 	must(t, dir, "git", "agentproto", "sessions", "prompt", id, "--text",
 		script(`{"op":"write","path":"run/two.txt","content":"2\n"}`, `{"op":"say","text":"turn two done"}`))
 	must(t, dir, "git", "agentproto", "sessions", "wait", id, "--timeout", "30s")

@@ -48,8 +48,12 @@ func lsRun(o *LsOptions) error {
 		if label == "" {
 			label = "-"
 		}
-		fmt.Fprintf(o.IO.Out, "%s  %-12s %-9s %-10s %-12s turns=%-3d %s  pid=%d  %s\n", r.ID, label, r.State, r.Adapter,
-			cmdutil.OrDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), r.Pid, r.Dir)
+		pid := fmt.Sprintf("pid=%d", r.Pid)
+		if r.Released {
+			pid = "released" // no process until its next prompt
+		}
+		fmt.Fprintf(o.IO.Out, "%s  %-12s %-9s %-10s %-12s turns=%-3d %s  %s  %s\n", r.ID, label, r.State, r.Adapter,
+			cmdutil.OrDash(r.Model), r.Turns, r.LastActivity.Local().Format("15:04:05"), pid, r.Dir)
 		if r.Spend.Turns > 0 {
 			fmt.Fprintf(o.IO.Out, "    spend: %s\n", r.Spend)
 		}
