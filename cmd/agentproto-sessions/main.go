@@ -5,18 +5,12 @@
 //
 //	agentproto-sessions serve [--guard]  the daemon of the repository here (git agentproto serve runs it)
 //	agentproto-sessions probe            run an adapter once for the CLI (package probe)
-//
-// Any other command line is git-agentproto's: the daemon runs the CLI's
-// verbs (dispatch, verify, pr watch) as its own executable, and they are
-// handed to git-agentproto unchanged.
 package main
 
 import (
 	"fmt"
 	"os"
-	"syscall"
 
-	"github.com/agentproto/agentproto/internal/companion"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plugins/host"
 	"github.com/agentproto/agentproto/plugins/probe"
@@ -38,22 +32,11 @@ func run(args []string) int {
 	case len(args) == 1 && args[0] == probe.Verb:
 		err = host.ServeProbe(os.Stdin, os.Stdout)
 	default:
-		err = toCLI(args)
+		err = fault.Invalidf("agentproto-sessions runs the sessions daemon (serve) and adapter probes for git-agentproto; for anything else run git agentproto")
 	}
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintf(os.Stderr, "agentproto: %s\n", err)
 	return int(fault.KindOf(err))
-}
-
-// toCLI replaces this process with git-agentproto and the same
-// arguments: pid, stdio, environment and the parent-death signal the
-// daemon set all carry over.
-func toCLI(args []string) error {
-	cli, err := companion.Find(companion.CLI)
-	if err != nil {
-		return err
-	}
-	return syscall.Exec(cli, append([]string{cli}, args...), os.Environ())
 }

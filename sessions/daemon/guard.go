@@ -56,7 +56,7 @@ type guardLink struct {
 	w  io.WriteCloser
 }
 
-// startGuard launches the guard (git-agentproto serve --guard) in its own
+// startGuard launches the guard (agentproto-sessions serve --guard) in its own
 // process group, so that a signal to the daemon's group spares it.
 func (d *Daemon) startGuard() {
 	exe, err := os.Executable()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentproto/agentproto/internal/companion"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/secrets"
 	"github.com/agentproto/agentproto/sessions"
@@ -189,7 +190,7 @@ func (d *Daemon) runAction(p *policy, session, act string) sessions.ActionResult
 			r.Detail = "no work package known for this session"
 			return r
 		}
-		exe, err := os.Executable()
+		exe, err := companion.Find(companion.CLI) // the CLI's verbs are git-agentproto's
 		if err != nil {
 			r.Detail = err.Error()
 			return r

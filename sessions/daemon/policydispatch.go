@@ -1,11 +1,12 @@
 package daemon
 
 import (
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"syscall"
+
+	"github.com/agentproto/agentproto/internal/companion"
 )
 
 // runDispatch is the dispatch action: it runs `git-agentproto dispatch
@@ -19,7 +20,7 @@ func (d *Daemon) runDispatch(p *policy) (bool, string) {
 	// of the last session and the start of the next nothing runs, and
 	// the daemon must not stop for idleness under it.
 	defer d.hold()()
-	exe, err := os.Executable()
+	exe, err := companion.Find(companion.CLI) // the CLI's verbs are git-agentproto's
 	if err != nil {
 		return false, err.Error()
 	}

@@ -3,13 +3,13 @@ package daemon
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/agentproto/agentproto/internal/companion"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/plans"
 	"github.com/agentproto/agentproto/sessions"
@@ -96,7 +96,7 @@ type prPoll struct {
 // news, and whether the pull request is closed or merged.
 func (d *Daemon) pollPR(p *policy) (r sessions.ActionResult, eventful, done bool) {
 	r = sessions.ActionResult{Action: sessions.ActPRWatch}
-	exe, err := os.Executable()
+	exe, err := companion.Find(companion.CLI) // the CLI's verbs are git-agentproto's
 	if err != nil {
 		r.Detail = err.Error()
 		return r, true, false
