@@ -86,12 +86,19 @@ func TestPRWatchedByTheDaemon(t *testing.T) {
 	if b := must(t, dir, "git", "--git-dir", remote, "show", head2+":src/b.go"); !strings.Contains(b, "B is fixed") {
 		t.Fatalf("the pushed head lacks WP2's fix:\n%s", b)
 	}
-	log := must(t, dir, "git", "agentproto", "ledger", "log", "--json")
-	for _, want := range []string{`"kind":"pr_check_failed"`, `"outcome":"pushed"`, `"wps":["WP2"]`, `"kind":"policy_fired"`, `"action":"pr-watch"`, `"project":"demo"`} {
-		if !strings.Contains(log, want) {
-			t.Errorf("ledger lacks %s", want)
+	// The push lands before its records: pr watch records what it did
+	// once the push is done, and the daemon its firing once pr watch
+	// has exited.
+	wants := []string{`"kind":"pr_check_failed"`, `"outcome":"pushed"`, `"wps":["WP2"]`, `"kind":"policy_fired"`, `"action":"pr-watch"`, `"project":"demo"`}
+	waitLong("the records of the push", func() bool {
+		log := must(t, dir, "git", "agentproto", "ledger", "log", "--json")
+		for _, want := range wants {
+			if !strings.Contains(log, want) {
+				return false
+			}
 		}
-	}
+		return true
+	})
 
 	// Green again: polls with nothing new are 304s.
 	gh.setCheck(head2, ghCheck{Name: "test", Conclusion: "success"})
