@@ -148,13 +148,7 @@ func (r *Repo) DiffTree(from, to string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, n := range strings.Split(string(out), "\x00") {
-		if n != "" {
-			names = append(names, n)
-		}
-	}
-	return names, nil
+	return nulNames(out), nil
 }
 
 // MergeConflictError is a merge of two commits that git could not make
@@ -194,11 +188,16 @@ func (r *Repo) ChangedNames(from, to string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return nulNames(out), nil
+}
+
+// nulNames splits git's -z list of names.
+func nulNames(out []byte) []string {
 	var names []string
 	for _, n := range strings.Split(string(out), "\x00") {
 		if n != "" {
 			names = append(names, n)
 		}
 	}
-	return names, nil
+	return names
 }
