@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -119,8 +120,11 @@ func (d *Daemon) sendPrompt(ctx context.Context, l *live, text string, interrupt
 	d.mu.Lock()
 	released := l.rec.Released
 	d.mu.Unlock()
-	if !released {
+	switch {
+	case !released:
 		return l.cli().Prompt(ctx, text, interrupt)
+	case strings.TrimSpace(text) == "":
+		return nil // starts no turn, so needs no process
 	}
 	return d.resume(ctx, l, text)
 }
