@@ -76,7 +76,7 @@ func JudgedCommand(ctx context.Context, dir string, env, writable []string, name
 		policy.Write = append(policy.Write, writable...)
 		// A tool the command names by absolute path (a gate's
 		// /opt/tools/node_modules/.bin/jest) is what it was set to run.
-		policy.Read = append(policy.Read, optionReadable(map[string]string{"command": strings.Join(append([]string{name}, args...), " ")})...)
+		policy.Read = append(policy.Read, optionReadable(map[string]string{"command": strings.Join(append([]string{name}, args...), " ")}, secretHolders(lookup(env, "HOME")))...)
 		confined = true
 	}
 	if sup.Launcher == "" {
@@ -104,7 +104,7 @@ func judgedPolicy(dir string, env []string, tmp string, cfg JudgedConfig) Policy
 	home, path := lookup(env, "HOME"), lookup(env, "PATH")
 	p := Policy{Devices: devices}
 	p.Read = append(p.Read, systemRoots...)
-	p.Read = append(p.Read, pathReadable(path, home)...)
+	p.Read = append(p.Read, spare(pathReadable(path, home), secretHolders(home))...)
 	if common := commonDirOf(dir); common != "" {
 		p.Read = append(p.Read, common)
 	}

@@ -88,11 +88,12 @@ func ForSession(s SessionSpec) (Policy, error) {
 		}
 	}
 	closed, roots := deniedWrites(s)
+	secrets := secretHolders(s.Home, s.Runtime)
 	var p Policy
 	p.Read = append(p.Read, systemRoots...)
-	p.Read = append(p.Read, pathReadable(s.Path, s.Home)...)
+	p.Read = append(p.Read, spare(pathReadable(s.Path, s.Home), secrets)...)
 	if s.Adapter != "" {
-		p.Read = append(p.Read, filepath.Dir(s.Adapter))
+		p.Read = append(p.Read, dirOrFile(s.Adapter, secrets))
 	}
 	if s.CommonDir != "" {
 		p.Read = append(p.Read, s.CommonDir)
@@ -105,7 +106,7 @@ func ForSession(s SessionSpec) (Policy, error) {
 	for _, rel := range homeReadable {
 		p.Read = append(p.Read, inHome(s.Home, rel)...)
 	}
-	p.Read = append(p.Read, optionReadable(s.Options)...)
+	p.Read = append(p.Read, optionReadable(s.Options, secrets)...)
 	for _, r := range s.Readable {
 		if err := checkAdded(r, s, "readable"); err != nil {
 			return Policy{}, err
@@ -377,8 +378,9 @@ func inHome(home, rel string) []string {
 
 // optionReadable are the directories of the files the adapter's options
 // name by absolute path (words of their values), and of where those
-// resolve to; a package's node_modules for a file inside one.
-func optionReadable(options map[string]string) []string {
+// resolve to; a package's node_modules for a file inside one. A directory
+// that holds one of secrets is left out for the file alone (spare.go).
+func optionReadable(options map[string]string, secrets []string) []string {
 	var out []string
 	for _, v := range options {
 		for _, w := range strings.Fields(v) {
@@ -390,10 +392,10 @@ func optionReadable(options map[string]string) []string {
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			out = append(out, filepath.Dir(filepath.Clean(w)))
+			out = append(out, dirOrFile(filepath.Clean(w), secrets))
 			if real, err := filepath.EvalSymlinks(w); err == nil {
-				out = append(out, filepath.Dir(real))
-				if i := strings.LastIndex(real, "/node_modules/"); i >= 0 {
+				out = append(out, dirOrFile(real, secrets))
+				if i := strings.LastIndex(real, "/node_modules/"); i >= 0 && !holds(real[:i+len("/node_modules")], secrets) {
 					out = append(out, real[:i+len("/node_modules")])
 				}
 			}
