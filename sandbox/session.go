@@ -186,8 +186,16 @@ func checkAdded(path string, s SessionSpec, what string) error {
 	if !filepath.IsAbs(path) {
 		return fmt.Errorf("sandbox: %s path %q is not absolute (use ~/ for HOME)", what, path)
 	}
-	if s.Runtime != "" && within(filepath.Clean(path), s.Runtime) || within(filepath.Clean(path), filepath.Join(s.Home, ".config", "gh")) {
-		return fmt.Errorf("sandbox: %s path %s is private to agentproto or gh", what, path)
+	// A path in one of these, or one that holds it, would open it:
+	// Landlock cannot close a part of an opened hierarchy again.
+	private := []string{s.Runtime}
+	if s.Home != "" {
+		private = append(private, filepath.Join(s.Home, ".config", "gh"), filepath.Join(s.Home, ".ssh"), filepath.Join(s.Home, ".local", "state", "agentproto"))
+	}
+	for _, p := range private {
+		if p != "" && (within(filepath.Clean(path), p) || within(p, filepath.Clean(path))) {
+			return fmt.Errorf("sandbox: %s path %s is in or holds %s, private to agentproto, gh or ssh", what, path, p)
+		}
 	}
 	return nil
 }

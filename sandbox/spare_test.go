@@ -45,3 +45,19 @@ func TestDerivedReadsNeverHoldHomeOrTheRuntimeDir(t *testing.T) {
 		}
 	}
 }
+
+// A readable path the configuration adds may not be, or hold, what is
+// private: gh's configuration, ~/.ssh, the ledger's seal keys, the
+// runtime directory; a place beside them stays fine.
+func TestForSessionRefusesReadablePathsOverSecrets(t *testing.T) {
+	home, run := t.TempDir(), t.TempDir()
+	for _, r := range []string{home, filepath.Join(home, ".ssh"), filepath.Join(home, ".config"), filepath.Join(home, ".config", "gh", "hosts.yml"), filepath.Join(home, ".local", "state", "agentproto", "seals"),
+		filepath.Join(home, ".local", "state"), run, filepath.Dir(run)} {
+		if _, err := sandbox.ForSession(sandbox.SessionSpec{Home: home, Runtime: run, Readable: []string{r}}); err == nil {
+			t.Errorf("readable %s was accepted", r)
+		}
+	}
+	if _, err := sandbox.ForSession(sandbox.SessionSpec{Home: home, Runtime: run, Readable: []string{filepath.Join(home, "toolchains")}}); err != nil {
+		t.Errorf("a readable toolchain in HOME: %v", err)
+	}
+}
