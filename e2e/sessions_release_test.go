@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -136,4 +137,30 @@ func waitGone(t *testing.T, pid int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("process %d still runs", pid)
+}
+
+// A daemon that cannot start says why, in the command's own error: here
+// git-agentproto and the adapters are installed without
+// agentproto-sessions beside them or on PATH.
+func TestMissingSessionsBinaryIsNamed(t *testing.T) {
+	dir := newRepo(t)
+	lone := t.TempDir()
+	built, _ := os.ReadDir(binDir)
+	for _, e := range built {
+		if e.Name() != "agentproto-sessions" {
+			copyExecutable(t, filepath.Join(binDir, e.Name()), filepath.Join(lone, e.Name()))
+		}
+	}
+	env := []string{"PATH=" + lone + ":/usr/bin:/bin"}
+	for _, kv := range gitEnv(homeOf(t)) {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command("git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "agentproto-sessions is not installed beside git-agentproto nor on PATH") {
+		t.Fatalf("sessions start without the daemon binary: %v\n%s", err, out)
+	}
 }

@@ -136,7 +136,8 @@ func (c *Client) dial(ctx context.Context, start bool) (net.Conn, error) {
 	if err == nil || !start || fault.KindOf(err) == fault.Refused {
 		return conn, err
 	}
-	if err := c.spawn(); err != nil {
+	exited, err := c.spawn()
+	if err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -147,6 +148,15 @@ func (c *Client) dial(ctx context.Context, start bool) (net.Conn, error) {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-exited:
+			// Ended before it listened. When another client's daemon
+			// holds the lock, that one is starting: wait for it. Else its
+			// last words say why (a missing agentproto-sessions, a broken
+			// agentproto.toml), at once rather than after the deadline.
+			exited = nil
+			if !lockHeld(LockPath(c.Repo.CommonDir)) {
+				return nil, fmt.Errorf("the sessions daemon did not start: %s (see %s)", c.lastLogLine(), c.logPath())
+			}
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -175,16 +185,16 @@ func connect(ctx context.Context, sock string) (net.Conn, error) {
 
 // spawn starts a detached daemon: its own session, no terminal, output to
 // daemon.log. It outlives this command.
-func (c *Client) spawn() error {
+func (c *Client) spawn() (exited <-chan struct{}, err error) {
 	if len(c.Serve) == 0 {
-		return errors.New("no daemon command")
+		return nil, errors.New("no daemon command")
 	}
 	if err := os.MkdirAll(filepath.Dir(c.logPath()), 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	log, err := os.OpenFile(c.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer log.Close()
 	cmd := exec.Command(c.Serve[0], c.Serve[1:]...)
@@ -200,9 +210,33 @@ func (c *Client) spawn() error {
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the sessions daemon: %w", err)
+		return nil, fmt.Errorf("starting the sessions daemon: %w", err)
 	}
-	return cmd.Process.Release()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	return done, nil
+}
+
+// lockHeld reports whether a daemon holds the lock at path.
+func lockHeld(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// lastLogLine is the daemon log's last line, where a daemon that could
+// not start says why.
+func (c *Client) lastLogLine() string {
+	b, _ := os.ReadFile(c.logPath())
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.TrimPrefix(lines[len(lines)-1], "agentproto: ")
 }
 
 // daemonEnv names what the daemon is started with: the user's identity,
