@@ -45,10 +45,15 @@ func (e *events) list() []string {
 func waitTurn(t *testing.T, s *Session) {
 	t.Helper()
 	s.mu.Lock()
-	done := s.done
+	done, turns := s.done, s.turn
 	s.mu.Unlock()
+	// Start and Prompt set done before they return, and the turn clears
+	// it when it has ended: nil after a start is a turn already over.
 	if done == nil {
-		t.Fatal("no turn runs")
+		if turns == 0 {
+			t.Fatal("no turn ran")
+		}
+		return
 	}
 	select {
 	case <-done:
