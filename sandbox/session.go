@@ -164,42 +164,6 @@ func ForSession(s SessionSpec) (Policy, error) {
 	return p, nil
 }
 
-// deniedWrites are the places a configured writable path may neither be
-// in nor hold (the repository's git dir and main checkout, the runtime
-// directory, gh's configuration and ~/.ssh), and those it may be in but
-// not hold (HOME, /).
-func deniedWrites(s SessionSpec) (closed, roots []string) {
-	for _, d := range []string{s.CommonDir, s.WorkTree, s.Runtime} {
-		if d != "" {
-			closed = append(closed, filepath.Clean(d))
-		}
-	}
-	roots = []string{"/"}
-	if s.Home != "" {
-		closed = append(closed, filepath.Join(s.Home, ".config", "gh"), filepath.Join(s.Home, ".ssh"))
-		roots = append(roots, filepath.Clean(s.Home))
-	}
-	return closed, roots
-}
-
-func checkAdded(path string, s SessionSpec, what string) error {
-	if !filepath.IsAbs(path) {
-		return fmt.Errorf("sandbox: %s path %q is not absolute (use ~/ for HOME)", what, path)
-	}
-	// A path in one of these, or one that holds it, would open it:
-	// Landlock cannot close a part of an opened hierarchy again.
-	private := []string{s.Runtime}
-	if s.Home != "" {
-		private = append(private, filepath.Join(s.Home, ".config", "gh"), filepath.Join(s.Home, ".ssh"), filepath.Join(s.Home, ".local", "state", "agentproto"))
-	}
-	for _, p := range private {
-		if p != "" && (within(filepath.Clean(path), p) || within(p, filepath.Clean(path))) {
-			return fmt.Errorf("sandbox: %s path %s is in or holds %s, private to agentproto, gh or ssh", what, path, p)
-		}
-	}
-	return nil
-}
-
 // sessionDirWrites are the writable places of the session's directory.
 // In a linked worktree: the tree, its admin dir, the object store, and
 // the directory of its branch when that is a wt/ branch (git writes a
