@@ -130,7 +130,6 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 		Cmd:              cmd,
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
 		Stderr:           stderr,
 		// After Serve, go-plugin carries the plugin's os.Stderr and
 		// os.Stdout over gRPC; keep those lines as well.
@@ -148,6 +147,13 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = 20 * time.Second
 	}
+	// Mutual TLS with keys made here (wire.HostTLS says why not AutoMTLS).
+	tlsConfig, tlsEnv, err := wire.HostTLS()
+	if err != nil {
+		return nil, fmt.Errorf("adapter %s: its connection's keys: %w", spec.Name, err)
+	}
+	cfg.TLSConfig = tlsConfig
+	cmd.Env = append(append([]string{}, cmd.Env...), tlsEnv...)
 	pc := plugin.NewClient(cfg)
 	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail, sockDir: sockDir, confined: o.Confine != nil}
 	rpcClient, err := pc.Client()

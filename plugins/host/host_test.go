@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	case "hang":
 		time.Sleep(time.Hour)
+	case "automtls":
+		serveOnAutoMTLS()
+		os.Exit(0)
 	}
 	code := m.Run()
 	if scriptedBin != "" {

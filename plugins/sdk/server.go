@@ -41,7 +41,8 @@ func Serve(a Adapter) {
 				grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))))
 			return grpc.NewServer(opts...)
 		},
-		Logger: hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
+		TLSProvider: wire.ServerTLS,
+		Logger:      hclog.New(&hclog.LoggerOptions{Output: io.Discard, Level: hclog.Off}),
 	})
 }
 
