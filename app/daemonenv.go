@@ -24,3 +24,16 @@ func ProfileKeys(cfg config.Config) []string {
 func DaemonProgram() (string, error) {
 	return companion.Find(companion.Sessions)
 }
+
+// MCPProgram is the MCP server's binary, agentproto-mcp, installed beside
+// git-agentproto, which runs it in place of itself for `mcp`: the CLI
+// starts without the MCP SDK.
+func MCPProgram() (string, error) {
+	return companion.Find(companion.MCP)
+}
+
+// CLIProgram is git-agentproto, as the programs installed beside it find
+// it: the MCP server starts the sessions daemon through its serve.
+func CLIProgram() (string, error) {
+	return companion.Find(companion.CLI)
+}

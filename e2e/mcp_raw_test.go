@@ -25,10 +25,11 @@ type rawMCP struct {
 	ended chan error
 }
 
-// startRaw starts `git-agentproto mcp` in dir and initializes it.
-func startRaw(t *testing.T, dir string) *rawMCP {
+// startRaw starts `git-agentproto mcp` in dir, with args, and initializes
+// it.
+func startRaw(t *testing.T, dir string, args ...string) *rawMCP {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), "mcp")
+	cmd := exec.Command(filepath.Join(binDir, "git-agentproto"), append([]string{"mcp"}, args...)...)
 	cmd.Dir, cmd.Env = dir, gitEnv(homeOf(t))
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

@@ -4,17 +4,29 @@ package mcpcmd
 import (
 	"fmt"
 	"os"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/app"
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/mcp"
 )
+
+// roleSupervisor is the server's default role (package mcp checks the
+// role; this command does not link it: the server is its own program,
+// agentproto-mcp, run in place of this one).
+const roleSupervisor = "supervisor"
+
+// Options are the inputs of `mcp`.
+type Options struct {
+	Dir, Role, Agent string
+	// Exec replaces this process with the server's program.
+	Exec func(path string, argv []string) error
+}
 
 // NewCmdMCP returns the `mcp` command.
 func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
-	var opts mcp.Options
+	opts := &Options{Exec: func(path string, argv []string) error { return syscall.Exec(path, argv, os.Environ()) }}
 	cmd := &cobra.Command{
 		Use:   "mcp [--repo DIR] [--role supervisor|executor] [--agent ID]",
 		Short: "Serve agentproto's tools to an MCP client (Claude Code, Codex, Cursor) over stdio",
@@ -28,23 +40,33 @@ to the sessions daemon, so they outlive the connection.
 --role executor serves only what an executor may use on itself: its frozen
 brief, its own worktree's changes, evidence and its quota guard (as --agent).
 
-Register it with: git agentproto mcp config --client claude|codex|cursor`,
+Register it with: git agentproto mcp config --client claude|codex|cursor
+
+The server is the program agentproto-mcp, installed beside git-agentproto;
+mcp runs it in place of itself.`,
 		Args: cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			exe, err := os.Executable()
-			if err != nil {
-				return err
-			}
-			opts.Version = f.Version
-			opts.Serve = []string{exe, "serve"}
-			return mcp.Run(cmd.Context(), opts)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return mcpRun(f, opts) },
 	}
 	cmd.Flags().StringVar(&opts.Dir, "repo", "", "serve the repository holding this `DIR` (default: the current directory)")
-	cmd.Flags().StringVar(&opts.Role, "role", mcp.RoleSupervisor, "supervisor or executor")
+	cmd.Flags().StringVar(&opts.Role, "role", roleSupervisor, "supervisor or executor")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "the executor's peer `ID` (its quota and evidence)")
 	cmd.AddCommand(newCmdConfig(f))
 	return cmd
+}
+
+func mcpRun(f *cmdutil.Factory, o *Options) error {
+	bin, err := app.MCPProgram()
+	if err != nil {
+		return err
+	}
+	argv := []string{bin, "--role", o.Role, "--server-version", f.Version}
+	if o.Dir != "" {
+		argv = append(argv, "--repo", o.Dir)
+	}
+	if o.Agent != "" {
+		argv = append(argv, "--agent", o.Agent)
+	}
+	return o.Exec(bin, argv)
 }
 
 func newCmdConfig(f *cmdutil.Factory) *cobra.Command {

@@ -38,6 +38,7 @@ var notFrontEnds = []string{"cmd/agentproto-adapter-", "cmd/agentproto-sandbox",
 // new import of a service fails it until the use case goes through app.
 var frontEndExceptions = map[string][]string{
 	"cmd/git-agentproto": {"sandbox"}, // made undumpable before anything runs
+	"cmd/agentproto-mcp": {"sandbox"}, // the same
 	"cmd/cmdutil":        {"gitstore", "sessions"},
 	"cmd/forkcmd":        {"fork"},
 	"cmd/initcmd":        {"internal/clonesetup"},

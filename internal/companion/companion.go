@@ -1,8 +1,11 @@
 // Package companion finds the programs installed with git-agentproto: the
-// sessions daemon (which also launches adapters for the CLI) and, from
-// the daemon's side, the CLI itself. They are separate binaries so that
-// the CLI does not link the plugin transport, whose initialisation alone
-// cost every command 2.4 ms of start-up.
+// sessions daemon (which also launches adapters for the CLI), the MCP
+// server and, from their side, the CLI itself. They are separate binaries
+// so that the CLI links neither the plugin transport, whose
+// initialisation alone cost every command 2.4 ms of start-up, nor the MCP
+// SDK and its JSON schema machinery (--version 23.8 vs 18.4 ms, package
+// initialisation 12.4 vs 6.4 ms, medians of alternating runs on the
+// 2-core machine, where a Go hello-world took 6.5 ms).
 package companion
 
 import (
@@ -16,6 +19,7 @@ import (
 const (
 	CLI      = "git-agentproto"
 	Sessions = "agentproto-sessions"
+	MCP      = "agentproto-mcp"
 )
 
 // Find returns the path of program name: beside the running executable

@@ -25,7 +25,7 @@ func Build() (string, error) {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-sessions", "./cmd/agentproto-adapter-scripted", "./cmd/agentproto-adapter-exec", "./cmd/agentproto-sandbox")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/git-agentproto", "./cmd/agentproto-sessions", "./cmd/agentproto-mcp", "./cmd/agentproto-adapter-scripted", "./cmd/agentproto-adapter-exec", "./cmd/agentproto-sandbox")
 	build.Dir = root
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build does
 	out, err := build.CombinedOutput()
