@@ -305,15 +305,20 @@ func yamlApply(m *yaml.Node, p Path, o Op) error {
 	return nil
 }
 
-// spellFlowNulls writes "null" for an empty null inside a flow
+// spellFlowNulls writes "null" for an empty null value inside a flow
 // collection: the encoder would write it as an empty quoted string, which
-// reads back as a string, not a null.
+// reads back as a string, not a null. A key is left as it is: an empty
+// null key ({?: v}) is read as the key "", which the encoder's "" keeps,
+// and "null" would read back as the key "null".
 func spellFlowNulls(n *yaml.Node, inFlow bool) {
 	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
 	if inFlow && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" {
 		n.Value = "null"
 	}
-	for _, c := range n.Content {
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 {
+			continue
+		}
 		spellFlowNulls(c, inFlow)
 	}
 }
