@@ -7,11 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agentproto/agentproto/internal/procfs"
 	"github.com/agentproto/agentproto/perimeter"
 	"github.com/agentproto/agentproto/plugins/adapters/acp"
 	"github.com/agentproto/agentproto/plugins/sdk"
@@ -539,5 +542,40 @@ func TestSetupFailureIsOneFault(t *testing.T) {
 		if !rec.hasExited() || len(errs) != 1 || !strings.Contains(errs[0], c.says) || !slices.Equal(faults, []string{c.fault}) {
 			t.Errorf("%s: exited %v, errors %q, faults %v; want one error saying %q with fault %s", c.setup, rec.hasExited(), errs, faults, c.says, c.fault)
 		}
+	}
+}
+
+// Terminate ends what the agent started too: a child it leaves running
+// (an npm launcher's native binary) would otherwise be re-parented and
+// outlive the session.
+func TestTerminateEndsWhatTheAgentStarted(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, rec := start(t, t.TempDir(), nil, map[string]string{"command": "env " + fakeAgentEnv + "=1 " + fakeChildEnv + "=" + pidFile + " " + self})
+	turn(t, s, rec, "hello")
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the agent's child %d is not running before Terminate: %v", pid, err)
+	}
+	if err := s.Terminate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := procfs.ReadStat(pid)
+		if err != nil || st.State == 'Z' {
+			return // gone, or dead and waiting for its new parent to reap it
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's child %d still runs after Terminate (state %c)", pid, st.State)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -46,11 +48,23 @@ type fakeAgent struct {
 }
 
 func runFakeAgent() {
+	if path := os.Getenv(fakeChildEnv); path != "" {
+		// A child that outlives the agent unless something kills it, as
+		// an npm launcher's native binary does.
+		child := exec.Command("sleep", "300")
+		if err := child.Start(); err == nil {
+			os.WriteFile(path, []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+		}
+	}
 	a := &fakeAgent{}
 	a.conn = acpsdk.NewAgentSideConnection(a, os.Stdout, os.Stdin)
 	<-a.conn.Done()
 	os.Exit(0)
 }
+
+// fakeChildEnv, when set, is a file the fake agent writes the pid of a
+// child it leaves running to.
+const fakeChildEnv = "ACP_FAKE_CHILD"
 
 // fakeCapsEnv, when set, is the agentCapabilities JSON the fake agent
 // answers initialize with (by default it offers session/load).

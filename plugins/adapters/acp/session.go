@@ -402,6 +402,7 @@ func (s *Session) stop() {
 	s.mu.Lock()
 	s.ended = true
 	s.mu.Unlock()
+	left := startedBy(s.cmd.Process.Pid)
 	s.stdin.Close()
 	select {
 	case <-s.exited:
@@ -409,6 +410,7 @@ func (s *Session) stop() {
 		s.cmd.Process.Kill()
 		<-s.exited
 	}
+	left.kill()
 	s.client.files.close()
 }
 
