@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -44,19 +43,7 @@ func TestMCPCommandRunsTheServerProgram(t *testing.T) {
 
 func TestMCPWithoutTheServerProgramIsNamed(t *testing.T) {
 	dir := newRepo(t)
-	lone := t.TempDir()
-	built, _ := os.ReadDir(binDir)
-	for _, e := range built {
-		if e.Name() != "agentproto-mcp" {
-			copyExecutable(t, filepath.Join(binDir, e.Name()), filepath.Join(lone, e.Name()))
-		}
-	}
-	env := []string{"PATH=" + lone + ":/usr/bin:/bin"}
-	for _, kv := range gitEnv(homeOf(t)) {
-		if !strings.HasPrefix(kv, "PATH=") {
-			env = append(env, kv)
-		}
-	}
+	env := installedWithout(t, "agentproto-mcp")
 	cmd := exec.Command("git", "agentproto", "mcp")
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()

@@ -144,10 +144,23 @@ func waitGone(t *testing.T, pid int) {
 // agentproto-sessions beside them or on PATH.
 func TestMissingSessionsBinaryIsNamed(t *testing.T) {
 	dir := newRepo(t)
+	env := installedWithout(t, "agentproto-sessions")
+	cmd := exec.Command("git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "agentproto-sessions is not installed beside git-agentproto nor on PATH") {
+		t.Fatalf("sessions start without the daemon binary: %v\n%s", err, out)
+	}
+}
+
+// installedWithout is the environment of an installation of every built
+// program but name: they alone on PATH, in a directory of their own.
+func installedWithout(t *testing.T, name string) []string {
+	t.Helper()
 	lone := t.TempDir()
 	built, _ := os.ReadDir(binDir)
 	for _, e := range built {
-		if e.Name() != "agentproto-sessions" {
+		if e.Name() != name {
 			copyExecutable(t, filepath.Join(binDir, e.Name()), filepath.Join(lone, e.Name()))
 		}
 	}
@@ -157,10 +170,5 @@ func TestMissingSessionsBinaryIsNamed(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	cmd := exec.Command("git", "agentproto", "sessions", "start", "--adapter", "scripted", "--no-ping", "--dir", dir, "--prompt", "hi")
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "agentproto-sessions is not installed beside git-agentproto nor on PATH") {
-		t.Fatalf("sessions start without the daemon binary: %v\n%s", err, out)
-	}
+	return env
 }
