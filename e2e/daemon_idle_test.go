@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"net"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,18 +10,7 @@ import (
 )
 
 // daemonHeld reports whether a sessions daemon holds dir's daemon lock.
-func daemonHeld(dir string) bool {
-	f, err := os.OpenFile(sessions.LockPath(dir+"/.git"), os.O_RDWR, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		return true
-	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return false
-}
+func daemonHeld(dir string) bool { return sessions.LockHeld(sessions.LockPath(dir + "/.git")) }
 
 // A daemon with nothing running stops after idle_exit (5s in tests)
 // while clients only look: connections that send nothing and a watch

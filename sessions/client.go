@@ -154,7 +154,7 @@ func (c *Client) dial(ctx context.Context, start bool) (net.Conn, error) {
 			// last words say why (a missing agentproto-sessions, a broken
 			// agentproto.toml), at once rather than after the deadline.
 			exited = nil
-			if !lockHeld(LockPath(c.Repo.CommonDir)) {
+			if !LockHeld(LockPath(c.Repo.CommonDir)) {
 				return nil, fmt.Errorf("the sessions daemon did not start: %s (see %s)", c.lastLogLine(), c.logPath())
 			}
 		case <-time.After(20 * time.Millisecond):
@@ -217,8 +217,8 @@ func (c *Client) spawn() (exited <-chan struct{}, err error) {
 	return done, nil
 }
 
-// lockHeld reports whether a daemon holds the lock at path.
-func lockHeld(path string) bool {
+// LockHeld reports whether a daemon holds the lock at path (LockPath).
+func LockHeld(path string) bool {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return false
