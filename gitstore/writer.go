@@ -10,13 +10,11 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/names"
 )
 
 // LedgerRefPrefix holds one ref per writer; readers take their union.
 const LedgerRefPrefix = "refs/agentproto/ledger/"
-
-var writerPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{3,63}$`)
 
 // stateDir is where agentproto keeps per-clone state, shared by all worktrees.
 func stateDir(common string) string { return filepath.Join(common, "agentproto") }
@@ -31,7 +29,7 @@ func ReadWriterID(common string) (string, error) {
 		return "", err
 	}
 	id := strings.TrimSpace(string(b))
-	if !writerPattern.MatchString(id) {
+	if !names.Dashed(id, 4, 64) {
 		return "", fault.Invalidf("writer id %q in %s is malformed", id, filepath.Join(stateDir(common), "writer-id"))
 	}
 	return id, nil

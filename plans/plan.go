@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/names"
 )
 
 // Dir is the working folder of plans, at the top of the main worktree.
@@ -21,11 +21,6 @@ const Dir = ".plans"
 
 // PlanFile is the plan description inside a project folder.
 const PlanFile = "plan.toml"
-
-var (
-	projectPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	wpPattern      = lazyre.New(`^WP[0-9]{1,3}$`)
-)
 
 // Plan is plan.toml.
 type Plan struct {
@@ -62,7 +57,7 @@ type Project struct {
 
 // ValidateProject reports why name cannot name a plan folder.
 func ValidateProject(name string) error {
-	if !projectPattern.MatchString(name) {
+	if !names.Dashed(name, 1, 63) {
 		return fault.Invalidf("plan name %q is not valid: use lowercase letters, digits and dashes", name)
 	}
 	return nil
@@ -70,7 +65,7 @@ func ValidateProject(name string) error {
 
 // ValidateWPID reports why id cannot name a work package.
 func ValidateWPID(id string) error {
-	if !wpPattern.MatchString(id) {
+	if !names.WP(id) {
 		return fault.Invalidf("work package id %q is not valid: use WP0, WP1, ...", id)
 	}
 	return nil

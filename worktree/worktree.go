@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/names"
 )
 
 // BranchPrefix names the branch of each worktree: wt/SLUG.
@@ -23,11 +23,9 @@ const BranchPrefix = "wt/"
 // ignores it, and it goes away with the admin dir.
 const metaFile = "agentproto.json"
 
-var slugPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,62}$`)
-
 // ValidateSlug reports why slug cannot name a worktree.
 func ValidateSlug(slug string) error {
-	if !slugPattern.MatchString(slug) {
+	if !names.Dashed(slug, 1, 63) {
 		return fault.Invalidf("worktree slug %q is not valid: use lowercase letters, digits and dashes (at most 63)", slug)
 	}
 	return nil
