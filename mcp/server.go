@@ -110,10 +110,10 @@ func New(opts Options) (*sdk.Server, error) {
 // Run serves one client over stdin and stdout until it disconnects.
 //
 // The protocol owns both streams, so the process lets nothing else near
-// them: os.Stdin becomes /dev/null and os.Stdout is stderr. go-plugin hands
-// a launched adapter os.Stdin (profile_check describes adapters in this
-// process), and a child reading the protocol's stdin would eat the
-// client's requests.
+// them: os.Stdin becomes /dev/null and os.Stdout is stderr. A child handed
+// os.Stdin would eat the client's requests, and a line printed to
+// os.Stdout would break the framing; the adapter probes of profile_check
+// run in the sessions companion, but nothing here relies on that.
 func Run(ctx context.Context, opts Options) error {
 	s, err := New(opts)
 	if err != nil {
