@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -257,5 +258,25 @@ func BenchmarkWriteLoose(b *testing.B) {
 		if err := w.WriteLoose(New(plumbing.BlobObject, []byte(fmt.Sprintf(`{"event":%d,"text":"a ledger event"}`, i)))); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestWritePackKeepsNoBufferAlive: the zlib writer a pack was written with
+// goes back to the pool without the pack it wrote into, so the pack's
+// memory is freed with the next collection, not two later.
+func TestWritePackKeepsNoBufferAlive(t *testing.T) {
+	dir := bareRepo(t)
+	body := make([]byte, 32<<20)
+	rand.New(rand.NewSource(1)).Read(body) // incompressible: the pack is as big
+	w := Writer{Dir: filepath.Join(dir, "objects")}
+	if err := w.WritePack([]Object{New(plumbing.BlobObject, body)}); err != nil {
+		t.Fatal(err)
+	}
+	body = nil
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 16<<20 {
+		t.Fatalf("%d MB still reachable after writing a 32 MB pack and a collection", m.HeapAlloc>>20)
 	}
 }
