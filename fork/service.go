@@ -11,7 +11,7 @@ import (
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/fault"
 	"github.com/agentproto/agentproto/internal/gitrepo"
-	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/names"
 	"github.com/agentproto/agentproto/peers"
 	"github.com/agentproto/agentproto/plugins/vocab"
 	"github.com/agentproto/agentproto/sessions"
@@ -77,12 +77,10 @@ func (s *Service) append(kind, id string, data any) (bool, error) {
 	return len(res.Written) == 1, nil
 }
 
-var branchPattern = lazyre.New(`^[a-z0-9][a-z0-9-]{0,40}$`)
-
 // ValidateBranchID reports why id cannot name an execution branch: it
 // names a worktree (fork-ID) and refs, so it is kept to a slug.
 func ValidateBranchID(id string) error {
-	if !branchPattern.MatchString(id) {
+	if !names.Dashed(id, 1, 41) {
 		return fault.Invalidf("execution branch id %q is not valid: lowercase letters, digits and dashes, at most 41", id)
 	}
 	return nil

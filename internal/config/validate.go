@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/lazyre"
+	"github.com/agentproto/agentproto/internal/names"
 	"github.com/agentproto/agentproto/internal/repopath"
 	"github.com/agentproto/agentproto/internal/secrets"
 )
@@ -12,7 +13,7 @@ import (
 var envName = lazyre.New(`^[A-Z_][A-Z0-9_]*$`)
 
 func (p Profile) validate() error {
-	if !pluginName.MatchString(p.Adapter) {
+	if !names.Dashed(p.Adapter, 1, 63) {
 		return fmt.Errorf("adapter %q is not an adapter name", p.Adapter)
 	}
 	switch p.Auth {
@@ -46,8 +47,7 @@ func (p Profile) validate() error {
 }
 
 var (
-	pluginName = lazyre.New(`^[a-z0-9][a-z0-9-]{0,62}$`)
-	sha256Hex  = lazyre.New(`^[0-9a-fA-F]{64}$`)
+	sha256Hex = lazyre.New(`^[0-9a-fA-F]{64}$`)
 )
 
 func (c *Config) validate() error {
@@ -94,7 +94,7 @@ func (c *Config) validate() error {
 		}
 	}
 	for name, p := range c.Plugins {
-		if !pluginName.MatchString(name) {
+		if !names.Dashed(name, 1, 63) {
 			return BadValue("plugin names are lowercase letters, digits and dashes", "plugins", name)
 		}
 		if p.SHA256 != "" && !sha256Hex.MatchString(p.SHA256) {
