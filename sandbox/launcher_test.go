@@ -21,7 +21,8 @@ import (
 // itself lands here again.
 const beLauncher = "AGENTPROTO_TEST_BE_LAUNCHER"
 
-// beUndumpable makes the test binary an undumpable process that sleeps.
+// beUndumpable makes the test binary an undumpable process that says so
+// on stdout, then sleeps.
 const beUndumpable = "AGENTPROTO_TEST_BE_UNDUMPABLE"
 
 func TestMain(m *testing.M) {
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(beUndumpable) == "1" {
 		sandbox.Undumpable()
+		os.Stdout.WriteString("undumpable\n") // the test reads only after this
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}

@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -82,11 +83,19 @@ func TestConfinementHoldsForTheSameUnprivilegedUser(t *testing.T) {
 	// the same uid even unconfined.
 	undumpable := asNobody(exe)
 	undumpable.Env = []string{"PATH=/usr/bin:/bin", beUndumpable + "=1", "GH_TOKEN=ghp_undumpable789"}
+	ready, err := undumpable.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := undumpable.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer undumpable.Process.Kill()
-	time.Sleep(100 * time.Millisecond)
+	// Read only once it has made itself undumpable: a fixed wait lost
+	// that race under -race on a loaded machine.
+	if line, err := bufio.NewReader(ready).ReadString('\n'); err != nil || line != "undumpable\n" {
+		t.Fatalf("the undumpable process did not start: %q, %v", line, err)
+	}
 	got, _ := asNobody("/bin/sh", "-c", fmt.Sprintf("tr '\\0' '\\n' < /proc/%d/environ", undumpable.Process.Pid)).CombinedOutput()
 	if strings.Contains(string(got), "ghp_undumpable789") {
 		t.Fatalf("an undumpable process's environment was read by its own uid: %s", got)
