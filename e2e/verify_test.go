@@ -324,3 +324,40 @@ func TestAcceptOutsideRefusedToAnAgentWithoutItsSessionVariable(t *testing.T) {
 		t.Fatalf("the agent accepted: %v", acc)
 	}
 }
+
+// A gate whose agent-written test rewrites a file of the worktree — same
+// size, its modification time put back — is found: verify names what the
+// gate wrote and fails, and the tree it records is the one it checked
+// before the gate, not what the gate left on disk.
+func TestVerifyFindsWhatTheGateWrote(t *testing.T) {
+	// Each run swaps the file between two contents of one size that
+	// both pass, so that every verification's gate changes it.
+	test := `[ "$(echo AB | sh lib/lower.sh)" = ab ] && cp -p lib/lower.sh "$TMPDIR/was" && if grep -q a-z lib/lower.sh; then new='tr A-Z a-y'; else new='tr A-Z a-z'; fi && printf '%s\n' "$new" > lib/lower.sh && touch -r "$TMPDIR/was" lib/lower.sh` + "\n"
+	extra := step("write", "path", "tests/lower_test.sh", "content", test)
+	dir := pipelineRepo(t, extra, "lower lib/lower.sh")
+	out, _, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if exitCode(err) != 1 || !strings.Contains(out, "WP2   verify     fail") || !strings.Contains(out, "WP1   verify     pass") {
+		t.Fatalf("dispatch: %v\n%s", err, out)
+	}
+	v := verifyJSON(t, dir, "WP2")
+	if v.Verdict != "fail" || !hasFinding(v, "gate-wrote: the gate changed the worktree (lib/lower.sh)") {
+		t.Fatalf("a gate that rewrote lib/lower.sh: %+v", v)
+	}
+	verified := strings.TrimSpace(must(t, dir, "git", "cat-file", "-p", v.Tree+":lib/lower.sh"))
+	wt := strings.TrimSpace(must(t, dir, "git", "worktree", "list", "--porcelain"))
+	var wp2 string
+	for _, line := range strings.Split(wt, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok && strings.HasSuffix(p, "wp2") {
+			wp2 = p
+		}
+	}
+	onDisk, _ := os.ReadFile(filepath.Join(wp2, "lib", "lower.sh"))
+	if wp2 == "" || verified == strings.TrimSpace(string(onDisk)) {
+		t.Fatalf("the verified tree holds %q, the disk %q (worktree %q): the tree must be the one seen before the gate", verified, onDisk, wp2)
+	}
+	// WP1's gate leaves its worktree as it found it: no such finding.
+	v1 := verifyJSON(t, dir, "WP1")
+	if v1.Verdict != "pass" || hasFinding(v1, "gate-wrote") {
+		t.Fatalf("WP1, whose gate writes nothing: %+v", v1)
+	}
+}

@@ -63,9 +63,15 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	// The state before the gate: independent reads, at once.
 	var changes []worktree.Change
 	var changedPlan []string
+	var before *worktree.KeptState
 	err = together(
 		func() (err error) { v.Head, err = worktree.Repo(e.Repo, m).Commit("HEAD"); return err },
-		func() (err error) { v.Tree, err = worktree.StateTree(e.Repo, &at); return err },
+		func() (err error) {
+			if before, err = worktree.KeptStateOf(e.Repo, &at); err == nil {
+				v.Tree = before.Tree
+			}
+			return err
+		},
 		func() (err error) { changes, err = worktree.Changes(e.Repo, &at); return err },
 		func() (err error) { changedPlan, err = e.planChanged(); return err },
 	)
@@ -123,7 +129,17 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	var after string
 	var outside, siblings, loose []string
 	err = together(
-		func() (err error) { after, err = worktree.StateTree(e.Repo, &at); return err },
+		func() (err error) {
+			// Most gates leave the worktree as they found it, which the
+			// index kept from before tells with one git command; when it
+			// cannot tell, the tree is written anew.
+			if same, err := before.Unchanged(e.Repo, &at); err == nil && same {
+				after = v.Tree
+				return nil
+			}
+			after, err = worktree.StateTree(e.Repo, &at)
+			return err
+		},
 		func() (err error) {
 			if dispatched {
 				outside, err = outsideFindings(e.Repo, m.Slug, d.Outside)

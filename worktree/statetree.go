@@ -23,10 +23,31 @@ var stateConfig = []string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCa
 // skip-worktree are read from disk too, since those flags hide a change
 // from git status but not from what the files are.
 func StateTree(repo *gitrepo.Repo, m *Meta) (string, error) {
+	s, err := stateOf(repo, m, false)
+	if err != nil {
+		return "", err
+	}
+	return s.Tree, nil
+}
+
+// KeptState is a state tree with the index that built it, kept in memory so
+// that a later look can tell whether the disk still holds that tree
+// without writing it again.
+type KeptState struct {
+	Tree  string
+	index []byte // the index git left after adding everything
+}
+
+// KeptStateOf is StateTree, keeping the index for KeptState.Unchanged.
+func KeptStateOf(repo *gitrepo.Repo, m *Meta) (*KeptState, error) {
+	return stateOf(repo, m, true)
+}
+
+func stateOf(repo *gitrepo.Repo, m *Meta, keep bool) (*KeptState, error) {
 	wt := Repo(repo, m)
 	tmp, err := os.CreateTemp("", "agentproto-state-index-")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer os.Remove(tmp.Name())
 	copied := copyIndex(filepath.Join(adminDir(repo, m.Slug), "index"), tmp)
@@ -47,7 +68,7 @@ func StateTree(repo *gitrepo.Repo, m *Meta) (string, error) {
 	if !copied {
 		os.Remove(tmp.Name())
 		if _, err := git(nil, "read-tree", "HEAD"); err != nil {
-			return "", err
+			return nil, err
 		}
 		flagged = nil
 	}
@@ -58,17 +79,52 @@ func StateTree(repo *gitrepo.Repo, m *Meta) (string, error) {
 			continue
 		}
 		if _, err := git(paths, "update-index", flag, "-z", "--stdin"); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	if _, err := git(nil, "add", "-A"); err != nil {
-		return "", err
+	// Written whole (no split index), so that the copy kept stands alone.
+	if _, err := git(nil, "-c", "core.splitIndex=false", "add", "-A"); err != nil {
+		return nil, err
 	}
 	tree, err := git(nil, "write-tree")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return strings.TrimSpace(string(tree)), nil
+	s := &KeptState{Tree: strings.TrimSpace(string(tree))}
+	if keep {
+		if s.index, err = os.ReadFile(tmp.Name()); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Unchanged tells whether the worktree still holds s.Tree, with one git
+// command instead of the two a new state tree takes: git add --dry-run on
+// the index kept lists what adding everything would change, and when it
+// lists nothing the index, and so its tree, would stay as it is. Anything
+// listed — a change, or a file whose stat git must look at again — is
+// false, and the caller writes the tree anew. The index is kept in this
+// process's memory, where the code that ran in between cannot rewrite it.
+func (s *KeptState) Unchanged(repo *gitrepo.Repo, m *Meta) (bool, error) {
+	tmp, err := os.CreateTemp("", "agentproto-state-index-")
+	if err != nil {
+		return false, err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(s.index)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	args := append(append([]string{}, stateConfig...), "-c", "core.splitIndex=false", "add", "-A", "--dry-run")
+	out, err := withIndex(Repo(repo, m), tmp.Name(), nil, args...)
+	if err != nil {
+		return false, err
+	}
+	return len(out) == 0, nil
 }
 
 // copyIndex copies the worktree's index into dst; false when there is

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // TestStateTreeReadsTheDisk: the state tree holds untracked files and
@@ -45,6 +46,61 @@ func TestStateTreeReadsTheDisk(t *testing.T) {
 	again, err := StateTree(repo, m)
 	if err != nil || again != tree {
 		t.Fatalf("second state tree %s (%v), first %s", again, err, tree)
+	}
+}
+
+// TestKeptStateSeesEveryChange: the index kept with a state tree tells
+// that nothing changed only when nothing did; an edit, a new file, a
+// deletion, a mode change, a change under assume-unchanged, and a rewrite
+// of the same size whose modification time is put back each make it say
+// changed. Nothing of it is left on disk for other code to rewrite.
+func TestKeptStateSeesEveryChange(t *testing.T) {
+	repo, m, git := changesFixture(t)
+	os.WriteFile(filepath.Join(m.Path, "a"), []byte("hidden\n"), 0o644)
+	git("update-index", "--assume-unchanged", "a")
+	os.WriteFile(filepath.Join(m.Path, "new"), []byte("untracked\n"), 0o644)
+	// Older than the index written next: a file as new as the index is
+	// one git must look at again (racily clean), which says changed.
+	old := time.Now().Add(-time.Minute)
+	for _, f := range []string{"a", "new"} {
+		os.Chtimes(filepath.Join(m.Path, f), old, old)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	kept, err := KeptStateOf(repo, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree, _ := StateTree(repo, m); tree != kept.Tree {
+		t.Fatalf("kept tree %s, StateTree %s", kept.Tree, tree)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the kept index is on disk: %v", left)
+	}
+	same, err := kept.Unchanged(repo, m)
+	if err != nil || !same {
+		t.Fatalf("nothing changed, Unchanged = %v (%v)", same, err)
+	}
+	path := func(name string) string { return filepath.Join(m.Path, name) }
+	changes := map[string]struct{ do, undo func() }{
+		"edit":   {func() { os.WriteFile(path("c"), []byte("c changed\n"), 0o644) }, func() { os.WriteFile(path("c"), []byte("c\n"), 0o644) }},
+		"new":    {func() { os.WriteFile(path("newer"), []byte("x\n"), 0o644) }, func() { os.Remove(path("newer")) }},
+		"delete": {func() { os.Remove(path("d")) }, func() { os.WriteFile(path("d"), []byte("d\n"), 0o644) }},
+		"mode":   {func() { os.Chmod(path("e"), 0o755) }, func() { os.Chmod(path("e"), 0o644) }},
+		"hidden": {func() { os.WriteFile(path("a"), []byte("hidden, again\n"), 0o644) }, func() { os.WriteFile(path("a"), []byte("hidden\n"), 0o644) }},
+		"same size, mtime put back": {func() {
+			fi, _ := os.Stat(path("g"))
+			os.WriteFile(path("g"), []byte("G\n"), 0o644)
+			os.Chtimes(path("g"), fi.ModTime(), fi.ModTime())
+		}, func() { os.WriteFile(path("g"), []byte("g\n"), 0o644) }},
+	}
+	for name, c := range changes {
+		c.do()
+		same, err := kept.Unchanged(repo, m)
+		if err != nil || same {
+			t.Errorf("%s: Unchanged = %v (%v), want false", name, same, err)
+		}
+		c.undo()
 	}
 }
 
