@@ -116,6 +116,11 @@ func (r *Repo) ReadCommit(rev string) (*CommitInfo, error) {
 // Log returns the commits of revisions (a revision, "A..B", "^A B"),
 // newest first as git log lists them: reverse the slice for --reverse.
 func (r *Repo) Log(revisions ...string) ([]CommitInfo, error) {
+	if len(revisions) == 1 {
+		if commits, ok := r.storedRange(revisions[0]); ok {
+			return commits, nil
+		}
+	}
 	out, err := r.Git(append([]string{"log", "-z", commitFormat, "--end-of-options"}, revisions...)...)
 	if err != nil {
 		return nil, err
