@@ -15,6 +15,14 @@ func (r *Repo) Blob(rev, path string) ([]byte, error) {
 	return r.Git("cat-file", "blob", rev+":"+path)
 }
 
+// StoredAtHead reports whether path is a file in HEAD's tree, answered
+// from the stored objects without git; false when it is not, and when
+// only git could tell.
+func (r *Repo) StoredAtHead(path string) bool {
+	_, ok := r.storedBlob("HEAD", path)
+	return ok
+}
+
 // BlobByID returns the content of the blob with id (an attachment, a
 // file a tree listing named).
 func (r *Repo) BlobByID(id string) ([]byte, error) {

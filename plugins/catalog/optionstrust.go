@@ -351,6 +351,11 @@ func ConfigCommitted(root string) bool {
 	if err != nil {
 		return true
 	}
+	// In HEAD's tree it came from a commit, whatever the index says now;
+	// that is read without git. Else the index tells.
+	if repo.StoredAtHead(ConfigFile) {
+		return true
+	}
 	out, err := repo.Git("ls-files", "--", ConfigFile)
 	return err != nil || strings.TrimSpace(string(out)) != "" // unsure: committed
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentproto/agentproto/internal/repopath"
+	"github.com/agentproto/agentproto/internal/testgit"
 	"github.com/agentproto/agentproto/plugins/vocab"
 )
 
@@ -131,4 +132,33 @@ func FuzzOptionScripts(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfigCommittedAsksWhatAnyCommitCouldHaveWritten: an untracked
+// agentproto.toml is the user's own; staged, committed, or committed and
+// then taken out of the index (HEAD still holds what a commit wrote),
+// its options need trust.
+func TestConfigCommittedAsksWhatAnyCommitCouldHaveWritten(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	os.WriteFile(filepath.Join(dir, ConfigFile), []byte("[dispatch]\nadapter = \"exec\"\n"), 0o644)
+	if ConfigCommitted(dir) {
+		t.Fatal("an untracked agentproto.toml counted as committed")
+	}
+	testgit.Run(t, dir, "add", ConfigFile)
+	if !ConfigCommitted(dir) {
+		t.Fatal("a staged agentproto.toml counted as the user's own")
+	}
+	testgit.Run(t, dir, "commit", "-q", "-m", "config")
+	if !ConfigCommitted(dir) {
+		t.Fatal("a committed agentproto.toml counted as the user's own")
+	}
+	testgit.Run(t, dir, "rm", "-q", "--cached", ConfigFile)
+	if !ConfigCommitted(dir) {
+		t.Fatal("an agentproto.toml HEAD holds counted as the user's own once out of the index")
+	}
+	testgit.Run(t, dir, "commit", "-q", "-m", "untrack")
+	if ConfigCommitted(dir) {
+		t.Fatal("an agentproto.toml neither committed at HEAD nor staged counted as committed")
+	}
 }
