@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"golang.org/x/sys/unix"
 
+	"github.com/agentproto/agentproto/internal/gcfloor"
 	"github.com/agentproto/agentproto/internal/gitobj"
 )
 
@@ -80,7 +80,7 @@ type treeEntry struct {
 func checkoutTree(st *filesystem.Storage, packs *gitobj.PackSet, common, dir string, plan *treePlan, interrupted <-chan struct{}) ([]*index.Entry, error) {
 	// Checkout allocates per blob and finishes in well under a second;
 	// collecting garbage during it costs more than the memory it frees.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer gcfloor.Pause()()
 
 	dirs, err := newDirMaker(dir)
 	if err != nil {

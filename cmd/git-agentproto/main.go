@@ -6,10 +6,14 @@ import (
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/cmd/root"
+	"github.com/agentproto/agentproto/internal/gcfloor"
 	"github.com/agentproto/agentproto/sandbox"
 )
 
 func main() {
+	// Most commands end before they have made 32 MB of garbage: they do
+	// not collect it (internal/gcfloor).
+	gcfloor.Hold(gcfloor.DefaultFloor)
 	// Every command may hold the user's tokens (GH_TOKEN, the profiles'
 	// keys): no other process of this user reads them from /proc.
 	sandbox.Undumpable()
