@@ -249,6 +249,48 @@ func TestWriteLooseAtOnceGitReads(t *testing.T) {
 	}
 }
 
+// TestWriteLooseStoresSmallObjects: an object under storeBelow is one
+// stored zlib block (git's own form at core.looseCompression 0), one at
+// the bound is compressed, and git reads both whole, fsck --strict
+// included; so does our reader.
+func TestWriteLooseStoresSmallObjects(t *testing.T) {
+	dir := bareRepo(t)
+	w := Writer{Dir: filepath.Join(dir, "objects")}
+	header := func(n int) int { return len(fmt.Sprintf("blob %d\x00", n)) }
+	under := bytes.Repeat([]byte("a"), storeBelow-1-header(storeBelow))
+	at := bytes.Repeat([]byte("b"), storeBelow-header(storeBelow))
+	objs := []Object{New(plumbing.BlobObject, nil), New(plumbing.BlobObject, under), New(plumbing.BlobObject, at)}
+	for _, o := range objs {
+		if err := w.WriteLoose(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := func(o Object) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, "objects", o.Hex()[:2], o.Hex()[2:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, o := range objs[:2] {
+		if f := file(o); len(f) != 2+5+header(len(o.Body))+len(o.Body)+4 || f[2] != 1 {
+			t.Errorf("%d bytes: %d bytes on disk, block type %#x; want one stored block", len(o.Body), len(f), f[2])
+		}
+	}
+	if f := file(objs[2]); len(f) >= storeBelow/4 {
+		t.Errorf("at the bound: %d bytes on disk for %d of a's, not compressed", len(f), len(objs[2].Body))
+	}
+	for _, o := range objs {
+		cmd := exec.Command("git", "cat-file", "blob", o.Hex())
+		cmd.Dir = dir
+		if body, err := cmd.Output(); err != nil || !bytes.Equal(body, o.Body) {
+			t.Errorf("git cat-file %s: %d bytes (%v), wrote %d", o.Hex(), len(body), err, len(o.Body))
+		}
+	}
+	testgit.Run(t, dir, "fsck", "--strict", "--no-dangling")
+	readBack(t, dir, objs)
+}
+
 // BenchmarkWriteLoose: one small object, as a ledger event's blob is
 // (B/op shows whether each write makes a new zlib writer).
 func BenchmarkWriteLoose(b *testing.B) {
