@@ -29,6 +29,7 @@ type verification struct {
 	Head       string   `json:"head"`
 	Base       string   `json:"base"`
 	Tree       string   `json:"tree"`
+	Index      string   `json:"index"`
 	Changed    []string `json:"changed"`
 	OutOfScope []string `json:"out_of_scope"`
 	Findings   []string `json:"findings"`
@@ -359,5 +360,68 @@ func TestVerifyFindsWhatTheGateWrote(t *testing.T) {
 	v1 := verifyJSON(t, dir, "WP1")
 	if v1.Verdict != "pass" || hasFinding(v1, "gate-wrote") {
 		t.Fatalf("WP1, whose gate writes nothing: %+v", v1)
+	}
+}
+
+// Checkpoint tells with one git command whether a worktree still holds
+// its verified state, from the index verify kept — and only from that
+// index: one rewritten to describe a changed worktree (as a hostile
+// process could) has another hash than the one the ledger holds, is not
+// used, and checkpoint refuses the change as before.
+func TestCheckpointUsesOnlyTheIndexVerifyKept(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo")
+	verified := filepath.Join(dir, ".git", "agentproto", "verified")
+
+	// WP1 as it was verified: the kept index answers, no state tree is
+	// written, and the index goes once its state is committed.
+	v1 := verifyJSON(t, dir, "WP1")
+	kept1 := filepath.Join(verified, v1.Index+".index")
+	if _, err := os.Stat(kept1); err != nil || v1.Verdict != "pass" {
+		t.Fatalf("no index kept for WP1 (%v): %+v", err, v1)
+	}
+	// WP0 was checkpointed by dispatch, WP1's first verification was
+	// replaced by this one: one index each for WP1 and WP2.
+	if kept, _ := os.ReadDir(verified); len(kept) != 2 {
+		t.Fatalf("kept indexes %v, want WP1's and WP2's", kept)
+	}
+	traceFile := filepath.Join(t.TempDir(), "trace")
+	_, _, err := shEnv(t, dir, []string{"GIT_TRACE=" + traceFile}, "git", "agentproto", "checkpoint", "demo", "WP1")
+	b, _ := os.ReadFile(traceFile)
+	if trace := string(b); err != nil || !strings.Contains(trace, "add -A --dry-run") || strings.Contains(trace, "write-tree") {
+		t.Fatalf("checkpoint of WP1 did not answer from the kept index (%v):\n%s", err, trace)
+	}
+	if _, err := os.Stat(kept1); !os.IsNotExist(err) {
+		t.Fatalf("the kept index of a committed state is still there: %v", err)
+	}
+
+	// WP2 changed after verify, its kept index rewritten to match.
+	v2 := verifyJSON(t, dir, "WP2")
+	kept2 := filepath.Join(verified, v2.Index+".index")
+	wt2 := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp2")
+	if err := os.WriteFile(filepath.Join(wt2, "lib", "lower.sh"), []byte("tr A-Z a-y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(t.TempDir(), "index")
+	b, err = os.ReadFile(kept2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(forged, b, 0o600)
+	if _, errOut, err := shEnv(t, wt2, []string{"GIT_INDEX_FILE=" + forged}, "git", "add", "-A"); err != nil {
+		t.Fatalf("forging the index: %v %s", err, errOut)
+	}
+	if b, _ = os.ReadFile(forged); os.WriteFile(kept2, b, 0o600) != nil {
+		t.Fatal("could not rewrite the kept index")
+	}
+	_, errOut, err := sh(t, dir, nil, "git", "agentproto", "checkpoint", "demo", "WP2")
+	if exitCode(err) != 5 || !strings.Contains(errOut, "changed since it was verified (lib/lower.sh)") {
+		t.Fatalf("checkpoint with a rewritten kept index: %v %s", err, errOut)
+	}
+	// Put back, it is committed, from a state tree written anew.
+	os.WriteFile(filepath.Join(wt2, "lib", "lower.sh"), []byte("tr A-Z a-z\n"), 0o644)
+	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP2")
+	if got := strings.TrimSpace(must(t, dir, "git", "show", "wt/demo-wp2:lib/lower.sh")); got != "tr A-Z a-z" {
+		t.Fatalf("WP2 committed %q", got)
 	}
 }

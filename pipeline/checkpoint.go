@@ -52,7 +52,18 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 	var h, headTree, tree string
 	err = together(
 		func() (err error) { h, err = wt.Commit("HEAD"); return err },
-		func() (err error) { tree, err = worktree.StateTree(e.Repo, m); return err },
+		func() (err error) {
+			// The index verify kept, if the ledger's hash still names it,
+			// tells with one git command whether the disk holds v.Tree.
+			if index, ok := loadVerifiedIndex(e.Repo.CommonDir, v.Index); ok {
+				if same, err := worktree.KeptStateFrom(v.Tree, index).Unchanged(e.Repo, m); err == nil && same {
+					tree = v.Tree
+					return nil
+				}
+			}
+			tree, err = worktree.StateTree(e.Repo, m)
+			return err
+		},
 		func() (err error) { headTree, err = wt.Tree("HEAD"); return err },
 	)
 	if err != nil {
@@ -97,7 +108,11 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		cp.Commit = c
 	}
 	id := fmt.Sprintf("pipeline/%s/%s/checkpoint/%s", e.Project.Name, wp.ID, cp.Commit)
-	return cp, e.record(KindCheckpointed, id, cp, nil)
+	if err := e.record(KindCheckpointed, id, cp, nil); err != nil {
+		return cp, err
+	}
+	dropVerifiedIndex(e.Repo.CommonDir, v.Index)
+	return cp, nil
 }
 
 func baseName(p string) string {

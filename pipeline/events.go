@@ -67,7 +67,10 @@ type Verification struct {
 	Base     string `json:"base,omitempty"`
 	// Tree is the id of the tree of the whole verified state, untracked
 	// files included: checkpoint, pre-push and consolidate accept only it.
-	Tree       string     `json:"tree,omitempty"`
+	Tree string `json:"tree,omitempty"`
+	// Index is the SHA-256 of the index that built Tree, kept under the
+	// common dir for checkpoint (verifiedindex.go); empty when none was.
+	Index      string     `json:"index,omitempty"`
 	Changed    []string   `json:"changed"`
 	OutOfScope []string   `json:"out_of_scope"`
 	Gate       judge.Gate `json:"gate"`

@@ -227,27 +227,36 @@ func outsideDir(common string) string { return filepath.Join(common, "agentproto
 // the ledger records only the hash, so an altered file is told apart.
 func SaveOutside(common string, o Outside) (string, error) {
 	b, sum := o.encode()
-	dir := outsideDir(common)
+	return sum, writeByHash(outsideDir(common), sum+".json", b)
+}
+
+// writeByHash writes b as dir/name, name being b's hash: under a
+// temporary name first, renamed into place, so that a reader finds it
+// whole and a symlink at name is replaced, never followed.
+func writeByHash(dir, name string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return err
 	}
-	tmp, err := os.CreateTemp(dir, "snapshot-")
+	tmp, err := os.CreateTemp(dir, "new-")
 	if err != nil {
-		return "", err
+		return err
 	}
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return "", err
+		return err
 	}
-	tmp.Close()
-	return sum, os.Rename(tmp.Name(), filepath.Join(dir, sum+".json"))
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
 // loadOutside reads the snapshot whose hash is sum, refusing one whose
 // content no longer has that hash.
 func loadOutside(common, sum string) (Outside, error) {
-	if len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
+	if !isHash(sum) {
 		return nil, fmt.Errorf("%q is not a snapshot hash", sum)
 	}
 	b, err := os.ReadFile(filepath.Join(outsideDir(common), sum+".json"))

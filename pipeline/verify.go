@@ -213,6 +213,15 @@ func (e *Env) Verify(wpID string, gateTimeout time.Duration) (*Verification, err
 	} else if len(v.OutOfScope) > 0 || gate.ExitCode != 0 || gate.Piped || len(v.Changed) == 0 || failing > 0 {
 		v.Verdict = Fail
 	}
+	if v.Verdict == Pass {
+		// Kept for checkpoint; without it, checkpoint writes the tree anew.
+		if sum, err := saveVerifiedIndex(e.Repo.CommonDir, before.Index()); err == nil {
+			v.Index = sum
+		}
+	}
+	if prev := st.Verifications[wp.ID].Index; prev != v.Index {
+		dropVerifiedIndex(e.Repo.CommonDir, prev) // this verification replaces it
+	}
 	id := fmt.Sprintf("pipeline/%s/%s/verify/%d", e.Project.Name, wp.ID, time.Now().UnixNano())
 	if err := e.record(KindVerified, id, v, atts); err != nil {
 		return v, err

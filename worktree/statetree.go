@@ -38,6 +38,15 @@ type KeptState struct {
 	index []byte // the index git left after adding everything
 }
 
+// KeptStateFrom is the state of tree with the index that built it, as
+// Index gave it: one a caller kept (and made sure of) for a later command.
+func KeptStateFrom(tree string, index []byte) *KeptState {
+	return &KeptState{Tree: tree, index: index}
+}
+
+// Index is the index that built s.Tree.
+func (s *KeptState) Index() []byte { return s.index }
+
 // KeptStateOf is StateTree, keeping the index for KeptState.Unchanged.
 func KeptStateOf(repo *gitrepo.Repo, m *Meta) (*KeptState, error) {
 	return stateOf(repo, m, true)
