@@ -113,8 +113,10 @@ func stateOf(repo *gitrepo.Repo, m *Meta, keep bool) (*KeptState, error) {
 // the index kept lists what adding everything would change, and when it
 // lists nothing the index, and so its tree, would stay as it is. Anything
 // listed — a change, or a file whose stat git must look at again — is
-// false, and the caller writes the tree anew. The index is kept in this
-// process's memory, where the code that ran in between cannot rewrite it.
+// false, and the caller writes the tree anew; so is a file whose stat
+// differs, to the nanosecond, from what the index recorded (statsHold).
+// KeptStateOf keeps the index in this process's memory, where the code
+// that runs in between cannot rewrite it.
 func (s *KeptState) Unchanged(repo *gitrepo.Repo, m *Meta) (bool, error) {
 	tmp, err := os.CreateTemp("", "agentproto-state-index-")
 	if err != nil {
@@ -133,7 +135,7 @@ func (s *KeptState) Unchanged(repo *gitrepo.Repo, m *Meta) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(out) == 0, nil
+	return len(out) == 0 && statsHold(m.Path, s.index), nil
 }
 
 // copyIndex copies the worktree's index into dst; false when there is

@@ -104,6 +104,37 @@ func TestKeptStateSeesEveryChange(t *testing.T) {
 	}
 }
 
+// TestKeptStateSeesARewriteWithinTheSecond: a file rewritten at its size
+// within the second of its last change, its modification time put back,
+// is the same to git's stat check (whole seconds), and still a change to
+// Unchanged, which holds the change time to the nanosecond.
+func TestKeptStateSeesARewriteWithinTheSecond(t *testing.T) {
+	repo, m, _ := changesFixture(t)
+	h := filepath.Join(m.Path, "h")
+	for attempt := 0; attempt < 10; attempt++ {
+		// Start just after a second begins, so that all of it fits in one.
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 5*time.Millisecond)))
+		second := time.Now().Truncate(time.Second)
+		old := second.Add(-time.Minute) // not racily clean: older than the index
+		os.WriteFile(h, []byte("h\n"), 0o644)
+		os.Chtimes(h, old, old)
+		kept, err := KeptStateOf(repo, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(h, []byte("H\n"), 0o644)
+		os.Chtimes(h, old, old)
+		if !time.Now().Truncate(time.Second).Equal(second) {
+			continue // it took more than the second: again
+		}
+		if same, err := kept.Unchanged(repo, m); err != nil || same {
+			t.Fatalf("a rewrite within the second, mtime put back: Unchanged = %v (%v), want false", same, err)
+		}
+		return
+	}
+	t.Fatal("ten attempts, none fitted in one second")
+}
+
 // FuzzFlaggedPaths: whatever git ls-files -v -z gives, each flagged path
 // comes out whole and NUL-terminated, and only flagged records do.
 func FuzzFlaggedPaths(f *testing.F) {

@@ -24,6 +24,7 @@ var frontEndAllowed = map[string]string{
 	"internal/jsondoc": "the rules every --json document follows",
 	"internal/gitrepo": "the repository a front end finds once and builds app over",
 	"internal/config":  "the configuration the Factory loads once; verbs read defaults from it",
+	"internal/gcfloor": "how the command's process collects garbage, set before anything runs",
 }
 
 // notFrontEnds are packages under cmd/ that are no front end of the use
