@@ -49,3 +49,26 @@ func dropVerifiedIndex(common, sum string) {
 func isHash(sum string) bool {
 	return len(sum) == 64 && strings.Trim(sum, "0123456789abcdef") == ""
 }
+
+// writeByHash writes b as dir/name, name being b's hash: under a
+// temporary name first, renamed into place, so that a reader finds it
+// whole and a symlink at name is replaced, never followed.
+func writeByHash(dir, name string, b []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "new-")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
