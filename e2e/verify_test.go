@@ -391,6 +391,15 @@ func TestCheckpointUsesOnlyTheIndexVerifyKept(t *testing.T) {
 	if trace := string(b); err != nil || !strings.Contains(trace, "add -A --dry-run") || strings.Contains(trace, "write-tree") {
 		t.Fatalf("checkpoint of WP1 did not answer from the kept index (%v):\n%s", err, trace)
 	}
+	// The kept index became the worktree's own: no reset, and the
+	// worktree's index is HEAD's, with nothing left to stage.
+	wt1 := filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp1")
+	if trace := string(b); strings.Contains(trace, " reset ") {
+		t.Fatalf("checkpoint of WP1 reset the index instead of adopting the kept one:\n%s", trace)
+	}
+	if st := must(t, wt1, "git", "status", "--porcelain", "--untracked-files=all"); strings.TrimSpace(st) != "" {
+		t.Fatalf("WP1's worktree after checkpoint: %q", st)
+	}
 	if _, err := os.Stat(kept1); !os.IsNotExist(err) {
 		t.Fatalf("the kept index of a committed state is still there: %v", err)
 	}
@@ -423,5 +432,8 @@ func TestCheckpointUsesOnlyTheIndexVerifyKept(t *testing.T) {
 	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP2")
 	if got := strings.TrimSpace(must(t, dir, "git", "show", "wt/demo-wp2:lib/lower.sh")); got != "tr A-Z a-z" {
 		t.Fatalf("WP2 committed %q", got)
+	}
+	if st := must(t, wt2, "git", "status", "--porcelain", "--untracked-files=all"); strings.TrimSpace(st) != "" {
+		t.Fatalf("WP2's worktree after checkpoint: %q", st)
 	}
 }

@@ -48,30 +48,13 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		return nil, err
 	}
 	wt := worktree.Repo(e.Repo, m)
-	// Independent reads, at once: HEAD, its tree, and the state on disk.
-	var h, headTree, tree string
-	err = together(
-		func() (err error) { h, err = wt.Commit("HEAD"); return err },
-		func() (err error) {
-			// The index verify kept, if the ledger's hash still names it,
-			// tells with one git command whether the disk holds v.Tree.
-			if index, ok := loadVerifiedIndex(e.Repo.CommonDir, v.Index); ok {
-				if same, err := worktree.KeptStateFrom(v.Tree, index).Unchanged(e.Repo, m); err == nil && same {
-					tree = v.Tree
-					return nil
-				}
-			}
-			tree, err = worktree.StateTree(e.Repo, m)
-			return err
-		},
-		func() (err error) { headTree, err = wt.Tree("HEAD"); return err },
-	)
+	h, err := wt.Commit("HEAD")
 	if err != nil {
 		return nil, err
 	}
-	if tree != v.Tree {
-		diff, _ := worktree.DiffTrees(e.Repo, v.Tree, tree)
-		return nil, fault.Refusedf("%s's worktree changed since it was verified (%s); nothing was committed: run git agentproto verify %s %s again", wp.ID, strings.Join(diff, ", "), e.Project.Name, wp.ID)
+	headTree, err := wt.Tree("HEAD")
+	if err != nil {
+		return nil, err
 	}
 	var paths []string
 	for _, p := range v.Changed {
@@ -80,29 +63,67 @@ func (e *Env) Checkpoint(wpID, message string) (*Checkpoint, error) {
 		}
 	}
 	cp := &Checkpoint{Project: e.Project.Name, WP: wp.ID, Commit: h, Paths: paths, Tree: v.Tree}
-	if err := VerifiedState(e.Repo, wp.ID, v, h); err != nil {
-		return nil, fault.Refusedf("%s's HEAD moved since it was verified: %v", wp.ID, err)
+	moved := VerifiedState(e.Repo, wp.ID, v, h)
+	commit := headTree != v.Tree && moved == nil // the verified state is not all committed yet
+	if commit && message == "" {
+		message = fmt.Sprintf("%s: %s", wp.ID, wp.Title)
 	}
-	if headTree != v.Tree {
-		// The verified state is not all committed yet.
+	if commit {
 		brief, _ := e.Project.BriefPath(wp)
-		sha := frozen.Files[baseName(brief)]
-		if message == "" {
-			message = fmt.Sprintf("%s: %s", wp.ID, wp.Title)
-		}
-		message += fmt.Sprintf("\n\nagentproto-plan: %s\nagentproto-wp: %s\nagentproto-brief-sha256: %s\nagentproto-verified-tree: %s\n", e.Project.Name, wp.ID, sha, v.Tree)
-		c, err := wt.CommitTree(v.Tree, []string{h}, message)
-		if err != nil {
-			return nil, err
-		}
+		message += fmt.Sprintf("\n\nagentproto-plan: %s\nagentproto-wp: %s\nagentproto-brief-sha256: %s\nagentproto-verified-tree: %s\n", e.Project.Name, wp.ID, frozen.Files[baseName(brief)], v.Tree)
+	}
+	// At once: is the disk still the verified state, and the commit that
+	// would hold it. The commit is only an object until HEAD names it
+	// below, which happens only once the disk is known to be that state.
+	var kept *worktree.KeptState
+	var c string
+	err = together(
+		func() (err error) {
+			// The index verify kept, if the ledger's hash still names it,
+			// tells with one git command whether the disk holds v.Tree.
+			if index, ok := loadVerifiedIndex(e.Repo.CommonDir, v.Index); ok {
+				k := worktree.KeptStateFrom(v.Tree, index)
+				if same, err := k.Unchanged(e.Repo, m); err == nil && same {
+					kept = k
+					return nil
+				}
+			}
+			kept, err = worktree.KeptStateOf(e.Repo, m)
+			return err
+		},
+		func() (err error) {
+			if commit {
+				c, err = wt.CommitTree(v.Tree, []string{h}, message)
+			}
+			return err
+		},
+	)
+	if err != nil {
+		return nil, err
+	}
+	if kept.Tree != v.Tree {
+		diff, _ := worktree.DiffTrees(e.Repo, v.Tree, kept.Tree)
+		return nil, fault.Refusedf("%s's worktree changed since it was verified (%s); nothing was committed: run git agentproto verify %s %s again", wp.ID, strings.Join(diff, ", "), e.Project.Name, wp.ID)
+	}
+	if moved != nil {
+		return nil, fault.Refusedf("%s's HEAD moved since it was verified: %v", wp.ID, moved)
+	}
+	if commit {
 		if err := wt.UpdateRefLogged("HEAD", c, h, "agentproto checkpoint "+wp.ID); err != nil {
 			return nil, err
 		}
-		// The real index follows HEAD for the committed paths only.
+		// The real index follows HEAD for the committed paths only: the
+		// index that built the tree when that is all it changes, else a
+		// reset of those paths (literal pathspecs: names, never patterns).
 		if len(paths) > 0 {
-			// Literal pathspecs: names, never patterns.
-			if _, err := wt.Git(append([]string{"reset", "-q", "--"}, repopath.Pathspecs(paths)...)...); err != nil {
+			adopted, err := kept.Adopt(e.Repo, m, paths)
+			if err != nil {
 				return nil, err
+			}
+			if !adopted {
+				if _, err := wt.Git(append([]string{"reset", "-q", "--"}, repopath.Pathspecs(paths)...)...); err != nil {
+					return nil, err
+				}
 			}
 		}
 		cp.Commit = c
