@@ -51,6 +51,10 @@ func (d *Dispatcher) say(wp, what, format string, args ...any) {
 // Run dispatches the WPs named in only (all when empty).
 func (d *Dispatcher) Run(only []string) error {
 	p := d.Env.Project
+	// A WP's worktree is checked out with git's configuration: listed
+	// while the plan and the ledger are read below (one git process spent
+	// for nothing when no WP needs a worktree).
+	d.Env.Repo.PrefetchConfigList()
 	if _, err := d.Env.Frozen(); err != nil {
 		return fault.Refusedf("%v", err)
 	}

@@ -22,7 +22,7 @@ import (
 type gitConfig map[string]*string
 
 func loadGitConfig(repo *gitrepo.Repo) (gitConfig, error) {
-	out, err := repo.Git("config", "-z", "--list")
+	out, err := repo.ConfigList()
 	if err != nil {
 		// An empty configuration makes git config exit 1 here.
 		var ge *gitrepo.GitError

@@ -64,3 +64,27 @@ func TestConfigAndRemotes(t *testing.T) {
 		t.Error("RemoteRefs of a repository that is not there answered")
 	}
 }
+
+// TestPrefetchedConfigListIsTakenOnce: the listing started ahead is the
+// configuration at that time and answers one ConfigList; the next one
+// reads what was set after.
+func TestPrefetchedConfigListIsTakenOnce(t *testing.T) {
+	dir, repo := newHistory(t)
+	gitIn(t, dir, "config", "agentproto.when", "before")
+	repo.PrefetchConfigList()
+	repo.PrefetchConfigList() // a second start while one waits changes nothing
+	want := gitIn(t, dir, "config", "-z", "--list")
+	aheadMu.Lock()
+	started := ahead[*repo]
+	aheadMu.Unlock()
+	<-started.done // listed before the change below
+	gitIn(t, dir, "config", "agentproto.when", "after")
+	first, err := repo.ConfigList()
+	if err != nil || string(first) != want {
+		t.Fatalf("prefetched ConfigList = %q, %v; want the listing before the change %q", first, err, want)
+	}
+	second, err := repo.ConfigList()
+	if err != nil || !strings.Contains(string(second), "agentproto.when\nafter") {
+		t.Fatalf("the next ConfigList = %q, %v; want the configuration read afresh", second, err)
+	}
+}
