@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentproto/agentproto/worktree"
 )
 
 // The index of a state verify passed is kept for checkpoint, which then
@@ -50,25 +52,8 @@ func isHash(sum string) bool {
 	return len(sum) == 64 && strings.Trim(sum, "0123456789abcdef") == ""
 }
 
-// writeByHash writes b as dir/name, name being b's hash: under a
-// temporary name first, renamed into place, so that a reader finds it
-// whole and a symlink at name is replaced, never followed.
+// writeByHash writes b as dir/name, name being b's hash (see
+// worktree.WriteReplacing).
 func writeByHash(dir, name string, b []byte) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "new-")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+	return worktree.WriteReplacing(dir, name, b)
 }

@@ -316,6 +316,9 @@ func Provision(repo *gitrepo.Repo, o NewOptions) (m *Meta, err error) {
 			return nil, err
 		}
 	}
+	// Nothing has run in the worktree yet: its index is the checkout's.
+	keepCheckoutIndex(repo, o.Slug, at)
+	undo = append(undo, func() { dropCheckoutIndex(repo, o.Slug) })
 	if err := writeMeta(repo, m); err != nil {
 		return nil, err
 	}

@@ -3,9 +3,7 @@ package worktree
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentproto/agentproto/internal/gitrepo"
@@ -18,10 +16,13 @@ var stateConfig = []string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCa
 
 // StateTree writes the tree of everything the worktree holds — tracked
 // files as they are on disk and untracked files that are not ignored —
-// and returns its id. It works on a copy of the worktree's index, so the
-// real index is never touched; entries marked assume-unchanged or
-// skip-worktree are read from disk too, since those flags hide a change
-// from git status but not from what the files are.
+// and returns its id. It starts from the index the checkout wrote, kept
+// where the agent cannot write (the worktree's own is the agent's to
+// rewrite: trustedindex.go), so the real index is never touched and never
+// believed; entries marked assume-unchanged or skip-worktree are read from
+// disk too, since those flags hide a change from git status but not from
+// what the files are. A tracked file is one HEAD holds; what the agent
+// only staged counts as untracked.
 func StateTree(repo *gitrepo.Repo, m *Meta) (string, error) {
 	s, err := stateOf(repo, m, false)
 	if err != nil {
@@ -59,27 +60,43 @@ func stateOf(repo *gitrepo.Repo, m *Meta, keep bool) (*KeptState, error) {
 		return nil, err
 	}
 	defer os.Remove(tmp.Name())
-	copied := copyIndex(filepath.Join(adminDir(repo, m.Slug), "index"), tmp)
-	tmp.Close()
+	// The checkout's index, never the worktree's own (trustedindex.go).
+	base, commit, copied := stateBase(repo, m)
+	if copied {
+		_, err = tmp.Write(base)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
 	git := func(stdin []byte, args ...string) ([]byte, error) {
 		return withIndex(wt, tmp.Name(), stdin, append(append([]string{}, stateConfig...), args...)...)
 	}
-	// Most indexes flag nothing, which reading the copy tells without git.
-	var flagged []byte
-	if !copied || !indexUnflagged(tmp.Name()) {
-		flagged, err = git(nil, "ls-files", "-v", "-z")
-	}
-	if err != nil && copied {
-		// A copy git cannot read alone (a split index): start from HEAD,
-		// which costs hashing every file once.
-		copied = false
+	atCheckout := copied && worktreeHead(repo, m) == commit
+	if copied && !atCheckout {
+		// Tracked is what HEAD holds: after the agent's commits, HEAD's
+		// tree is read over the checkout's index, whose stat data stays
+		// for every path HEAD holds as the checkout wrote it.
+		if _, err := git(nil, "read-tree", "-m", "HEAD"); err != nil {
+			copied = false
+		}
 	}
 	if !copied {
+		// Start from HEAD, which costs hashing every file once.
 		os.Remove(tmp.Name())
 		if _, err := git(nil, "read-tree", "HEAD"); err != nil {
 			return nil, err
 		}
-		flagged = nil
+	}
+	// Most indexes flag nothing, which reading the copy tells without git;
+	// one read from HEAD's tree has no flags.
+	var flagged []byte
+	if copied && !indexUnflagged(tmp.Name()) {
+		if flagged, err = git(nil, "ls-files", "-v", "-z"); err != nil {
+			return nil, err
+		}
 	}
 	// One flag per update-index: given both, it applies only one.
 	assumed, skipped := flaggedPaths(flagged)
@@ -136,18 +153,6 @@ func (s *KeptState) Unchanged(repo *gitrepo.Repo, m *Meta) (bool, error) {
 		return false, err
 	}
 	return len(out) == 0 && statsHold(m.Path, s.index), nil
-}
-
-// copyIndex copies the worktree's index into dst; false when there is
-// none to copy.
-func copyIndex(src string, dst *os.File) bool {
-	f, err := os.Open(src)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	_, err = io.Copy(dst, f)
-	return err == nil
 }
 
 // flaggedPaths picks from `git ls-files -v -z` the entries marked

@@ -68,6 +68,7 @@ func Remove(repo *gitrepo.Repo, m *Meta, o RemoveOptions) error {
 		}
 		os.RemoveAll(adminDir(repo, m.Slug))
 	}
+	dropCheckoutIndex(repo, m.Slug)
 	return nil
 }
 
