@@ -74,6 +74,23 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			d.say(wp.ID, "session", "%s ended: %s", rec.ID, why)
 		}
 	}
+	// What lies outside the worktree, as it was before the first session
+	// of it could touch it; verify compares. A later session of the same
+	// worktree keeps that snapshot, so an earlier one's writes are not
+	// taken as the starting point. Its git commands run while the steps
+	// below read; it is saved only once they all succeeded.
+	snapshot := func() (Outside, error) { return nil, nil }
+	if outsideSum == "" {
+		done := make(chan struct{})
+		var outside Outside
+		var err error
+		go func() {
+			defer close(done)
+			outside, err = SnapshotOutside(d.Env.Repo, slug)
+		}()
+		snapshot = func() (Outside, error) { <-done; return outside, err }
+		defer func() { <-done }()
+	}
 	profile := d.profileFor(st, wp)
 	// A profile names adapter and model; a WP's own apply without one.
 	req := launch.Request{Profile: profile, DefaultAdapter: d.Config.Dispatch.Adapter}
@@ -98,12 +115,8 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// What lies outside the worktree, as it was before the first session
-	// of it could touch it; verify compares. A later session of the same
-	// worktree keeps that snapshot, so an earlier one's writes are not
-	// taken as the starting point.
 	if outsideSum == "" {
-		outside, err := SnapshotOutside(d.Env.Repo, slug)
+		outside, err := snapshot()
 		if err != nil {
 			return "", err
 		}
