@@ -17,7 +17,9 @@ func TestCheckpointCommitsTheDiskNotWhatTheAgentStaged(t *testing.T) {
 	// git status then shows the file staged ("A ") and nothing on disk.
 	lie := runStep(`while [ "$(date +%N | cut -c1)" != 0 ]; do :; done; ` +
 		`printf 'tr A-Z A-Z\n' > lib/lower.sh && touch -d '1 hour ago' lib/lower.sh && git add lib/lower.sh && ` +
-		`printf 'tr A-Z a-z\n' > lib/lower.sh && touch -d '1 hour ago' lib/lower.sh`)
+		`printf 'tr A-Z a-z\n' > lib/lower.sh && touch -d '1 hour ago' lib/lower.sh; ` +
+		// And the index the state tree starts from, were it writable.
+		`for f in "$(git rev-parse --git-common-dir)"/agentproto/worktree-index/*/*; do printf AGENT > "$f"; done; true`)
 	dir := pipelineRepo(t, lie, "lower lib/lower.sh")
 	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
 	if err != nil {
@@ -30,6 +32,15 @@ func TestCheckpointCommitsTheDiskNotWhatTheAgentStaged(t *testing.T) {
 	v := verifyJSON(t, dir, "WP2")
 	if got := strings.TrimSpace(must(t, dir, "git", "cat-file", "-p", v.Tree+":lib/lower.sh")); v.Verdict != "pass" || got != "tr A-Z a-z" {
 		t.Fatalf("verify recorded lib/lower.sh = %q (%s); the disk holds tr A-Z a-z", got, v.Verdict)
+	}
+	kept, _ := filepath.Glob(filepath.Join(dir, ".git", "agentproto", "worktree-index", "*", "*"))
+	if len(kept) == 0 {
+		t.Fatal("no checkout index kept")
+	}
+	for _, f := range kept {
+		if b, _ := os.ReadFile(f); !strings.HasPrefix(string(b), "DIRC") {
+			t.Fatalf("the agent rewrote the kept checkout index %s: %q", f, b)
+		}
 	}
 	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP2")
 	if got := strings.TrimSpace(must(t, dir, "git", "show", "wt/demo-wp2:lib/lower.sh")); got != "tr A-Z a-z" {
@@ -103,6 +114,15 @@ func TestCheckpointUsesOnlyTheIndexVerifyKept(t *testing.T) {
 	}
 	// Put back, it is committed, from a state tree written anew.
 	os.WriteFile(filepath.Join(wt2, "lib", "lower.sh"), []byte("tr A-Z a-z\n"), 0o644)
+	kept, _ := filepath.Glob(filepath.Join(dir, ".git", "agentproto", "worktree-index", "*", "*"))
+	if len(kept) == 0 {
+		t.Fatal("no checkout index kept")
+	}
+	for _, f := range kept {
+		if b, _ := os.ReadFile(f); !strings.HasPrefix(string(b), "DIRC") {
+			t.Fatalf("the agent rewrote the kept checkout index %s: %q", f, b)
+		}
+	}
 	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP2")
 	if got := strings.TrimSpace(must(t, dir, "git", "show", "wt/demo-wp2:lib/lower.sh")); got != "tr A-Z a-z" {
 		t.Fatalf("WP2 committed %q", got)
