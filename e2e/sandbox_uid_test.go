@@ -15,7 +15,8 @@ import (
 const unprivileged = "65534"
 
 // The hostile agent's attempts, and those of the tests it writes (shell
-// and Python; Go's would build the toolchain's cache anew), again as an
+// and Python; Go's would build the toolchain's cache anew), and the one
+// that lies through the worktree's index, again as an
 // unprivileged user who is both
 // the agent's and the daemon's — a developer's machine, where neither
 // side has root's capabilities and only the sandbox stands between them.
@@ -63,12 +64,13 @@ func TestHostileAgentIsConfinedAsAnUnprivilegedUser(t *testing.T) {
 		copyExecutable(t, filepath.Join(binDir, e.Name()), filepath.Join(bin, e.Name()))
 	}
 	cmd := exec.Command(setpriv, "--reuid", unprivileged, "--regid", unprivileged, "--clear-groups", "--",
-		filepath.Join(bin, "e2e.test"), "-test.run", "^(TestHostileAgentIsConfinedByTheSandbox|TestGateRunsAgentTestsInTheSandbox)$/^(|shell|python)$", "-test.count=1", "-test.v")
+		filepath.Join(bin, "e2e.test"), "-test.run", "^(TestHostileAgentIsConfinedByTheSandbox|TestGateRunsAgentTestsInTheSandbox|TestCheckpointCommitsTheDiskNotWhatTheAgentStaged)$/^(|shell|python)$", "-test.count=1", "-test.v")
 	cmd.Dir = cwd
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp, testbin.BinEnv + "=" + bin}
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestHostileAgentIsConfinedByTheSandbox") ||
-		!strings.Contains(string(out), "--- PASS: TestGateRunsAgentTestsInTheSandbox/shell") || !strings.Contains(string(out), "--- PASS: TestGateRunsAgentTestsInTheSandbox/python") {
+		!strings.Contains(string(out), "--- PASS: TestGateRunsAgentTestsInTheSandbox/shell") || !strings.Contains(string(out), "--- PASS: TestGateRunsAgentTestsInTheSandbox/python") ||
+		!strings.Contains(string(out), "--- PASS: TestCheckpointCommitsTheDiskNotWhatTheAgentStaged") {
 		t.Fatalf("as uid %s: %v\n%s", unprivileged, err, out)
 	}
 	if !strings.Contains(string(out), "the daemon's environment is closed to this uid too") {
