@@ -15,9 +15,13 @@ import (
 func TestCheckpointCommitsTheDiskNotWhatTheAgentStaged(t *testing.T) {
 	// Same size, one passes the test and one does not; both an hour old.
 	// git status then shows the file staged ("A ") and nothing on disk.
-	lie := runStep(`while [ "$(date +%N | cut -c1)" != 0 ]; do :; done; ` +
+	lie := runStep(`for try in 1 2 3 4 5 6 7 8 9 10; do ` +
+		// From the start of a second, all of it within that second: a
+		// try that ran over (a loaded machine) is made again.
+		`while [ "$(date +%N | cut -c1)" != 0 ]; do :; done; s=$(date +%s); ` +
 		`printf 'tr A-Z A-Z\n' > lib/lower.sh && touch -d '1 hour ago' lib/lower.sh && git add lib/lower.sh && ` +
 		`printf 'tr A-Z a-z\n' > lib/lower.sh && touch -d '1 hour ago' lib/lower.sh; ` +
+		`[ "$(date +%s)" = "$s" ] && break; done; ` +
 		// And the index the state tree starts from, were it writable.
 		`for f in "$(git rev-parse --git-common-dir)"/agentproto/worktree-index/*/*; do printf AGENT > "$f"; done; true`)
 	dir := pipelineRepo(t, lie, "lower lib/lower.sh")
