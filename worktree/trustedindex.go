@@ -70,82 +70,26 @@ func stateBase(repo *gitrepo.Repo, m *Meta) (index []byte, commit string, ok boo
 // the size of every entry whose file under dir is not as recorded set to
 // zero, and the checksum made anew.
 func smudgeChanged(b []byte, dir string) ([]byte, bool) {
-	if len(b) < 12+20 || string(b[:4]) != "DIRC" {
+	if len(b) < sha1.Size {
 		return nil, false
 	}
 	end := len(b) - sha1.Size
 	if sum := sha1.Sum(b[:end]); !bytes.Equal(sum[:], b[end:]) {
 		return nil, false
 	}
-	version := binary.BigEndian.Uint32(b[4:8])
-	if version < 2 || version > 4 {
-		return nil, false
-	}
 	out := bytes.Clone(b)
-	count := int(binary.BigEndian.Uint32(b[8:12]))
-	var prev []byte // version 4 names are the previous name's prefix and a rest
-	off := 12
-	const fixed = 62
-	for i := 0; i < count; i++ {
-		if off+fixed > end {
-			return nil, false
+	_, ok := walkIndex(b, func(at int, _ uint16, name []byte) bool {
+		if !sameStat(b[at:at+indexEntryFixed], filepath.Join(dir, filepath.FromSlash(string(name)))) {
+			binary.BigEndian.PutUint32(out[at+36:at+40], 0)
 		}
-		flags := binary.BigEndian.Uint16(b[off+60 : off+62])
-		at := off + fixed
-		if flags&ceExtended != 0 {
-			at += 2
-		}
-		var name []byte
-		if version == 4 {
-			strip, n := gitVarint(b[at:end])
-			if n == 0 || strip > uint64(len(prev)) {
-				return nil, false
-			}
-			at += n
-			rest := bytes.IndexByte(b[at:end], 0)
-			if rest < 0 {
-				return nil, false
-			}
-			name = append(bytes.Clone(prev[:len(prev)-int(strip)]), b[at:at+rest]...)
-			prev, at = name, at+rest+1
-		} else {
-			if at > end {
-				return nil, false
-			}
-			n := bytes.IndexByte(b[at:end], 0)
-			if n < 0 {
-				return nil, false
-			}
-			name = b[at : at+n]
-			at = off + (at-off+n+8)&^7 // NUL-padded to a multiple of 8
-		}
-		if !sameStat(b[off:off+fixed], filepath.Join(dir, filepath.FromSlash(string(name)))) {
-			binary.BigEndian.PutUint32(out[off+36:off+40], 0)
-		}
-		off = at
+		return true
+	})
+	if !ok {
+		return nil, false
 	}
 	sum := sha1.Sum(out[:end])
 	copy(out[end:], sum[:])
 	return out, true
-}
-
-// gitVarint decodes git's offset varint (varint.c), which differs from
-// encoding/binary's past one byte; n is 0 when b ends inside it.
-func gitVarint(b []byte) (val uint64, n int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	c := b[0]
-	val, n = uint64(c&127), 1
-	for c&128 != 0 {
-		if n >= len(b) || val > 1<<56 {
-			return 0, 0
-		}
-		c = b[n]
-		n++
-		val = (val+1)<<7 | uint64(c&127)
-	}
-	return val, n
 }
 
 // sameStat holds an entry's stat data (ctime, mtime, inode, size; the
