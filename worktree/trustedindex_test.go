@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -250,4 +251,29 @@ func TestSmudgeChangedReadsEveryIndexVersion(t *testing.T) {
 			git("ls-files", "--stage") // git reads it: its checksum holds
 		})
 	}
+}
+
+// FuzzWalkIndex: whatever the bytes, reading them as an index neither
+// panics nor walks past them, and a smudged copy, when there is one, is an
+// index of the same length whose checksum holds.
+func FuzzWalkIndex(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x00" + strings.Repeat("\x00", 20)))
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x01" + strings.Repeat("\x00", 62) + "\x85\x01a\x00" + strings.Repeat("\x00", 20)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		off, ok := walkIndex(b, func(at int, _ uint16, name []byte) bool {
+			if at < 12 || at+indexEntryFixed > len(b)-20 {
+				t.Fatalf("entry at %d of %d bytes", at, len(b))
+			}
+			return true
+		})
+		if ok && (off < 12 || off > len(b)) {
+			t.Fatalf("extensions at %d of %d bytes", off, len(b))
+		}
+		if out, ok := smudgeChanged(b, t.TempDir()); ok {
+			end := len(out) - 20
+			if sum := sha1.Sum(out[:end]); len(out) != len(b) || !bytes.Equal(sum[:], out[end:]) {
+				t.Fatal("the smudged copy is not a whole index")
+			}
+		}
+	})
 }
