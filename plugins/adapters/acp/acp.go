@@ -51,6 +51,13 @@ const (
 	cancelGrace = 15 * time.Second
 	// cancelRepeat is how often session/cancel is sent again meanwhile.
 	cancelRepeat = time.Second
+	// failSettle is how long the next prompt waits after a turn that ended
+	// in an error: codex-acp 0.16.0 answers session/prompt on the error
+	// before its turn has ended, and steers a prompt arriving meanwhile
+	// into that ending turn, where it is never answered (measured in CI
+	// after a 429: the next turn did not end in 90 s). Errors are rare
+	// and a rate limit wants a pause anyway.
+	failSettle = time.Second
 	// exitGrace is how long the agent gets to exit once its stdin closes.
 	exitGrace = 3 * time.Second
 )

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -35,6 +36,11 @@ const fakeAgentEnv = "ACP_FAKE_AGENT"
 //	                    that kind ("-": none), answered "ask ID OPTION"
 //	slow                wait for session/cancel
 //	fail MESSAGE        end the turn with a JSON-RPC error
+//	failearly MS MSG    the same, but the agent's turn goes on for MS
+//	                    milliseconds after the answer, and a prompt that
+//	                    arrives meanwhile is never answered (codex-acp
+//	                    0.16.0 answers on the error event and steers the
+//	                    next prompt into the turn still ending)
 //	usage IN OUT CACHED the response reports that usage (unstable ACP)
 //	cost AMOUNT CUR     a usage_update: that cumulative session cost
 //	quota IN OUT MODEL  the response's _meta.quota, as Gemini CLI sends it
@@ -45,6 +51,8 @@ type fakeAgent struct {
 	mu   sync.Mutex
 	stop context.CancelFunc
 	n    int
+	// endingUntil is when a turn answered early by failearly ends.
+	endingUntil time.Time
 }
 
 func runFakeAgent() {
@@ -153,7 +161,12 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 	defer stop()
 	a.mu.Lock()
 	a.stop = stop
+	ending := time.Now().Before(a.endingUntil)
 	a.mu.Unlock()
+	if ending {
+		<-ctx.Done()
+		return acpsdk.PromptResponse{}, ctx.Err()
+	}
 	var text strings.Builder
 	for _, b := range r.Prompt {
 		if b.Text != nil {
@@ -269,6 +282,12 @@ func (a *fakeAgent) Prompt(ctx context.Context, r acpsdk.PromptRequest) (acpsdk.
 			a.say(r.SessionId, "working...\n")
 			<-ctx.Done()
 			return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
+		case "failearly":
+			ms, _ := strconv.Atoi(arg)
+			a.mu.Lock()
+			a.endingUntil = time.Now().Add(time.Duration(ms) * time.Millisecond)
+			a.mu.Unlock()
+			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"message": body}}
 		case "fail":
 			return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: -32603, Message: "Internal error", Data: map[string]any{"details": rest}}
 		default:

@@ -47,6 +47,8 @@ type Session struct {
 	turnDone    chan struct{} // non-nil while a turn runs
 	interrupted bool
 	ended       bool
+	// settleUntil: no prompt is sent before it (failSettle).
+	settleUntil time.Time
 }
 
 // launch starts the agent with pipes for the protocol; its stderr goes to

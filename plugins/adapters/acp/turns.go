@@ -75,6 +75,12 @@ func (s *Session) startTurn(text string) {
 	go func() {
 		<-s.ready
 		s.mu.Lock()
+		settle := time.Until(s.settleUntil)
+		s.mu.Unlock()
+		if settle > 0 {
+			time.Sleep(settle)
+		}
+		s.mu.Lock()
 		interrupted := s.interrupted
 		s.mu.Unlock()
 		switch {
@@ -115,6 +121,9 @@ func (s *Session) endTurn(resp acpsdk.PromptResponse, err error, interrupted boo
 			return // agentGone reports it
 		default:
 		}
+		s.mu.Lock()
+		s.settleUntil = time.Now().Add(failSettle)
+		s.mu.Unlock()
 		text := errText(err)
 		s.out.Error(text, classify(text))
 	case resp.StopReason == acpsdk.StopReasonCancelled && s.client.deniedInTurn():
