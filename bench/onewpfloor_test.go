@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -58,15 +57,7 @@ func BenchmarkOneWPFloor(b *testing.B) {
 		var floors, byHand []time.Duration
 		for k := 0; k <= runs; k++ {
 			f := floor()
-			p := fmt.Sprintf("p%d", k)
-			wt := filepath.Join(filepath.Dir(r.dir), "hand-"+p)
-			start := time.Now()
-			r.must(r.dir, nil, "git", "worktree", "add", "-q", "-b", "hand/"+p, wt, "main")
-			os.MkdirAll(filepath.Join(wt, p), 0o755)
-			os.WriteFile(filepath.Join(wt, p, "x.txt"), []byte("x\n"), 0o644)
-			r.must(wt, nil, "git", "add", "-A")
-			r.must(wt, nil, "git", "commit", "-qm", "WP0")
-			h := time.Since(start)
+			h := r.byHand(fmt.Sprintf("p%d", k))
 			if k > 0 { // the first run warms the page cache
 				floors, byHand = append(floors, f), append(byHand, h)
 			}
