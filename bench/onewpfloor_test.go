@@ -25,7 +25,6 @@ func BenchmarkOneWPFloor(b *testing.B) {
 	if s := sandbox.Probe(); s.ABI < sandbox.MinABI {
 		b.Skipf("no Landlock ABI %d here", sandbox.MinABI)
 	}
-	defer sandbox.ConfigureJudged(func() sandbox.JudgedConfig { return sandbox.JudgedConfig{Mode: sandbox.ModeAuto} })
 	sandbox.ConfigureJudged(func() sandbox.JudgedConfig { return sandbox.JudgedConfig{Mode: sandbox.ModeAuto} })
 	for i := 0; i < b.N; i++ {
 		r := newRunner(b)

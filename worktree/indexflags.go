@@ -45,8 +45,9 @@ func indexUnflagged(path string) bool {
 const indexEntryFixed = 62
 
 // walkIndex calls each with every entry of index b (versions 2 to 4): the
-// offset of its fixed part, its second flags word (0 without one) and its whole name
-// (version 4 names rebuilt from the previous one), until each says false.
+// offset of its fixed part, its second flags word (0 without one) and its
+// whole name (version 4 names rebuilt from the previous one), until each
+// says false.
 // It returns where the extensions start, and false when b is not an index
 // this reading knows, or each stopped.
 func walkIndex(b []byte, each func(at int, ext uint16, name []byte) bool) (int, bool) {
