@@ -37,9 +37,17 @@ type TurnEvent struct {
 // RecordTurn appends the usage of one turn. The id is the session and
 // the turn: recording the same turn again with the same data is a no-op.
 func RecordTurn(s gitstore.Store, e TurnEvent) error {
-	_, err := turnKind.Record(s, fmt.Sprintf("usage/%s/%d", e.Session, e.Turn.Turn), e)
+	_, err := turnKind.Record(s, turnID(e), e)
 	return err
 }
+
+// TurnDraft is the usage of one turn as a draft, for a batch of events
+// (the sessions daemon's journal); same id and data as RecordTurn.
+func TurnDraft(e TurnEvent) (gitstore.Draft, error) {
+	return turnKind.Draft(turnID(e), e)
+}
+
+func turnID(e TurnEvent) string { return fmt.Sprintf("usage/%s/%d", e.Session, e.Turn.Turn) }
 
 // SupervisorEvent is the data of a usage_supervisor event: what the LLM
 // driving agentproto (through MCP or the CLI) says it used, for a plan.

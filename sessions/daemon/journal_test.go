@@ -31,6 +31,12 @@ func (b *batches) Append(drafts []gitstore.Draft) (*gitstore.AppendResult, error
 	return b.Store.Append(drafts)
 }
 
+func (b *batches) appends() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.sizes)
+}
+
 func spawnDraft(t *testing.T, session, step string) gitstore.Draft {
 	t.Helper()
 	d, err := spawnKind.Draft(eventID(sessionRef{Session: session}, KindSpawn, step), Spawn{sessionRef: sessionRef{Session: session}, Step: step})

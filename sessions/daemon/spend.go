@@ -116,11 +116,16 @@ func (d *Daemon) recordTurn(l *live, stopped *spend.Exhausted) {
 	l.turn.usage.recorded = true
 	e := spend.TurnEvent{Session: l.rec.ID, Label: l.rec.Label, Adapter: l.rec.Adapter, Profile: l.rec.Profile, Turn: *t, Stopped: stopped}
 	d.mu.Unlock()
-	// After the session's events before it, as they happened.
-	d.journal.flush()
-	if err := spend.RecordTurn(d.ledger, e); err != nil {
+	draft, err := spend.TurnDraft(e)
+	if err != nil {
 		d.logf("ledger: %s %s turn %d: %v", spend.KindTurn, e.Session, e.Turn.Turn, err)
+		return
 	}
+	// Queued behind the session's events before it, so it lands after them,
+	// and in one append with the settle that follows it: the turn's end
+	// waited for two appends of its own before the settle's. An answer
+	// waits for it as for every queued event (journal.flush).
+	d.journal.add(draft)
 }
 
 // over is the first budget the session's spend reaches: its own, its

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentproto/agentproto/gitstore/memstore"
 	"github.com/agentproto/agentproto/internal/config"
 	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/plugins/host"
@@ -68,9 +69,38 @@ func TestTurnAccounting(t *testing.T) {
 	if r.Spend.Turns != 2 || r.Spend.UnknownTurns != 1 || r.Spend.CostUSD != want {
 		t.Fatalf("spend %+v, want $%v", r.Spend, want)
 	}
+	d.journal.flush() // as every answer of the daemon does
 	use, _, err := spend.Read(d.ledger)
 	if err != nil || use.Sessions[r.ID].Turns != 2 || use.WPs["p/WP1"].CostUSD != want {
 		t.Fatalf("ledger: %+v %v", use, err)
+	}
+}
+
+// A turn's end costs one append: its usage_turn waits in the journal
+// behind the session's earlier events (here one being written, held) and
+// goes with the settle that follows it, in that order.
+func TestTurnUsageGoesWithTheSettle(t *testing.T) {
+	d, l := accounting(t, config.Budgets{})
+	store := &batches{Store: memstore.New(), release: make(chan struct{})}
+	d.journal = newJournal(store, t.Logf)
+	d.transition(l.rec, sessions.StateRunning, "", nil)
+	for store.appends() == 0 {
+		time.Sleep(time.Millisecond) // until the running event is held in its append
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		close(store.release)
+	}()
+	accountTurn(d, l)
+	d.transition(l.rec, sessions.StateSettled, "", nil)
+	d.journal.flush()
+	if len(store.sizes) != 2 || store.sizes[1] != 2 {
+		t.Fatalf("appends of sizes %v: want the running event, then the turn's usage and the settle in one", store.sizes)
+	}
+	got := ids(t, store)
+	want := []string{"session/s-000000000001/1-running", "usage/s-000000000001/1", "session/s-000000000001/2-settled"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("ledger holds %v, want %v", got, want)
 	}
 }
 
