@@ -11,26 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentproto/agentproto/cmd/cmdutil"
-	"github.com/agentproto/agentproto/cmd/configcmd"
-	"github.com/agentproto/agentproto/cmd/forkcmd"
-	"github.com/agentproto/agentproto/cmd/hookscmd"
-	"github.com/agentproto/agentproto/cmd/initcmd"
-	"github.com/agentproto/agentproto/cmd/ledger"
-	"github.com/agentproto/agentproto/cmd/lessoncmd"
-	"github.com/agentproto/agentproto/cmd/mcpcmd"
-	"github.com/agentproto/agentproto/cmd/peercmd"
-	"github.com/agentproto/agentproto/cmd/pipelinecmd"
-	"github.com/agentproto/agentproto/cmd/plan"
-	"github.com/agentproto/agentproto/cmd/plugincmd"
-	"github.com/agentproto/agentproto/cmd/policycmd"
-	"github.com/agentproto/agentproto/cmd/profilecmd"
-	"github.com/agentproto/agentproto/cmd/scoutcmd"
-	"github.com/agentproto/agentproto/cmd/sessionscmd"
-	"github.com/agentproto/agentproto/cmd/spendcmd"
-	"github.com/agentproto/agentproto/cmd/synccmd"
-	"github.com/agentproto/agentproto/cmd/watchcmd"
-	"github.com/agentproto/agentproto/cmd/webcmd"
-	"github.com/agentproto/agentproto/cmd/worktreecmd"
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -50,6 +30,11 @@ func Version() string {
 
 // NewCmdRoot returns the whole command tree.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	return newRoot(f, parts)
+}
+
+// newRoot is the root command with the commands of ps under it.
+func newRoot(f *cmdutil.Factory, ps []part) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "git-agentproto <command>",
 		Short: "Run many AI coding agents on one repository without losing control",
@@ -73,28 +58,9 @@ Exit codes: 0 ok, 1 error, 2 invalid usage or input, 3 conflict,
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c, err: err}
 	})
-	cmd.AddCommand(initcmd.NewCmdInit(f, nil))
-	cmd.AddCommand(configcmd.NewCmdConfig(f))
-	cmd.AddCommand(ledger.NewCmdLedger(f))
-	cmd.AddCommand(synccmd.NewCmdSync(f, nil))
-	cmd.AddCommand(plan.NewCmdPlan(f))
-	cmd.AddCommand(worktreecmd.NewCmdWorktree(f))
-	cmd.AddCommand(worktreecmd.NewCmdTrust(f))
-	cmd.AddCommand(hookscmd.NewCmdHooks(f))
-	cmd.AddCommand(plugincmd.NewCmdPlugin(f))
-	cmd.AddCommand(sessionscmd.NewCmdSessions(f))
-	cmd.AddCommand(sessionscmd.NewCmdServe(f))
-	cmd.AddCommand(pipelinecmd.Commands(f)...)
-	cmd.AddCommand(peercmd.Commands(f)...)
-	cmd.AddCommand(forkcmd.NewCmdFork(f))
-	cmd.AddCommand(profilecmd.NewCmdProfile(f))
-	cmd.AddCommand(lessoncmd.NewCmdLesson(f))
-	cmd.AddCommand(policycmd.NewCmdPolicy(f))
-	cmd.AddCommand(watchcmd.NewCmdWatch(f))
-	cmd.AddCommand(webcmd.NewCmdWeb(f, nil))
-	cmd.AddCommand(scoutcmd.NewCmdScout(f))
-	cmd.AddCommand(mcpcmd.NewCmdMCP(f))
-	cmd.AddCommand(spendcmd.NewCmdSpend(f))
+	for _, p := range ps {
+		cmd.AddCommand(p.build(f)...)
+	}
 	cmd.AddCommand(newCmdCompletion(cmd))
 	refuseUnknownSubcommands(cmd)
 	addDynamicCompletion(cmd, f)
@@ -113,7 +79,7 @@ func (e *usageError) Unwrap() error { return e.err }
 // Main runs the command line and returns the process exit code.
 func Main(args []string, io *cmdutil.IOStreams) int {
 	f := cmdutil.New(io, Version())
-	cmd := NewCmdRoot(f)
+	cmd := newRoot(f, partsFor(args))
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	if err == nil {
