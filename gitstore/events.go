@@ -14,9 +14,12 @@ import (
 type Query struct {
 	// Kinds keeps only events of these kinds, as their decoded envelopes
 	// name them; empty keeps every kind.
-	Kinds   []string
-	Limit   int  // 0 = all
-	Reverse bool // oldest first instead of newest first
+	Kinds []string
+	// IDPrefix keeps only events whose id starts with it, read through the
+	// id index: each id once, as its first record (as Get reads it).
+	IDPrefix string
+	Limit    int  // 0 = all
+	Reverse  bool // oldest first instead of newest first
 	// Warnings, when set, collects the warnings the read met.
 	Warnings *Warnings
 }
@@ -108,7 +111,7 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 			n++
 			return q.Limit > 0 && n >= q.Limit, err
 		}
-		if len(q.Kinds) == 0 {
+		if len(q.Kinds) == 0 && q.IDPrefix == "" {
 			c := events.Cursor()
 			first, next := c.Last, c.Prev
 			if q.Reverse {
@@ -121,7 +124,12 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 			}
 			return nil
 		}
-		keys := kindOrderKeys(tx, q.Kinds)
+		var keys [][]byte
+		if q.IDPrefix != "" {
+			keys = idOrderKeys(tx, q.IDPrefix, q.Kinds)
+		} else {
+			keys = kindOrderKeys(tx, q.Kinds)
+		}
 		for i := range keys {
 			k := keys[i]
 			if !q.Reverse {
@@ -178,5 +186,28 @@ func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
 	if len(seen) > 1 {
 		sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
 	}
+	return keys
+}
+
+// idOrderKeys returns the order keys of the events whose id starts with
+// prefix and, when kinds are given, is of one of them, oldest first.
+func idOrderKeys(tx *bolt.Tx, prefix string, kinds []string) [][]byte {
+	var of []*bolt.Bucket
+	for _, kind := range kinds {
+		if b := tx.Bucket(bucketKinds).Bucket([]byte(kind)); b != nil {
+			of = append(of, b)
+		}
+	}
+	var keys [][]byte
+	p := []byte(prefix)
+	c := tx.Bucket(bucketIDs).Cursor()
+	for id, ref := c.Seek(p); id != nil && bytes.HasPrefix(id, p); id, ref = c.Next() {
+		key := append(append(make([]byte, 0, len(ref)+len(id)), ref...), id...)
+		if len(kinds) > 0 && !slices.ContainsFunc(of, func(b *bolt.Bucket) bool { return b.Get(key) != nil }) {
+			continue
+		}
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
 	return keys
 }

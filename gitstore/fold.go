@@ -30,6 +30,14 @@ func On[S, T any](k Kind[T], fn func(s S, e *Event, data T)) Handler[S] {
 // kind's type is skipped and named in the warnings returned, after those
 // the read met.
 func Fold[S any](st Store, s S, hs ...Handler[S]) (Warnings, error) {
+	return FoldPrefix(st, "", s, hs...)
+}
+
+// FoldPrefix is Fold over the events whose id starts with prefix (see
+// Query.IDPrefix): a feature whose ids name their subject (a plan's
+// "pipeline/NAME/") reads that subject's events alone, however many
+// others the ledger holds.
+func FoldPrefix[S any](st Store, prefix string, s S, hs ...Handler[S]) (Warnings, error) {
 	byKind := map[string][]func(S, *Event) error{}
 	var kinds []string
 	for _, h := range hs {
@@ -43,7 +51,7 @@ func Fold[S any](st Store, s S, hs ...Handler[S]) (Warnings, error) {
 		return nil, nil
 	}
 	var skipped Warnings
-	for e, err := range st.Events(Query{Kinds: kinds, Reverse: true, Warnings: &warn}) {
+	for e, err := range st.Events(Query{Kinds: kinds, IDPrefix: prefix, Reverse: true, Warnings: &warn}) {
 		if err != nil {
 			return append(warn, skipped...), err
 		}

@@ -110,7 +110,9 @@ func readState(l gitstore.Store, project string, foreign bool) (*State, error) {
 		}
 		return !out
 	}
-	_, err := gitstore.Fold(l, st,
+	// Every id of a plan's pipeline event starts with pipeline/NAME/: a
+	// plan's state costs the same however many plans the ledger holds.
+	_, err := gitstore.FoldPrefix(l, "pipeline/"+project+"/", st,
 		gitstore.On(dispatchedKind, func(st *State, e *gitstore.Event, d Dispatch) {
 			if d.Project == project && trusted(st, e, d.WP) {
 				st.Dispatches[d.WP] = append(st.Dispatches[d.WP], d)

@@ -22,20 +22,23 @@ func TestReadStateFoldsOnePlan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(env.record(KindDispatched, "d1", Dispatch{Project: "p", WP: "WP1", Worktree: "p-wp1", Attempt: 1, Base: "b1"}, nil))
-	must(env.record(KindDispatched, "d2", &Dispatch{Project: "p", WP: "WP1", Worktree: "p-wp1", Attempt: 2}, nil))
-	must(env.record(KindDispatched, "d3", Dispatch{Project: "q", WP: "WP1", Worktree: "q-wp1"}, nil))
-	must(env.record(KindVerified, "v1", Verification{Project: "p", WP: "WP1", Verdict: Fail}, nil))
-	must(env.record(KindVerified, "v2", Verification{Project: "p", WP: "WP1", Verdict: Pass}, nil))
-	must(env.record(KindVerified, "v3", Verification{Project: "q", WP: "WP1", Verdict: Fail}, nil))
-	must(env.record(KindCheckpointed, "c1", Checkpoint{Project: "p", WP: "WP1", Commit: "abc"}, nil))
+	must(env.record(KindDispatched, "pipeline/p/WP1/dispatch/1", Dispatch{Project: "p", WP: "WP1", Worktree: "p-wp1", Attempt: 1, Base: "b1"}, nil))
+	must(env.record(KindDispatched, "pipeline/p/WP1/dispatch/2", &Dispatch{Project: "p", WP: "WP1", Worktree: "p-wp1", Attempt: 2}, nil))
+	must(env.record(KindDispatched, "pipeline/q/WP1/dispatch/1", Dispatch{Project: "q", WP: "WP1", Worktree: "q-wp1"}, nil))
+	must(env.record(KindVerified, "pipeline/p/WP1/verify/1", Verification{Project: "p", WP: "WP1", Verdict: Fail}, nil))
+	must(env.record(KindVerified, "pipeline/p/WP1/verify/2", Verification{Project: "p", WP: "WP1", Verdict: Pass}, nil))
+	must(env.record(KindVerified, "pipeline/q/WP1/verify/1", Verification{Project: "q", WP: "WP1", Verdict: Fail}, nil))
+	must(env.record(KindCheckpointed, "pipeline/p/WP1/checkpoint/abc", Checkpoint{Project: "p", WP: "WP1", Commit: "abc"}, nil))
+	// Plan pp's ids start with pipeline/p too, but not pipeline/p/.
+	must(env.record(KindVerified, "pipeline/pp/WP1/verify/1", Verification{Project: "pp", WP: "WP1", Verdict: Fail}, nil))
+	must(env.record(KindCheckpointed, "pipeline/pp/WP2/checkpoint/x", Checkpoint{Project: "pp", WP: "WP2", Commit: "x"}, nil))
 
 	st, err := ReadState(store, "p")
 	must(err)
 	if len(st.Dispatches["WP1"]) != 2 || st.Dispatches["WP1"][1].Attempt != 2 || st.Base("WP1") != "b1" {
 		t.Fatalf("dispatches = %+v", st.Dispatches)
 	}
-	if !st.Verified("WP1") || st.Checkpoints["WP1"].Commit != "abc" || st.Consolidated != nil {
+	if !st.Verified("WP1") || st.Checkpoints["WP1"].Commit != "abc" || len(st.Checkpoints) != 1 || st.Consolidated != nil {
 		t.Fatalf("state = %+v", st)
 	}
 	label, verdict, found, err := VerdictForBranch(store, "wt/q-wp1")
@@ -47,12 +50,12 @@ func TestReadStateFoldsOnePlan(t *testing.T) {
 		t.Fatal("a branch nobody dispatched was found")
 	}
 	// The data is checked against the kind's type, and scrubbed of secrets.
-	if err := env.record(KindVerified, "v4", Checkpoint{Project: "p"}, nil); err == nil {
+	if err := env.record(KindVerified, "pipeline/p/WP1/verify/4", Checkpoint{Project: "p"}, nil); err == nil {
 		t.Fatal("a checkpoint was recorded as a verification")
 	}
 	token := "ghp_" + strings.Repeat("Zx9", 12)
-	must(env.record(KindCheckpointed, "c2", Checkpoint{Project: "p", WP: "WP2", Commit: token}, nil))
-	e, _, err := store.Get("c2")
+	must(env.record(KindCheckpointed, "pipeline/p/WP2/checkpoint/c2", Checkpoint{Project: "p", WP: "WP2", Commit: token}, nil))
+	e, _, err := store.Get("pipeline/p/WP2/checkpoint/c2")
 	must(err)
 	if strings.Contains(string(e.Data), token) {
 		t.Fatalf("a secret was recorded: %s", e.Data)

@@ -101,7 +101,9 @@ type History struct {
 // ReadHistory finds the latest freeze of a plan and the amendments after it.
 func ReadHistory(l gitstore.Store, project string) (*History, error) {
 	h := &History{}
-	_, err := gitstore.Fold(l, h,
+	// A plan's records are plan/NAME/...: read alone, whatever else the
+	// ledger holds.
+	_, err := gitstore.FoldPrefix(l, "plan/"+project+"/", h,
 		gitstore.On(frozenKind, func(h *History, e *gitstore.Event, f Frozen) {
 			if f.Project == project {
 				f.RecordID, f.Time = e.ID, e.Time

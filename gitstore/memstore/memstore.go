@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -144,7 +145,7 @@ func (s *Store) Events(q gitstore.Query) iter.Seq2[*gitstore.Event, error] {
 		}
 		n := 0
 		for _, e := range events {
-			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
+			if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) || !strings.HasPrefix(e.ID, q.IDPrefix) {
 				continue
 			}
 			if !yield(clone(e), nil) {
