@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentproto/agentproto/internal/fault"
-	"github.com/agentproto/agentproto/internal/lazyre"
 )
 
 // Schema names the envelope format written in every event commit.
@@ -78,7 +77,24 @@ type AttachmentInput struct {
 	Content []byte
 }
 
-var attachmentPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+// plainName reports whether name is a plain file name: a letter or digit,
+// then up to 127 letters, digits, '_', '.' or '-'. Written out: as a
+// regexp its {0,127} compiled to 128 copies of the class, 118 KB of
+// allocation in every process that recorded an attachment.
+func plainName(name string) bool {
+	if name == "" || len(name) > 128 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '_' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateID reports why id cannot be a record id, or nil.
 func ValidateID(id string) error {
@@ -233,7 +249,7 @@ func (d *Draft) normalize() error {
 	d.Data = data
 	seen := map[string]bool{}
 	for _, a := range d.Attachments {
-		if !attachmentPattern.MatchString(a.Name) {
+		if !plainName(a.Name) {
 			return fault.Invalidf("record %s: attachment name %q is not a plain file name", d.ID, a.Name)
 		}
 		if seen[a.Name] {
