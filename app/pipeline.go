@@ -85,6 +85,12 @@ func (d *Dispatched) Summary() (done, next string, err error) {
 // When the run itself fails, the Dispatched comes back with its error,
 // so the state it left can still be read.
 func (e *Env) Dispatch(ctx context.Context, o DispatchOptions) (*Dispatched, error) {
+	// A WP's worktree is checked out with git's configuration: listed
+	// while the plan, its checks and the ledger are read (Dispatcher.Run
+	// asks again, which then costs nothing).
+	if repo, err := e.Repo(); err == nil {
+		repo.PrefetchConfigList()
+	}
 	pe, cfg, err := e.Pipeline(ctx, o.Project)
 	if err != nil {
 		return nil, err
