@@ -112,11 +112,21 @@ func stateOf(repo *gitrepo.Repo, m *Meta, keep bool) (*KeptState, error) {
 	if _, err := git(nil, "-c", "core.splitIndex=false", "add", "-A"); err != nil {
 		return nil, err
 	}
-	tree, err := git(nil, "write-tree")
+	// The trees are written here, from the index git just wrote: one git
+	// process fewer on verify's path (writetree.go); git writes what this
+	// reading leaves to it.
+	tree, ok, err := writeIndexTree(repo.CommonDir, tmp.Name())
 	if err != nil {
 		return nil, err
 	}
-	s := &KeptState{Tree: strings.TrimSpace(string(tree))}
+	if !ok {
+		out, err := git(nil, "write-tree")
+		if err != nil {
+			return nil, err
+		}
+		tree = strings.TrimSpace(string(out))
+	}
+	s := &KeptState{Tree: tree}
 	if keep {
 		if s.index, err = os.ReadFile(tmp.Name()); err != nil {
 			return nil, err
