@@ -65,7 +65,7 @@ fuzz:
 
 bench:
 	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./bench/
-	go test -run '^$$' -bench AmongPlans -benchtime 20x ./pipeline/
+	go test -run '^$$' -bench 'AmongPlans|AmongBranches' -benchtime 20x ./pipeline/
 
 # The benchmarks at a million events and 128 work packages (tens of minutes).
 bench-scale:

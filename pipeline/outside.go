@@ -91,9 +91,11 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 	return o, nil
 }
 
-// addRefs records the branches and tags, but the worktrees' own.
+// addRefs records the branches and tags, but the worktrees' own, which
+// are not even read: a repository keeps every plan's WP branches, and
+// reading them cost each snapshot 150 ms at 5,000 of them.
 func (o Outside) addRefs(repo *gitrepo.Repo) error {
-	refs, err := repo.Refs("refs/heads", "refs/tags")
+	refs, err := repo.RefsBut("refs/heads/"+worktree.BranchPrefix, "refs/heads", "refs/tags")
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -191,10 +192,26 @@ func (s Store) List(prefix string) (map[string]string, error) {
 // ListAll is List that returns the refs it can read and, apart, those it
 // cannot.
 func (s Store) ListAll(prefix string) (map[string]string, []BrokenRef, error) {
+	return s.ListAllBut(prefix, "")
+}
+
+// ListAllBut is ListAll leaving out the refs under but (a prefix ending in
+// a slash), whose loose files it does not read: a look at a repository's
+// own branches need not read the thousands agentproto made.
+func (s Store) ListAllBut(prefix, but string) (map[string]string, []BrokenRef, error) {
 	refs, packedBroken, err := s.packed(prefix)
 	if err != nil {
 		return nil, nil, err
 	}
+	if but != "" {
+		for name := range refs {
+			if strings.HasPrefix(name, but) {
+				delete(refs, name)
+			}
+		}
+		packedBroken = slices.DeleteFunc(packedBroken, func(b BrokenRef) bool { return strings.HasPrefix(b.Name, but) })
+	}
+	skip := filepath.Join(s.Common, strings.TrimSuffix(but, "/"))
 	var broken []BrokenRef
 	root := filepath.Join(s.Common, prefix)
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -203,6 +220,9 @@ func (s Store) ListAll(prefix string) (map[string]string, []BrokenRef, error) {
 				return nil
 			}
 			return err
+		}
+		if d.IsDir() && but != "" && path == skip {
+			return fs.SkipDir
 		}
 		if d.IsDir() || strings.HasSuffix(d.Name(), ".lock") {
 			return nil

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -15,14 +16,24 @@ type Ref struct {
 // components ("refs/heads" holds refs/heads/main, not refs/headsx), or
 // is a glob ("refs/heads/wt/*"). No pattern lists every ref.
 func (r *Repo) Refs(patterns ...string) ([]Ref, error) {
-	if refs, ok := r.storedRefs(patterns); ok {
+	return r.RefsBut("", patterns...)
+}
+
+// RefsBut is Refs leaving out the refs under but (a prefix ending in a
+// slash), which the walk of the files does not read.
+func (r *Repo) RefsBut(but string, patterns ...string) ([]Ref, error) {
+	if refs, ok := r.storedRefs(patterns, but); ok {
 		return refs, nil
 	}
 	out, err := r.Git(append([]string{"for-each-ref", "--format=%(objectname) %(refname)"}, patterns...)...)
 	if err != nil {
 		return nil, err
 	}
-	return parseRefs(string(out), " "), nil
+	refs := parseRefs(string(out), " ")
+	if but != "" {
+		refs = slices.DeleteFunc(refs, func(ref Ref) bool { return strings.HasPrefix(ref.Name, but) })
+	}
+	return refs, nil
 }
 
 // parseRefs reads "ID<sep>NAME" lines.

@@ -91,7 +91,7 @@ func TestStoredReadsAgreeWithGit(t *testing.T) {
 			t.Errorf("blob %s: answered in-process, which is git's to refuse or resolve", missing)
 		}
 	}
-	refs, ok := repo.storedRefs([]string{"refs/heads", "refs/tags"})
+	refs, ok := repo.storedRefs([]string{"refs/heads", "refs/tags"}, "")
 	want := gitIn(t, dir, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads", "refs/tags")
 	var lines []string
 	for _, r := range refs {
@@ -100,7 +100,7 @@ func TestStoredReadsAgreeWithGit(t *testing.T) {
 	if !ok || strings.Join(lines, "\n") != want {
 		t.Errorf("refs (%v):\n%s\ngit says:\n%s", ok, strings.Join(lines, "\n"), want)
 	}
-	if refs, ok := repo.storedRefs([]string{"refs/heads/side"}); !ok || len(refs) != 1 || refs[0].ID != first {
+	if refs, ok := repo.storedRefs([]string{"refs/heads/side"}, ""); !ok || len(refs) != 1 || refs[0].ID != first {
 		t.Errorf("one ref: %v %v", refs, ok)
 	}
 

@@ -150,7 +150,7 @@ func sortName(e treeEntry) string {
 // every pattern is a full ref name or a prefix of whole components
 // without glob characters, every ref is a plain, well-named one and its
 // object is stored.
-func (r *Repo) storedRefs(patterns []string) ([]Ref, bool) {
+func (r *Repo) storedRefs(patterns []string, but string) ([]Ref, bool) {
 	if len(patterns) == 0 {
 		return nil, false
 	}
@@ -166,7 +166,7 @@ func (r *Repo) storedRefs(patterns []string) ([]Ref, bool) {
 		if !strings.HasPrefix(p, "refs/") || strings.ContainsAny(p, "*?[\\") || perWorktree(p+"/") || !gitref.ValidRefName(p) {
 			return nil, false
 		}
-		under, broken, err := store.ListAll(p + "/")
+		under, broken, err := store.ListAllBut(p+"/", but)
 		if err != nil || len(broken) > 0 {
 			return nil, false
 		}
