@@ -89,7 +89,7 @@ func (e *Env) Dispatch(ctx context.Context, o DispatchOptions) (*Dispatched, err
 	// while the plan, its checks and the ledger are read (Dispatcher.Run
 	// asks again, which then costs nothing).
 	if repo, err := e.Repo(); err == nil {
-		repo.PrefetchConfigList()
+		defer repo.PrefetchConfigList()()
 	}
 	pe, cfg, err := e.Pipeline(ctx, o.Project)
 	if err != nil {

@@ -15,8 +15,8 @@ type Query struct {
 	// Kinds keeps only events of these kinds, as their decoded envelopes
 	// name them; empty keeps every kind.
 	Kinds []string
-	// IDPrefix keeps only events whose id starts with it, read through the
-	// id index: each id once, as its first record (as Get reads it).
+	// IDPrefix keeps only events whose id starts with it: every record of
+	// such an id, as the kind filter finds them, without decoding the rest.
 	IDPrefix string
 	Limit    int  // 0 = all
 	Reverse  bool // oldest first instead of newest first
@@ -111,25 +111,24 @@ func (l *Ledger) scan(q Query, decode bool, fn func(e *Event, env []byte) error)
 			n++
 			return q.Limit > 0 && n >= q.Limit, err
 		}
-		if len(q.Kinds) == 0 && q.IDPrefix == "" {
+		prefix := []byte(q.IDPrefix)
+		if len(q.Kinds) == 0 {
 			c := events.Cursor()
 			first, next := c.Last, c.Prev
 			if q.Reverse {
 				first, next = c.First, c.Next
 			}
 			for k, v := first(); k != nil; k, v = next() {
+				if !underPrefix(k, prefix) {
+					continue
+				}
 				if stop, err := emit(k, v); stop || err != nil {
 					return err
 				}
 			}
 			return nil
 		}
-		var keys [][]byte
-		if q.IDPrefix != "" {
-			keys = idOrderKeys(tx, q.IDPrefix, q.Kinds)
-		} else {
-			keys = kindOrderKeys(tx, q.Kinds)
-		}
+		keys := kindOrderKeys(tx, q.Kinds, prefix)
 		for i := range keys {
 			k := keys[i]
 			if !q.Reverse {
@@ -164,9 +163,10 @@ func markRetracted(env []byte) []byte {
 	return append(out, `,"retracted":true}`...)
 }
 
-// kindOrderKeys returns the order keys of every event of the given kinds,
-// oldest first.
-func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
+// kindOrderKeys returns the order keys of every event of the given kinds
+// whose id starts with prefix, oldest first. Only keys are read: an event
+// left out costs no decoding and no seal check.
+func kindOrderKeys(tx *bolt.Tx, kinds []string, prefix []byte) [][]byte {
 	var keys [][]byte
 	seen := map[string]bool{}
 	for _, kind := range kinds {
@@ -180,7 +180,9 @@ func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
 		}
 		c := b.Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			keys = append(keys, append([]byte(nil), k...))
+			if underPrefix(k, prefix) {
+				keys = append(keys, append([]byte(nil), k...))
+			}
 		}
 	}
 	if len(seen) > 1 {
@@ -189,25 +191,18 @@ func kindOrderKeys(tx *bolt.Tx, kinds []string) [][]byte {
 	return keys
 }
 
-// idOrderKeys returns the order keys of the events whose id starts with
-// prefix and, when kinds are given, is of one of them, oldest first.
-func idOrderKeys(tx *bolt.Tx, prefix string, kinds []string) [][]byte {
-	var of []*bolt.Bucket
-	for _, kind := range kinds {
-		if b := tx.Bucket(bucketKinds).Bucket([]byte(kind)); b != nil {
-			of = append(of, b)
-		}
+// underPrefix says whether the record id an order key ends with (index.go:
+// the clock's length, the clock, the writer, a NUL, the id) starts with
+// prefix. Every record of an id is found this way, whoever wrote it; the
+// id index keeps one per id.
+func underPrefix(key, prefix []byte) bool {
+	if len(prefix) == 0 {
+		return true
 	}
-	var keys [][]byte
-	p := []byte(prefix)
-	c := tx.Bucket(bucketIDs).Cursor()
-	for id, ref := c.Seek(p); id != nil && bytes.HasPrefix(id, p); id, ref = c.Next() {
-		key := append(append(make([]byte, 0, len(ref)+len(id)), ref...), id...)
-		if len(kinds) > 0 && !slices.ContainsFunc(of, func(b *bolt.Bucket) bool { return b.Get(key) != nil }) {
-			continue
-		}
-		keys = append(keys, key)
+	if len(key) == 0 || 1+int(key[0]) > len(key) {
+		return false
 	}
-	sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
-	return keys
+	rest := key[1+int(key[0]):]
+	nul := bytes.IndexByte(rest, 0)
+	return nul >= 0 && bytes.HasPrefix(rest[nul+1:], prefix)
 }

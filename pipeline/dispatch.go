@@ -54,7 +54,7 @@ func (d *Dispatcher) Run(only []string) error {
 	// A WP's worktree is checked out with git's configuration: listed
 	// while the plan and the ledger are read below (one git process spent
 	// for nothing when no WP needs a worktree).
-	d.Env.Repo.PrefetchConfigList()
+	defer d.Env.Repo.PrefetchConfigList()()
 	if _, err := d.Env.Frozen(); err != nil {
 		return fault.Refusedf("%v", err)
 	}

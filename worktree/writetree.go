@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -31,9 +32,12 @@ type stagedEntry struct {
 //
 // ok is false for an index left to git: one walkIndex cannot read, an
 // entry not at stage 0 (git refuses to write a conflict), one added with
-// intent to add, a mode no tree holds, names out of order, or an index
-// that is split or sparse. Only SHA-1 repositories reach here
-// (checkRepository).
+// intent to add, a mode no tree holds, names out of order, a cached tree
+// with a valid directory (git reuses its id), or an extension git must
+// understand (split, sparse). The index the checkout wrote has no cached tree, so the state
+// tree of a worktree at its checkout's commit is written here; one the
+// agent committed in is read from HEAD by git and goes to git. Only SHA-1
+// repositories reach here (checkRepository).
 func writeIndexTree(common, index string) (tree string, ok bool, err error) {
 	b, err := os.ReadFile(index)
 	if err != nil {
@@ -76,12 +80,47 @@ func treeEntries(b []byte) ([]stagedEntry, bool) {
 	}
 	end := len(b) - 20
 	for off+8 <= end {
-		if sig := string(b[off : off+4]); sig == "link" || sig == "sdir" {
+		// A cached tree (TREE) is what git write-tree answers with for the
+		// directories it covers, whatever their entries would write: a
+		// tree of HEAD's that git would not write the same way today (a
+		// mode 100664, a zero-padded 040000) keeps its id there. A
+		// lowercase signature is an extension git must understand (link:
+		// split, sdir: sparse).
+		size := int(binary.BigEndian.Uint32(b[off+4 : off+8]))
+		if off+8+size > end {
 			return nil, false
 		}
-		off += 8 + int(binary.BigEndian.Uint32(b[off+4:off+8]))
+		sig := b[off : off+4]
+		if 'a' <= sig[0] && sig[0] <= 'z' || string(sig) == "TREE" && !allInvalid(b[off+8:off+8+size]) {
+			return nil, false
+		}
+		off += 8 + size
 	}
 	return entries, off == end
+}
+
+// allInvalid says whether a cached tree (TREE extension) holds no valid
+// directory: each is its name, a NUL, its entry count ("-1" once a change
+// under it invalidated it), a space, its subtree count, a newline and, when
+// valid, its id. What does not read counts as valid.
+func allInvalid(ext []byte) bool {
+	for len(ext) > 0 {
+		nul := bytes.IndexByte(ext, 0)
+		if nul < 0 {
+			return false
+		}
+		ext = ext[nul+1:]
+		nl := bytes.IndexByte(ext, '\n')
+		if nl < 0 {
+			return false
+		}
+		count, _, ok := bytes.Cut(ext[:nl], []byte{' '})
+		if !ok || string(count) != "-1" {
+			return false
+		}
+		ext = ext[nl+1:]
+	}
+	return true
 }
 
 // treeMode is how a tree writes an index entry's mode, or "" for one an
@@ -132,10 +171,14 @@ func (w *treeWriter) write(entries []stagedEntry, depth int) ([20]byte, error) {
 		i = j
 	}
 	o := gitobj.New(plumbing.TreeObject, body)
-	if !w.have.Has(plumbing.Hash(o.ID)) {
-		if err := w.to.WriteLoose(o); err != nil {
-			return o.ID, err
-		}
+	// A tree there already is freshened, as git does, so that a prune
+	// does not take an unreferenced one (an earlier verify's) from under
+	// the checkpoint about to commit it.
+	hex := o.Hex()
+	loose := filepath.Join(w.to.Dir, hex[:2], hex[2:])
+	now := time.Now()
+	if err := os.Chtimes(loose, now, now); err == nil || w.have.Has(plumbing.Hash(o.ID)) {
+		return o.ID, nil
 	}
-	return o.ID, nil
+	return o.ID, w.to.WriteLoose(o)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentproto/agentproto/internal/testgit"
 )
@@ -38,7 +39,15 @@ func sameTreeAsGit(t *testing.T, dir, index string) {
 	}
 	// Every tree ours names is readable before git writes any.
 	listing := testgit.Run(t, dir, "ls-tree", "-r", "-t", ours)
-	if want := gitWithIndex(t, dir, index, "", "write-tree"); ours != want {
+	// git write-tree caches the trees in the index it reads: it reads a
+	// copy, so that the next step starts from the index as it was.
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "index")
+	os.WriteFile(copied, b, 0o644)
+	if want := gitWithIndex(t, dir, copied, "", "write-tree"); ours != want {
 		t.Fatalf("tree %s, git write-tree says %s\nours:\n%s", ours, want, listing)
 	}
 }
@@ -68,7 +77,8 @@ func TestWriteIndexTreeIsGitsWriteTree(t *testing.T) {
 	sameTreeAsGit(t, dir, index)
 
 	empty := filepath.Join(t.TempDir(), "empty")
-	gitWithIndex(t, dir, empty, "", "read-tree", "--empty")
+	gitWithIndex(t, dir, empty, "", "update-index", "--add", "--cacheinfo", "100644,"+head+",x")
+	gitWithIndex(t, dir, empty, "", "update-index", "--force-remove", "x")
 	sameTreeAsGit(t, dir, empty)
 }
 
@@ -85,10 +95,14 @@ func TestWriteIndexTreeLeavesToGit(t *testing.T) {
 		"conflict": func(index string) {
 			gitWithIndex(t, dir, index, fmt.Sprintf("100644 %s 1\tc\n100644 %s 2\tc\n", blob, blob), "update-index", "--index-info")
 		},
-		"not an index": func(index string) { os.WriteFile(index, []byte("DIRC but not really"), 0o644) },
+		"not an index":  func(index string) { os.WriteFile(index, []byte("DIRC but not really"), 0o644) },
+		"a cached tree": func(index string) { gitWithIndex(t, dir, index, "", "read-tree", "HEAD") },
 	} {
 		index := filepath.Join(t.TempDir(), "index")
-		gitWithIndex(t, dir, index, "", "read-tree", "HEAD")
+		gitWithIndex(t, dir, index, "", "add", "README") // no cached tree
+		if tree, ok, err := writeIndexTree(common, index); !ok || err != nil {
+			t.Fatalf("%s, before: %q %v %v; want it written here", name, tree, ok, err)
+		}
 		setup(index)
 		if tree, ok, err := writeIndexTree(common, index); ok || err != nil {
 			t.Errorf("%s: wrote %q, %v, %v; want it left to git", name, tree, ok, err)
@@ -124,5 +138,85 @@ func TestWriteIndexTreeOnRandomTrees(t *testing.T) {
 		}
 		gitWithIndex(t, dir, index, "", "add", "-A")
 		sameTreeAsGit(t, dir, index)
+	}
+}
+
+// A tree of HEAD's that git would not write the same way today — a mode
+// 100664 from an old git, a zero-padded 040000 — keeps its id in the cached
+// tree of an index read from HEAD, and git write-tree answers with it: such
+// an index is left to git. Once a change has invalidated every directory
+// (here the only one, the root), the trees are written here again.
+func TestWriteIndexTreeLeavesHeadsCachedTreesToGit(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	common := filepath.Join(dir, ".git")
+	os.MkdirAll(filepath.Join(dir, "d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d", "g"), []byte("x\n"), 0o644)
+	blob := testgit.Run(t, dir, "hash-object", "-w", "d/g")
+	readme := testgit.Run(t, dir, "rev-parse", "HEAD:README")
+	sub := gitWithIndex(t, dir, filepath.Join(t.TempDir(), "unused"), fmt.Sprintf("100664 blob %s\tg\n", blob), "mktree")
+	root := gitWithIndex(t, dir, filepath.Join(t.TempDir(), "unused"), fmt.Sprintf("100644 blob %s\tREADME\n040000 tree %s\td\n", readme, sub), "mktree")
+	commit := testgit.Run(t, dir, "commit-tree", root, "-m", "legacy")
+	testgit.Run(t, dir, "update-ref", "refs/heads/main", commit)
+	testgit.Run(t, dir, "reset", "-q", "--hard") // the index caches HEAD's trees
+	old := time.Now().Add(-time.Hour)
+	for _, f := range []string{"README", "d/g"} {
+		os.Chtimes(filepath.Join(dir, f), old, old)
+	}
+	testgit.Run(t, dir, "update-index", "-q", "--refresh") // no entry racily clean
+	b, err := os.ReadFile(filepath.Join(common, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(t.TempDir(), "index")
+	os.WriteFile(index, b, 0o644)
+	gitWithIndex(t, dir, index, "", "add", "-A")
+	probe := filepath.Join(t.TempDir(), "index")
+	if b, err = os.ReadFile(index); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(probe, b, 0o644)
+	if got := gitWithIndex(t, dir, probe, "", "write-tree"); got != root {
+		t.Fatalf("git write-tree %s, HEAD's tree %s: the case does not hold", got, root)
+	}
+	if tree, ok, err := writeIndexTree(common, index); ok || err != nil {
+		t.Fatalf("wrote %q, %v, %v over HEAD's cached trees; want it left to git", tree, ok, err)
+	}
+
+	flat := t.TempDir()
+	testgit.Run(t, flat, "init", "-q")
+	os.WriteFile(filepath.Join(flat, "a"), []byte("a\n"), 0o644)
+	os.WriteFile(filepath.Join(flat, "b"), []byte("b\n"), 0o644)
+	flatIndex := filepath.Join(t.TempDir(), "index")
+	gitWithIndex(t, flat, flatIndex, "", "add", "-A")
+	gitWithIndex(t, flat, flatIndex, "", "write-tree") // caches the root
+	os.WriteFile(filepath.Join(flat, "b"), []byte("changed\n"), 0o644)
+	gitWithIndex(t, flat, flatIndex, "", "add", "-A") // invalidates it
+	sameTreeAsGit(t, flat, flatIndex)
+}
+
+// A tree already there as a loose object is freshened, as git write-tree
+// does, so that a prune of old unreferenced objects does not take it.
+func TestWriteIndexTreeFreshensTreesThere(t *testing.T) {
+	testgit.Isolate(t)
+	dir := testgit.Init(t)
+	os.MkdirAll(filepath.Join(dir, "d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "d", "f"), []byte("f\n"), 0o644)
+	index := filepath.Join(t.TempDir(), "index")
+	gitWithIndex(t, dir, index, "", "add", "-A")
+	tree, ok, err := writeIndexTree(filepath.Join(dir, ".git"), index)
+	if !ok || err != nil {
+		t.Fatalf("%q %v %v", tree, ok, err)
+	}
+	path := filepath.Join(dir, ".git", "objects", tree[:2], tree[2:])
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if again, _, _ := writeIndexTree(filepath.Join(dir, ".git"), index); again != tree {
+		t.Fatalf("the same index wrote %s, then %s", tree, again)
+	}
+	if st, err := os.Stat(path); err != nil || time.Since(st.ModTime()) > time.Hour {
+		t.Fatalf("the tree there was left at %v (%v)", st.ModTime(), err)
 	}
 }

@@ -87,4 +87,20 @@ func TestPrefetchedConfigListIsTakenOnce(t *testing.T) {
 	if err != nil || !strings.Contains(string(second), "agentproto.when\nafter") {
 		t.Fatalf("the next ConfigList = %q, %v; want the configuration read afresh", second, err)
 	}
+	// A listing no call took is dropped when its caller is done with it.
+	drop := repo.PrefetchConfigList()
+	repo.PrefetchConfigList()() // the second start's drop leaves the first
+	aheadMu.Lock()
+	started = ahead[*repo]
+	aheadMu.Unlock()
+	if started == nil {
+		t.Fatal("a second start's drop dropped the first start's listing")
+	}
+	<-started.done
+	gitIn(t, dir, "config", "agentproto.when", "later")
+	drop()
+	third, err := repo.ConfigList()
+	if err != nil || !strings.Contains(string(third), "agentproto.when\nlater") {
+		t.Fatalf("ConfigList after the drop = %q, %v; want the configuration read afresh", third, err)
+	}
 }

@@ -34,13 +34,17 @@ func (r *Repo) ConfigList() ([]byte, error) {
 // command that will need it soon does not wait for git then (a worktree's
 // checkout reads it; dispatch starts it while it reads the plan and the
 // ledger). Only the next call takes it, so a configuration changed later
-// is read afresh.
-func (r *Repo) PrefetchConfigList() {
+// is read afresh. The function it returns drops the listing if no call
+// took it: a caller that may end without one (a dispatch that stops
+// early) calls it as it returns, so that a process that lives on (the MCP
+// server) never hands an old listing to a later checkout. A second start
+// while one waits changes nothing, and its drop does nothing either.
+func (r *Repo) PrefetchConfigList() (drop func()) {
 	l := &listing{done: make(chan struct{})}
 	aheadMu.Lock()
 	if ahead[*r] != nil {
 		aheadMu.Unlock()
-		return
+		return func() {}
 	}
 	ahead[*r] = l
 	aheadMu.Unlock()
@@ -48,4 +52,12 @@ func (r *Repo) PrefetchConfigList() {
 		defer close(l.done)
 		l.out, l.err = r.Git("config", "-z", "--list")
 	}()
+	key := *r
+	return func() {
+		aheadMu.Lock()
+		if ahead[key] == l {
+			delete(ahead, key)
+		}
+		aheadMu.Unlock()
+	}
 }
