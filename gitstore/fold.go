@@ -35,8 +35,8 @@ func Fold[S any](st Store, s S, hs ...Handler[S]) (Warnings, error) {
 
 // FoldPrefix is Fold over the events whose id starts with prefix (see
 // Query.IDPrefix): a feature whose ids name their subject (a plan's
-// "pipeline/NAME/") reads that subject's events alone, however many
-// others the ledger holds.
+// "pipeline/NAME/") decodes and checks that subject's events alone; the
+// others of its kinds cost a look at their index keys.
 func FoldPrefix[S any](st Store, prefix string, s S, hs ...Handler[S]) (Warnings, error) {
 	byKind := map[string][]func(S, *Event) error{}
 	var kinds []string

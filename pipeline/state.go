@@ -110,8 +110,8 @@ func readState(l gitstore.Store, project string, foreign bool) (*State, error) {
 		}
 		return !out
 	}
-	// Every id of a plan's pipeline event starts with pipeline/NAME/: a
-	// plan's state costs the same however many plans the ledger holds.
+	// Every id of a plan's pipeline event starts with pipeline/NAME/: the
+	// other plans' records are not decoded nor their seals checked.
 	_, err := gitstore.FoldPrefix(l, "pipeline/"+project+"/", st,
 		gitstore.On(dispatchedKind, func(st *State, e *gitstore.Event, d Dispatch) {
 			if d.Project == project && trusted(st, e, d.WP) {

@@ -101,8 +101,8 @@ type History struct {
 // ReadHistory finds the latest freeze of a plan and the amendments after it.
 func ReadHistory(l gitstore.Store, project string) (*History, error) {
 	h := &History{}
-	// A plan's records are plan/NAME/...: read alone, whatever else the
-	// ledger holds.
+	// A plan's records are plan/NAME/...: the other plans' are not
+	// decoded.
 	_, err := gitstore.FoldPrefix(l, "plan/"+project+"/", h,
 		gitstore.On(frozenKind, func(h *History, e *gitstore.Event, f Frozen) {
 			if f.Project == project {
