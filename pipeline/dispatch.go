@@ -42,6 +42,9 @@ type Dispatcher struct {
 	only            []string // the WPs asked for; later waves keep to them
 	rateRetries     map[string]int
 	pendingFallback map[string]string // WP -> profile its next session runs on
+	// checkpointed holds the dependencies checkpointed for the wave being
+	// launched, under its dispatch lock.
+	checkpointed map[string]*Checkpoint
 }
 
 func (d *Dispatcher) say(wp, what, format string, args ...any) {

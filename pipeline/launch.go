@@ -17,9 +17,65 @@ import (
 	"github.com/agentproto/agentproto/worktree"
 )
 
+// started is a WP's session as start left it: its id once the daemon has
+// launched it and its dispatch is recorded, or why it could not be.
+type started func() (string, error)
+
 // start makes sure a WP has its worktree and a session, reusing a session
-// that is still alive or settled and not yet judged.
-func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
+// that is still alive or settled and not yet judged. The worktree, the
+// snapshots and the prompt are made here; the daemon's launch (the
+// sandbox, the adapter, its liveness ping — seconds with a real agent)
+// and the dispatch record that names the session go on while the caller
+// prepares the next WP of the wave, and the result waits for them.
+func (d *Dispatcher) start(st *State, wp plans.WP) (started, error) {
+	id, launch, err := d.prepare(st, wp)
+	if err != nil {
+		return nil, err
+	}
+	if launch == nil {
+		return func() (string, error) { return id, nil }, nil
+	}
+	done := make(chan struct{})
+	var r launched
+	go func() {
+		defer close(done)
+		r = launch()
+	}()
+	return func() (string, error) {
+		<-done
+		// Said and forgotten here, on the caller's goroutine: the
+		// reporter and the dispatcher's maps are not shared with the
+		// launches still under way.
+		if r.recorded {
+			delete(d.pendingFallback, wp.ID)
+		}
+		if r.failed != nil {
+			// The session failed to start (a dead provider, a failed
+			// liveness ping): handleFaults moves the WP to the next profile.
+			d.say(wp.ID, "session", "%s failed to start: %v", r.id, r.failed)
+			return r.id, nil
+		}
+		if r.err != nil {
+			return "", r.err
+		}
+		d.say(wp.ID, "session", "%s started (%s)", r.id, r.describe)
+		return r.id, nil
+	}, nil
+}
+
+// launched is what a session's launch came to: its id, whether its
+// dispatch was recorded, the adapter as said, and a start that failed
+// (failed, the session exists) or an error (no session, or no record).
+type launched struct {
+	id, describe string
+	recorded     bool
+	failed, err  error
+}
+
+// prepare does a start's part that must happen in order, one WP after
+// the other: an id when the WP keeps its live session, else the launch
+// still to run.
+func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, error) {
 	p := d.Env.Project
 	frozen := d.Env.History.Frozen
 	slug := Slug(p.Name, wp.ID)
@@ -27,13 +83,13 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	m, err := worktree.Load(d.Env.Repo, slug)
 	fresh := errors.Is(err, worktree.ErrNotFound)
 	if err != nil && !fresh {
-		return "", err // a worktree there, unreadable: never replaced
+		return "", nil, err // a worktree there, unreadable: never replaced
 	}
 	remade := false
 	if !fresh && worktree.Missing(m) {
 		// Deleted by hand: made again on its branch, where its commits are.
 		if err := worktree.Remake(d.Env.Repo, m); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		remade = true
 		d.say(wp.ID, "worktree", "%s was deleted by hand; made it again from %s (what was not committed there is gone; setup hooks did not run again)", m.Path, m.Branch)
@@ -41,10 +97,10 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	if fresh {
 		outsideSum = "" // a new worktree: nothing ran for it yet
 		if err := d.setAsideBranch(wp.ID, slug, len(st.Dispatches[wp.ID])); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if m, base, err = d.provision(wp, slug); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		d.say(wp.ID, "worktree", "%s (%s, %s checkout)", m.Path, m.Branch, m.Checkout)
 	}
@@ -60,7 +116,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 			stale := last.Brief != "" && briefSum != "" && last.Brief != briefSum
 			if !fresh && !remade && !stale {
 				d.say(wp.ID, "session", "%s already %s; reusing it", rec.ID, rec.State)
-				return rec.ID, nil
+				return rec.ID, nil, nil
 			}
 			// Its worktree was removed: the session works in a directory
 			// that is gone, and the new worktree gets a new one.
@@ -69,7 +125,7 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 				why = "it was sent the brief of an earlier freeze of the plan; a new session gets the frozen one"
 			}
 			if _, err := d.Sessions.Kill(context.Background(), rec.ID); err != nil {
-				return "", fmt.Errorf("ending session %s (%s): %w", rec.ID, why, err)
+				return "", nil, fmt.Errorf("ending session %s (%s): %w", rec.ID, why, err)
 			}
 			d.say(wp.ID, "session", "%s ended: %s", rec.ID, why)
 		}
@@ -99,40 +155,40 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	}
 	l, err := launch.Resolve(d.Config, d.Env.Repo.WorkTree, req)
 	if errors.Is(err, launch.ErrNoAdapter) {
-		return "", fault.Invalidf("no adapter for %s: set profile or adapter in its [[wp]] entry, or [dispatch] fallback or adapter in agentproto.toml", wp.ID)
+		return "", nil, fault.Invalidf("no adapter for %s: set profile or adapter in its [[wp]] entry, or [dispatch] fallback or adapter in agentproto.toml", wp.ID)
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := l.RequireTrust(d.Config, d.Env.Repo.WorkTree, d.Env.Repo.CommonDir, m.Path, ""); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	ls, err := lessons.List(d.Env.Ledger, p.Plan.Tags, len(p.Plan.Tags) == 0, lessons.Recent)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	prompt, err := plans.Render(p, d.Env.History, wp.ID, lessons.Texts(ls))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if outsideSum == "" {
 		outside, err := snapshot()
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if outsideSum, err = SaveOutside(d.Env.Repo.CommonDir, outside); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	// The siblings as this session finds them: what it does to them is
 	// judged in its own verify.
 	siblings, err := d.Env.snapshotSiblings(st, wp.ID)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	siblingSum, err := SaveOutside(d.Env.Repo.CommonDir, siblings)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	start := l.StartArgs()
 	start.Dir, start.Worktree, start.Prompt, start.Label = m.Path, slug, prompt, p.Name+"/"+wp.ID
@@ -142,25 +198,23 @@ func (d *Dispatcher) start(st *State, wp plans.WP) (string, error) {
 	// as nothing else of that checkout is.
 	start.Sandbox.Readable = append(start.Sandbox.Readable, p.Dir)
 	start.Sandbox.Within = perimeterDirs(d.Config.Sandbox, wp, m.Path)
-	rec, err := d.Sessions.Start(context.Background(), *start)
-	if err != nil && rec == nil {
-		return "", err
-	}
-	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Session: rec.ID, Adapter: l.Adapter, Model: l.Model,
+	disp := Dispatch{Project: p.Name, WP: wp.ID, Worktree: slug, Adapter: l.Adapter, Model: l.Model,
 		Profile: l.Profile, Brief: briefSum, Attempt: len(st.Dispatches[wp.ID]) + 1, Base: base, Outside: outsideSum, Siblings: siblingSum}
-	id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", p.Name, wp.ID, disp.Attempt)
-	if err := d.Env.record(KindDispatched, id, disp, nil); err != nil {
-		return "", err
-	}
-	delete(d.pendingFallback, wp.ID)
-	if err != nil {
-		// The session failed to start (a dead provider, a failed liveness
-		// ping): handleFaults moves the WP to the next profile.
-		d.say(wp.ID, "session", "%s failed to start: %v", rec.ID, err)
-		return rec.ID, nil
-	}
-	d.say(wp.ID, "session", "%s started (%s)", rec.ID, l.Describe())
-	return rec.ID, nil
+	describe := l.Describe()
+	// What runs on its own goroutine touches only what it is given, the
+	// sessions client and the ledger (both safe for concurrent use).
+	return "", func() launched {
+		rec, err := d.Sessions.Start(context.Background(), *start)
+		if err != nil && rec == nil {
+			return launched{err: err}
+		}
+		disp.Session = rec.ID
+		id := fmt.Sprintf("pipeline/%s/%s/dispatch/%d", disp.Project, disp.WP, disp.Attempt)
+		if rerr := d.Env.record(KindDispatched, id, disp, nil); rerr != nil {
+			return launched{id: rec.ID, err: rerr}
+		}
+		return launched{id: rec.ID, describe: describe, recorded: true, failed: err}
+	}, nil
 }
 
 // liveRecord loads the record of a session a WP was dispatched to. A

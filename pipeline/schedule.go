@@ -86,12 +86,35 @@ func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
 		ready = ready[:d.MaxParallel]
 	}
 	w := &wave{wps: ready, st: st}
+	d.checkpointed = map[string]*Checkpoint{}
+	defer func() { d.checkpointed = nil }()
+	// Each WP's session launches while the next WP is prepared. A WP that
+	// cannot be prepared stops the wave there, as one that cannot start
+	// does; the launches under way are waited for all the same, and the
+	// first error in the wave's order is the one said.
+	var starts []started
+	var unprepared error
 	for _, wp := range ready {
-		id, err := d.start(st, wp)
+		s, err := d.start(st, wp)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", wp.ID, err)
+			unprepared = fmt.Errorf("%s: %w", wp.ID, err)
+			break
+		}
+		starts = append(starts, s)
+	}
+	var failed error
+	for i, s := range starts {
+		id, err := s()
+		if err != nil && failed == nil {
+			failed = fmt.Errorf("%s: %w", ready[i].ID, err)
 		}
 		w.ids = append(w.ids, id)
+	}
+	if failed == nil {
+		failed = unprepared
+	}
+	if failed != nil {
+		return nil, failed
 	}
 	if !d.Wait {
 		return w, d.detach(ready, w.ids)

@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkWave: one wave of 8 work packages, each starting from WP0's
+// checkpoint — dispatch (their worktrees and sessions at once, each agent
+// writing one file, verify with gate `true`) and checkpoint of each —
+// against the same work by hand with git, one WP after the other. WP0 is
+// dispatched before the clock starts, so the wave also checkpoints it.
+// per-wp-ms is what each WP of the wave cost; set it beside
+// BenchmarkOneWP's ours-ms for what a wave saves over one at a time.
+func BenchmarkWave(b *testing.B) {
+	const n = 8
+	for i := 0; i < b.N; i++ {
+		r := newRunner(b)
+		os.WriteFile(filepath.Join(r.dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n"), 0o644)
+		os.WriteFile(filepath.Join(r.dir, "AGENTS.md"), []byte("# Definition of done\n"), 0o644)
+		r.must(r.dir, nil, "git", "add", "-A")
+		r.must(r.dir, nil, "git", "commit", "-qm", "project")
+		r.must(r.dir, nil, "git", "agentproto", "init")
+		const runs = 3
+		var ours, byHand []time.Duration
+		for k := 0; k <= runs; k++ {
+			p := fmt.Sprintf("w%d", k)
+			r.wavePlan(p, n)
+			r.must(r.dir, nil, "git", "agentproto", "dispatch", p, "--wp", "WP0")
+			start := time.Now()
+			r.must(r.dir, nil, "git", "agentproto", "dispatch", p, "--max-parallel", fmt.Sprint(n))
+			for j := 1; j <= n; j++ {
+				r.must(r.dir, nil, "git", "agentproto", "checkpoint", p, fmt.Sprintf("WP%d", j))
+			}
+			d := time.Since(start)
+			var h time.Duration
+			for j := 1; j <= n; j++ {
+				h += r.byHand(fmt.Sprintf("%s-%d", p, j))
+			}
+			if k > 0 { // the first plan starts the daemon
+				ours, byHand = append(ours, d), append(byHand, h)
+			}
+		}
+		o, h := median(ours), median(byHand)
+		b.ReportMetric(millis(o), "ours-ms")
+		b.ReportMetric(millis(o)/n, "per-wp-ms")
+		b.ReportMetric(millis(h), "by-hand-ms")
+		b.ReportMetric(o.Seconds()/h.Seconds(), "ratio")
+	}
+}
+
+// wavePlan writes and freezes plan p: WP0 writing p/0/x.txt, and WP1..n,
+// each depending on WP0 and writing p/j/x.txt; gate true.
+func (r *runner) wavePlan(p string, n int) {
+	r.must(r.dir, nil, "git", "agentproto", "plan", "init", p, "--gate", "true")
+	dir := filepath.Join(r.dir, ".plans", p)
+	template, _ := os.ReadFile(filepath.Join(dir, "WP0-brief.md"))
+	plan := fmt.Sprintf("name = %q\nbase = \"main\"\ngate = \"true\"\n", p)
+	for j := 0; j <= n; j++ {
+		wp := fmt.Sprintf("WP%d", j)
+		plan += fmt.Sprintf("[[wp]]\nid = %q\ntitle = \"part %d\"\nowns = [\"%s/%d/**\"]\n", wp, j, p, j)
+		if j > 0 {
+			plan += "depends_on = [\"WP0\"]\n"
+		}
+		file := fmt.Sprintf("%s/%d/x.txt", p, j)
+		step, _ := json.Marshal(map[string]string{"op": "write", "path": file, "content": "x\n"})
+		report := fmt.Sprintf(`{"op":"report","report":{"wp":%q,"files":[%q],"design_choices":[],"wiring":[],"exit_codes":[]}}`, wp, file)
+		brief := strings.Replace(string(template), "- (fork): default (choice).", "- input: default stdin.", 1)
+		brief = strings.Replace(brief, "# WP0: Freeze the interface contract", fmt.Sprintf("# %s: part %d", wp, j), 1)
+		brief = strings.ReplaceAll(brief, "owns globs of WP0", "owns globs of "+wp)
+		os.WriteFile(filepath.Join(dir, wp+"-brief.md"), []byte(brief+"\n## Script\n```agentproto-script\n"+string(step)+"\n"+report+"\n```\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "plan.toml"), []byte(plan), 0o644)
+	r.must(r.dir, nil, "git", "agentproto", "plan", "freeze", p)
+}

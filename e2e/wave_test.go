@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The WPs of a wave that start from the same dependency start from one
+// checkpoint of it: WP0's worktree is checked against its verification
+// once for the wave (one git add there), not once for each WP starting
+// from it; both start from the same commit and pass.
+func TestAWaveCheckpointsItsDependencyOnce(t *testing.T) {
+	dir := pipelineRepo(t, "", "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	trace := filepath.Join(t.TempDir(), "trace2.json")
+	out, errOut, err := shEnv(t, dir, []string{"GIT_TRACE2_EVENT=" + trace}, "git", "agentproto", "dispatch", "demo")
+	if err != nil {
+		t.Fatalf("dispatch: %v\n%s%s", err, out, errOut)
+	}
+	wp0 := strings.TrimSpace(must(t, dir, "git", "rev-parse", "wt/demo-wp0"))
+	for _, wp := range []string{"WP1", "WP2"} {
+		if !strings.Contains(out, "WP0   checkpoint "+wp0[:12]+" (1 paths); "+wp+" starts from it") {
+			t.Fatalf("%s does not start from WP0's checkpoint %.12s:\n%s", wp, wp0, out)
+		}
+		if v := verifyJSON(t, dir, wp); v.Verdict != "pass" || v.Base != wp0 {
+			t.Fatalf("%s: %+v", wp, v)
+		}
+	}
+	wt0, err := filepath.EvalSymlinks(filepath.Join(homeOf(t), ".agentproto", "worktrees", "repo", "demo-wp0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adds := gitRunsIn(t, trace, wt0, "add"); adds != 1 {
+		t.Fatalf("git add ran %d times in WP0's worktree during the wave, want 1 (its checkpoint)", adds)
+	}
+}
+
+// gitRunsIn counts the git processes of a GIT_TRACE2_EVENT file that ran
+// the subcommand sub in the worktree wt.
+func gitRunsIn(t *testing.T, trace, wt, sub string) int {
+	t.Helper()
+	f, err := os.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	argv, worktree := map[string][]string{}, map[string]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e struct {
+			Event, Sid, Worktree string
+			Argv                 []string
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch e.Event {
+		case "start":
+			argv[e.Sid] = e.Argv
+		case "def_repo":
+			worktree[e.Sid] = e.Worktree
+		}
+	}
+	if len(argv) == 0 {
+		t.Fatalf("no git process in the trace %s", trace)
+	}
+	n := 0
+	for sid, a := range argv {
+		if worktree[sid] == wt && slices.Contains(a, sub) {
+			n++
+		}
+	}
+	return n
+}
