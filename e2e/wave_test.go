@@ -13,10 +13,13 @@ import (
 // The WPs of a wave that start from the same dependency start from one
 // checkpoint of it: WP0's worktree is checked against its verification
 // once for the wave (one git add there), not once for each WP starting
-// from it; both start from the same commit and pass.
+// from it; both start from the same commit and pass. WP0's worktree, a
+// quiet sibling of both, gets one git status for the wave's starts and
+// one in each verify (before, one in each start too).
 func TestAWaveCheckpointsItsDependencyOnce(t *testing.T) {
 	dir := pipelineRepo(t, "", "lower lib/lower.sh")
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP0")
 	trace := filepath.Join(t.TempDir(), "trace2.json")
 	out, errOut, err := shEnv(t, dir, []string{"GIT_TRACE2_EVENT=" + trace}, "git", "agentproto", "dispatch", "demo")
 	if err != nil {
@@ -37,6 +40,9 @@ func TestAWaveCheckpointsItsDependencyOnce(t *testing.T) {
 	}
 	if adds := gitRunsIn(t, trace, wt0, "add"); adds != 1 {
 		t.Fatalf("git add ran %d times in WP0's worktree during the wave, want 1 (its checkpoint)", adds)
+	}
+	if statuses := gitRunsIn(t, trace, wt0, "status"); statuses != 3 {
+		t.Fatalf("git status ran %d times in WP0's worktree during the wave, want 3 (the starts, then each verify)", statuses)
 	}
 }
 
@@ -77,4 +83,31 @@ func gitRunsIn(t *testing.T, trace, wt, sub string) int {
 		}
 	}
 	return n
+}
+
+// Without the sandbox, a WP of a wave that writes into the worktree of a
+// quiet sibling of an earlier wave (WP0, checkpointed) is found, though
+// the wave's starts share one status of that worktree, taken before the
+// later WP started: the change fails the wave, and the WP beside it, at
+// work all along, is not blamed.
+func TestAWriteIntoAnEarlierWavesWorktreeIsFound(t *testing.T) {
+	plant := runStep(`w=$(git worktree list --porcelain | sed -n 's/^worktree //p' | grep '/demo-wp0$') && echo planted > "$w/planted.txt"; sleep 1`)
+	dir := pipelineRepoConfig(t, sandboxOff, plant, "lower lib/lower.sh")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	must(t, dir, "git", "agentproto", "checkpoint", "demo", "WP0")
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if exitCode(err) != 1 {
+		t.Fatalf("dispatch: exit %d\n%s\n%s", exitCode(err), out, errOut)
+	}
+	if v := verifyJSON(t, dir, "WP1"); v.Verdict != "pass" || hasFinding(v, "planted.txt") {
+		t.Errorf("WP1 was blamed: %+v", v)
+	}
+	v := verifyJSON(t, dir, "WP2")
+	found := hasFinding(v, "sibling-worktree: WP0's worktree", "planted.txt")
+	for _, u := range v.Unattributed {
+		found = found || strings.Contains(u, "sibling-worktree: WP0's worktree") && strings.Contains(u, "planted.txt")
+	}
+	if !found {
+		t.Fatalf("WP2's write into WP0's worktree was not found: %+v\n%s\n%s", v, out, errOut)
+	}
 }

@@ -182,7 +182,7 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 	}
 	// The siblings as this session finds them: what it does to them is
 	// judged in its own verify.
-	siblings, err := d.Env.snapshotSiblings(st, wp.ID)
+	siblings, err := d.Env.snapshotSiblings(st, wp.ID, d.siblingTrees)
 	if err != nil {
 		return "", nil, err
 	}

@@ -43,7 +43,7 @@ func (e *Env) Resume(wpID string, start func(slug string) (Started, error)) (*Di
 	if err != nil {
 		return nil, err
 	}
-	siblings, err := e.snapshotSiblings(st, wp.ID)
+	siblings, err := e.snapshotSiblings(st, wp.ID, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -86,8 +86,8 @@ func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
 		ready = ready[:d.MaxParallel]
 	}
 	w := &wave{wps: ready, st: st}
-	d.checkpointed = map[string]*Checkpoint{}
-	defer func() { d.checkpointed = nil }()
+	d.checkpointed, d.siblingTrees = map[string]*Checkpoint{}, siblingTrees{}
+	defer func() { d.checkpointed, d.siblingTrees = nil, nil }()
 	// Each WP's session launches while the next WP is prepared. A WP that
 	// cannot be prepared stops the wave there, as one that cannot start
 	// does; the launches under way are waited for all the same, and the

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -33,14 +34,21 @@ import (
 // wp: when, the ledger ref's tip, and for each other WP of the plan with a
 // worktree its session and checkpoint, its branch's tip and the length of
 // that branch's reflog, and, when its session is quiet, its worktree's
-// status (a session at work changes its own worktree; it is not judged).
-func (e *Env) snapshotSiblings(st *State, wp string) (Outside, error) {
+// status (a session at work changes its own worktree; it is not judged)
+// and since when that status stands ("tree-at:"). A status in trees, one
+// an earlier start of the wave took, stands for this one too (trees may
+// be nil).
+func (e *Env) snapshotSiblings(st *State, wp string, trees siblingTrees) (Outside, error) {
 	now := time.Now()
-	o := Outside{"at": now.UTC().Format(time.RFC3339Nano)}
+	at := now.UTC().Format(time.RFC3339Nano)
+	o := Outside{"at": at}
 	if ref, err := e.ownLedgerRef(); err == nil && ref != "" {
 		o["ledger"] = e.commitOf(ref)
 	}
 	store := sessions.OpenView(e.Repo.CommonDir)
+	var statuses []func() error
+	var taken []string
+	parts := map[string]Outside{}
 	for _, s := range e.Project.Plan.WPs {
 		if s.ID == wp {
 			continue
@@ -56,12 +64,44 @@ func (e *Env) snapshotSiblings(st *State, wp string) (Outside, error) {
 		o["reflog:"+s.ID] = strconv.Itoa(len(reflog(branchLog(e.Repo.CommonDir, m.Branch))))
 		if rec, err := store.Load(last.Session); last.Session == "" || (err == nil && quietSince(rec, now)) {
 			o["tree:"+s.ID] = m.Path
-			if err := o.addStatus(worktree.Repo(e.Repo, m), "tree:"+s.ID+":"); err != nil {
-				return nil, err
+			if t, ok := trees[s.ID]; ok {
+				maps.Copy(o, t.status)
+				o["tree-at:"+s.ID] = t.at
+				continue
 			}
+			part, prefix := Outside{}, "tree:"+s.ID+":"
+			parts[s.ID] = part
+			taken = append(taken, s.ID)
+			statuses = append(statuses, func() error { return part.addStatus(worktree.Repo(e.Repo, m), prefix) })
+		}
+	}
+	// A git status for each quiet sibling — every WP of the earlier
+	// waves, so a start in a large plan runs many — at once.
+	if err := togetherAtMost(manyAtOnce(), statuses...); err != nil {
+		return nil, err
+	}
+	for _, id := range taken {
+		maps.Copy(o, parts[id])
+		o["tree-at:"+id] = at
+		if trees != nil {
+			trees[id] = siblingTree{status: parts[id], at: at}
 		}
 	}
 	return o, nil
+}
+
+// siblingTrees are the statuses of the quiet siblings that the starts of
+// one wave took, by WP. Each start looked at every worktree of the plan
+// before it again — a git status each, so a plan's starts cost the square
+// of its size. A later start of the wave takes the status from then, with
+// its time: its verify compares the worktree with that earlier state and
+// lays a change only on a session at work since then, so it finds at
+// least what a status of its own would have, and blames no more.
+type siblingTrees map[string]siblingTree
+
+type siblingTree struct {
+	status Outside
+	at     string // when it stands from, RFC 3339 with nanoseconds
 }
 
 // siblingFindings compares the sibling snapshot of d, wp's latest
@@ -87,6 +127,16 @@ func (e *Env) siblingFindings(st *State, wp string, d Dispatch) (fails, unattrib
 			fails = append(fails, f)
 		}
 	}
+	// The siblings still as the pipeline left them, and the git status
+	// of those quiet since, all at once; then the findings, in order.
+	type sibling struct {
+		id   string
+		m    *worktree.Meta
+		tree Outside   // its worktree now; nil when not compared
+		at   time.Time // since when the snapshot's status of it stands
+	}
+	var sibs []sibling
+	var statuses []func() error
 	for _, s := range siblingsIn(then) {
 		last, _ := st.LastDispatch(s)
 		if last.Session != then["session:"+s] || st.Checkpoints[s].Commit != then["checkpoint:"+s] {
@@ -96,27 +146,45 @@ func (e *Env) siblingFindings(st *State, wp string, d Dispatch) (fails, unattrib
 		if err != nil {
 			continue
 		}
+		sib := sibling{id: s, m: m, at: treeSince(then, s, start)}
+		if then["tree:"+s] != "" && b.quiet(s, last.Session, sib.at) {
+			now := Outside{}
+			sib.tree = now
+			statuses = append(statuses, func() error { return now.addStatus(worktree.Repo(e.Repo, m), "tree:"+s+":") })
+		}
+		sibs = append(sibs, sib)
+	}
+	if err := togetherAtMost(manyAtOnce(), statuses...); err != nil {
+		return nil, nil, err
+	}
+	for _, sib := range sibs {
+		s, m, now := sib.id, sib.m, sib.tree
 		for _, mv := range e.outsideMoves(m, then["reflog:"+s]) {
 			add(fmt.Sprintf("sibling-branch: %s, %s's branch, moved from %.12s to %.12s at %s, not by a commit in its worktree",
 				m.Branch, s, mv.old, mv.new, mv.at.Format(time.RFC3339)), b.branchMover(s, latest(mv.at, start)))
 		}
-		if then["tree:"+s] == "" || !b.quiet(s, last.Session, start) {
+		if now == nil {
 			continue
-		}
-		now := Outside{}
-		if err := now.addStatus(worktree.Repo(e.Repo, m), "tree:"+s+":"); err != nil {
-			return nil, nil, err
 		}
 		then := subset(then, "tree:"+s+":")
 		if changed := changedPaths(then, now, "tree:"+s+":"); len(changed) > 0 {
 			add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed while its session did nothing: %s",
-				s, m.Path, strings.Join(changed, ", ")), b.writer(start))
+				s, m.Path, strings.Join(changed, ", ")), b.writer(sib.at))
 		}
 	}
 	for _, id := range e.handMadeSince(then["ledger"]) {
 		add("ledger-forged: "+id+" was committed on the ledger ref since "+wp+" was dispatched, and not by the pipeline (no valid seal)", b.writer(start))
 	}
 	return fails, unattributed, nil
+}
+
+// treeSince is since when a snapshot's status of sibling s stands: its
+// own time, or the earlier one of the start of the wave that took it.
+func treeSince(o Outside, s string, start time.Time) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, o["tree-at:"+s]); err == nil && t.Before(start) {
+		return t
+	}
+	return start
 }
 
 // siblingsIn lists the WPs a snapshot holds, sorted.
