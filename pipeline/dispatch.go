@@ -42,11 +42,9 @@ type Dispatcher struct {
 	only            []string // the WPs asked for; later waves keep to them
 	rateRetries     map[string]int
 	pendingFallback map[string]string // WP -> profile its next session runs on
-	// checkpointed and siblingTrees hold, for the wave being launched
-	// under its dispatch lock, the dependencies checkpointed and the
-	// statuses of the quiet siblings its starts took.
-	checkpointed map[string]*Checkpoint
-	siblingTrees siblingTrees
+	// wave is what the starts of the wave being launched share (nil
+	// between waves).
+	wave *waveSeen
 }
 
 func (d *Dispatcher) say(wp, what, format string, args ...any) {

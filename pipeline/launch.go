@@ -17,50 +17,74 @@ import (
 	"github.com/agentproto/agentproto/worktree"
 )
 
-// started is a WP's session as start left it: its id once the daemon has
-// launched it and its dispatch is recorded, or why it could not be.
-type started func() (string, error)
+// started is a WP's session as start left it: a launch under way, or
+// none (the WP keeps its live session, id).
+type started struct {
+	wp   string
+	id   string
+	done chan struct{} // closed when the launch has ended; nil for none
+	r    launched      // the launch's end, once done is closed
+}
 
 // start makes sure a WP has its worktree and a session, reusing a session
 // that is still alive or settled and not yet judged. The worktree, the
 // snapshots and the prompt are made here; the daemon's launch (the
 // sandbox, the adapter, its liveness ping — seconds with a real agent)
 // and the dispatch record that names the session go on while the caller
-// prepares the next WP of the wave, and the result waits for them.
-func (d *Dispatcher) start(st *State, wp plans.WP) (started, error) {
+// prepares the next WP of the wave; finish waits for them.
+func (d *Dispatcher) start(st *State, wp plans.WP) (*started, error) {
 	id, launch, err := d.prepare(st, wp)
 	if err != nil {
 		return nil, err
 	}
-	if launch == nil {
-		return func() (string, error) { return id, nil }, nil
+	s := &started{wp: wp.ID, id: id}
+	if launch != nil {
+		s.done = make(chan struct{})
+		go func() {
+			defer close(s.done)
+			s.r = launch()
+		}()
 	}
-	done := make(chan struct{})
-	var r launched
-	go func() {
-		defer close(done)
-		r = launch()
-	}()
-	return func() (string, error) {
-		<-done
-		// Said and forgotten here, on the caller's goroutine: the
-		// reporter and the dispatcher's maps are not shared with the
-		// launches still under way.
-		if r.recorded {
-			delete(d.pendingFallback, wp.ID)
-		}
-		if r.failed != nil {
-			// The session failed to start (a dead provider, a failed
-			// liveness ping): handleFaults moves the WP to the next profile.
-			d.say(wp.ID, "session", "%s failed to start: %v", r.id, r.failed)
-			return r.id, nil
-		}
-		if r.err != nil {
-			return "", r.err
-		}
-		d.say(wp.ID, "session", "%s started (%s)", r.id, r.describe)
+	return s, nil
+}
+
+// broken reports, without waiting, a launch that has already ended in an
+// error: no session, or no record of it.
+func (s *started) broken() bool {
+	if s.done == nil {
+		return false
+	}
+	select {
+	case <-s.done:
+		return s.r.err != nil
+	default:
+		return false
+	}
+}
+
+// finish waits for s's launch and says how it went. What is said and
+// forgotten happens here, on the caller's goroutine: the reporter and the
+// dispatcher's maps are not shared with the launches still under way.
+func (d *Dispatcher) finish(s *started) (string, error) {
+	if s.done == nil {
+		return s.id, nil
+	}
+	<-s.done
+	r := s.r
+	if r.recorded {
+		delete(d.pendingFallback, s.wp)
+	}
+	if r.failed != nil {
+		// The session failed to start (a dead provider, a failed
+		// liveness ping): handleFaults moves the WP to the next profile.
+		d.say(s.wp, "session", "%s failed to start: %v", r.id, r.failed)
 		return r.id, nil
-	}, nil
+	}
+	if r.err != nil {
+		return "", r.err
+	}
+	d.say(s.wp, "session", "%s started (%s)", r.id, r.describe)
+	return r.id, nil
 }
 
 // launched is what a session's launch came to: its id, whether its
@@ -182,7 +206,7 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 	}
 	// The siblings as this session finds them: what it does to them is
 	// judged in its own verify.
-	siblings, err := d.Env.snapshotSiblings(st, wp.ID, d.siblingTrees)
+	siblings, err := d.Env.snapshotSiblings(st, wp.ID, d.wave)
 	if err != nil {
 		return "", nil, err
 	}

@@ -86,15 +86,18 @@ func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
 		ready = ready[:d.MaxParallel]
 	}
 	w := &wave{wps: ready, st: st}
-	d.checkpointed, d.siblingTrees = map[string]*Checkpoint{}, siblingTrees{}
-	defer func() { d.checkpointed, d.siblingTrees = nil, nil }()
+	d.wave = newWaveSeen()
+	defer func() { d.wave = nil }()
 	// Each WP's session launches while the next WP is prepared. A WP that
-	// cannot be prepared stops the wave there, as one that cannot start
-	// does; the launches under way are waited for all the same, and the
-	// first error in the wave's order is the one said.
-	var starts []started
+	// cannot be prepared stops the wave there, as does a launch known to
+	// have failed by then; the launches under way are waited for all the
+	// same, and the first error in the wave's order is the one said.
+	var starts []*started
 	var unprepared error
 	for _, wp := range ready {
+		if slices.ContainsFunc(starts, (*started).broken) {
+			break
+		}
 		s, err := d.start(st, wp)
 		if err != nil {
 			unprepared = fmt.Errorf("%s: %w", wp.ID, err)
@@ -103,10 +106,10 @@ func (d *Dispatcher) launchWave(want map[string]bool) (*wave, error) {
 		starts = append(starts, s)
 	}
 	var failed error
-	for i, s := range starts {
-		id, err := s()
+	for _, s := range starts {
+		id, err := d.finish(s)
 		if err != nil && failed == nil {
-			failed = fmt.Errorf("%s: %w", ready[i].ID, err)
+			failed = fmt.Errorf("%s: %w", s.wp, err)
 		}
 		w.ids = append(w.ids, id)
 	}

@@ -35,10 +35,9 @@ import (
 // worktree its session and checkpoint, its branch's tip and the length of
 // that branch's reflog, and, when its session is quiet, its worktree's
 // status (a session at work changes its own worktree; it is not judged)
-// and since when that status stands ("tree-at:"). A status in trees, one
-// an earlier start of the wave took, stands for this one too (trees may
-// be nil).
-func (e *Env) snapshotSiblings(st *State, wp string, trees siblingTrees) (Outside, error) {
+// and since when that status stands ("tree-at:"). What an earlier start of
+// the same wave saw stands for this one too (wave may be nil).
+func (e *Env) snapshotSiblings(st *State, wp string, wave *waveSeen) (Outside, error) {
 	now := time.Now()
 	at := now.UTC().Format(time.RFC3339Nano)
 	o := Outside{"at": at}
@@ -60,20 +59,26 @@ func (e *Env) snapshotSiblings(st *State, wp string, trees siblingTrees) (Outsid
 		last, _ := st.LastDispatch(s.ID)
 		o["session:"+s.ID] = last.Session
 		o["checkpoint:"+s.ID] = st.Checkpoints[s.ID].Commit
+		if cp, ok := wave.checkpoint(s.ID); ok {
+			o["checkpoint:"+s.ID] = cp.Commit // made for this wave, after st was read
+		}
 		o["branch:"+s.ID] = worktree.BranchHead(e.Repo, m)
 		o["reflog:"+s.ID] = strconv.Itoa(len(reflog(branchLog(e.Repo.CommonDir, m.Branch))))
-		if rec, err := store.Load(last.Session); last.Session == "" || (err == nil && quietSince(rec, now)) {
-			o["tree:"+s.ID] = m.Path
-			if t, ok := trees[s.ID]; ok {
-				maps.Copy(o, t.status)
-				o["tree-at:"+s.ID] = t.at
-				continue
-			}
-			part, prefix := Outside{}, "tree:"+s.ID+":"
-			parts[s.ID] = part
-			taken = append(taken, s.ID)
-			statuses = append(statuses, func() error { return part.addStatus(worktree.Repo(e.Repo, m), prefix) })
+		rec, err := store.Load(last.Session)
+		quiet := func(since time.Time) bool { return last.Session == "" || (err == nil && quietSince(rec, since)) }
+		if !quiet(now) {
+			continue
 		}
+		o["tree:"+s.ID] = m.Path
+		if t, ok := wave.tree(s.ID); ok && quiet(t.since) {
+			maps.Copy(o, t.status)
+			o["tree-at:"+s.ID] = t.at
+			continue
+		}
+		part, prefix := Outside{}, "tree:"+s.ID+":"
+		parts[s.ID] = part
+		taken = append(taken, s.ID)
+		statuses = append(statuses, func() error { return part.addStatus(worktree.Repo(e.Repo, m), prefix) })
 	}
 	// A git status for each quiet sibling — every WP of the earlier
 	// waves, so a start in a large plan runs many — at once.
@@ -83,25 +88,52 @@ func (e *Env) snapshotSiblings(st *State, wp string, trees siblingTrees) (Outsid
 	for _, id := range taken {
 		maps.Copy(o, parts[id])
 		o["tree-at:"+id] = at
-		if trees != nil {
-			trees[id] = siblingTree{status: parts[id], at: at}
+		if wave != nil {
+			wave.trees[id] = siblingTree{status: parts[id], at: at, since: now}
 		}
 	}
 	return o, nil
 }
 
-// siblingTrees are the statuses of the quiet siblings that the starts of
-// one wave took, by WP. Each start looked at every worktree of the plan
-// before it again — a git status each, so a plan's starts cost the square
-// of its size. A later start of the wave takes the status from then, with
-// its time: its verify compares the worktree with that earlier state and
-// lays a change only on a session at work since then, so it finds at
-// least what a status of its own would have, and blames no more.
-type siblingTrees map[string]siblingTree
+// waveSeen is what the starts of one wave share, under its dispatch lock:
+// the checkpoints of the dependencies its WPs start from, and the status
+// of each quiet sibling's worktree an earlier start took. Each start
+// looked at every worktree of the plan before it again — a git status
+// each, so a plan's starts cost the square of its size. A later start
+// takes the status from then, with its time, when the sibling has been
+// quiet since: its verify compares the worktree with that earlier state,
+// and lays a change on the WP only when no other session was at work
+// since then and every path changed is dated after the WP's own start
+// (siblingFindings).
+type waveSeen struct {
+	checkpoints map[string]*Checkpoint
+	trees       map[string]siblingTree
+}
 
 type siblingTree struct {
 	status Outside
-	at     string // when it stands from, RFC 3339 with nanoseconds
+	at     string    // when it stands from, as the snapshot says it
+	since  time.Time // the same
+}
+
+func newWaveSeen() *waveSeen {
+	return &waveSeen{checkpoints: map[string]*Checkpoint{}, trees: map[string]siblingTree{}}
+}
+
+func (w *waveSeen) checkpoint(wp string) (*Checkpoint, bool) {
+	if w == nil {
+		return nil, false
+	}
+	cp, ok := w.checkpoints[wp]
+	return cp, ok
+}
+
+func (w *waveSeen) tree(wp string) (siblingTree, bool) {
+	if w == nil {
+		return siblingTree{}, false
+	}
+	t, ok := w.trees[wp]
+	return t, ok
 }
 
 // siblingFindings compares the sibling snapshot of d, wp's latest
@@ -168,8 +200,15 @@ func (e *Env) siblingFindings(st *State, wp string, d Dispatch) (fails, unattrib
 		}
 		then := subset(then, "tree:"+s+":")
 		if changed := changedPaths(then, now, "tree:"+s+":"); len(changed) > 0 {
+			why := b.writer(sib.at)
+			if why == "" && sib.at.Before(start) && !changedSince(now, "tree:"+s+":", changed, start) {
+				// The status is an earlier start's: someone who is no
+				// session (a setup hook, an editor) may have made the
+				// change before this WP's session was there.
+				why = fmt.Sprintf("not shown to be %s's: not every change is dated after its session started", wp)
+			}
 			add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed while its session did nothing: %s",
-				s, m.Path, strings.Join(changed, ", ")), b.writer(sib.at))
+				s, m.Path, strings.Join(changed, ", ")), why)
 		}
 	}
 	for _, id := range e.handMadeSince(then["ledger"]) {
@@ -185,6 +224,23 @@ func treeSince(o Outside, s string, start time.Time) time.Time {
 		return t
 	}
 	return start
+}
+
+// changedSince reports whether every changed path of a status is there
+// now with a modification time at or after t: a path gone, or one back
+// to its committed state, cannot be dated.
+func changedSince(now Outside, prefix string, changed []string, t time.Time) bool {
+	for _, p := range changed {
+		fp, ok := now[prefix+p]
+		if !ok {
+			return false
+		}
+		ns, err := strconv.ParseInt(fp[strings.LastIndexByte(fp, ' ')+1:], 10, 64)
+		if err != nil || ns < t.UnixNano() {
+			return false
+		}
+	}
+	return true
 }
 
 // siblingsIn lists the WPs a snapshot holds, sorted.

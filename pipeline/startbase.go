@@ -25,14 +25,14 @@ func (d *Dispatcher) startCommit(wp plans.WP) (string, error) {
 		// Checkpointed once a wave: the WPs of a wave that start from the
 		// same dependency start from the same commit, and checking its
 		// worktree again for each (30-70 ms a WP) told nothing new.
-		cp, ok := d.checkpointed[dep]
+		cp, ok := d.wave.checkpoint(dep)
 		if !ok {
 			var err error
 			if cp, err = d.Env.Checkpoint(dep, ""); err != nil {
 				return "", fmt.Errorf("checkpointing %s, which %s starts from: %w", dep, wp.ID, err)
 			}
-			if d.checkpointed != nil {
-				d.checkpointed[dep] = cp
+			if d.wave != nil {
+				d.wave.checkpoints[dep] = cp
 			}
 		}
 		d.say(dep, "checkpoint", "%.12s (%d paths); %s starts from it", cp.Commit, len(cp.Paths), wp.ID)

@@ -8,10 +8,12 @@ import (
 )
 
 // togetherAtMost runs every read, never more than its limit at a time,
-// and gives the first error in the order the reads were given.
+// and gives the first error in the order the reads were given, not the
+// first to come.
 func TestTogetherAtMostKeepsItsLimit(t *testing.T) {
 	var running, most, ran atomic.Int32
 	first, second := errors.New("first"), errors.New("second")
+	ninthFailed := make(chan struct{})
 	var reads []func() error
 	for i := range 12 {
 		reads = append(reads, func() error {
@@ -27,9 +29,15 @@ func TestTogetherAtMostKeepsItsLimit(t *testing.T) {
 			ran.Add(1)
 			switch i {
 			case 9:
+				close(ninthFailed)
 				return second
 			case 4:
-				time.Sleep(5 * time.Millisecond) // ends after the ninth has failed
+				// Fails only once the tenth read has (a bound, should the
+				// limit keep it from running).
+				select {
+				case <-ninthFailed:
+				case <-time.After(5 * time.Second):
+				}
 				return first
 			}
 			return nil
