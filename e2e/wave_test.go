@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,5 +110,39 @@ func TestAWriteIntoAnEarlierWavesWorktreeIsFound(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("WP2's write into WP0's worktree was not found: %+v\n%s\n%s", v, out, errOut)
+	}
+}
+
+// A wave whose WPs start from different dependencies checkpoints each as
+// its WP is prepared: a dependency's worktree, where the checkpoint
+// commits its verified work, is looked at again by the starts after, not
+// taken from an earlier start's status of it — else every verify of the
+// wave would find its files gone from its status and fail the wave.
+func TestAWaveOnTwoDependenciesPasses(t *testing.T) {
+	wp := func(id, dep string) string {
+		s := fmt.Sprintf("[[wp]]\nid = %q\ntitle = %q\nowns = [\"%s/**\"]\n", id, strings.ToLower(id), strings.ToLower(id))
+		if dep != "" {
+			s += fmt.Sprintf("depends_on = [%q]\n", dep)
+		}
+		return s
+	}
+	scripts := map[string]string{}
+	for _, id := range []string{"WP0", "WP1", "WP2", "WP3", "WP4"} {
+		f := strings.ToLower(id) + "/x.txt"
+		scripts[id] = fmt.Sprintf(`{"op":"write","path":%q,"content":"x\n"}
+{"op":"report","report":{"wp":%q,"files":[%q],"design_choices":[],"wiring":[],"exit_codes":[]}}`, f, id, f)
+	}
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n"},
+		wp("WP0", "")+wp("WP1", "WP0")+wp("WP2", "WP0")+wp("WP3", "WP1")+wp("WP4", "WP2"), scripts)
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP1", "--wp", "WP2") // verified, not checkpointed
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if err != nil || !strings.Contains(out, "WP1   checkpoint") || !strings.Contains(out, "WP2   checkpoint") {
+		t.Fatalf("dispatch of WP3 and WP4: %v\n%s%s", err, out, errOut)
+	}
+	for _, id := range []string{"WP3", "WP4"} {
+		if v := verifyJSON(t, dir, id); v.Verdict != "pass" || len(v.Unattributed) > 0 {
+			t.Fatalf("%s: %+v", id, v)
+		}
 	}
 }

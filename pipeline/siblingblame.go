@@ -107,6 +107,20 @@ func (b *blame) writer(t time.Time) string {
 	return ""
 }
 
+// worktreeWriter is writer for a change found in a sibling's worktree
+// against a status that stands from at. One taken by an earlier start of
+// the wave (at before start) leaves a longer time in which someone who
+// is no session — a setup hook, an editor — may have written: the change
+// is the WP's only when dated says every path changed is dated after its
+// own start too.
+func (b *blame) worktreeWriter(at, start time.Time, dated func() bool) string {
+	why := b.writer(at)
+	if why == "" && at.Before(start) && !dated() {
+		why = fmt.Sprintf("not shown to be %s's: the status it is compared with is from before its session started, and not every change is dated after", b.wp)
+	}
+	return why
+}
+
 // move is one entry of a branch's reflog.
 type move struct {
 	old, new string

@@ -3,10 +3,12 @@ package pipeline
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentproto/agentproto/sessions"
@@ -70,7 +72,7 @@ func (e *Env) snapshotSiblings(st *State, wp string, wave *waveSeen) (Outside, e
 			continue
 		}
 		o["tree:"+s.ID] = m.Path
-		if t, ok := wave.tree(s.ID); ok && quiet(t.since) {
+		if t, ok := wave.tree(s.ID); ok && quiet(t.since) && t.checkpoint == o["checkpoint:"+s.ID] {
 			maps.Copy(o, t.status)
 			o["tree-at:"+s.ID] = t.at
 			continue
@@ -89,7 +91,7 @@ func (e *Env) snapshotSiblings(st *State, wp string, wave *waveSeen) (Outside, e
 		maps.Copy(o, parts[id])
 		o["tree-at:"+id] = at
 		if wave != nil {
-			wave.trees[id] = siblingTree{status: parts[id], at: at, since: now}
+			wave.trees[id] = siblingTree{status: parts[id], at: at, since: now, checkpoint: o["checkpoint:"+id]}
 		}
 	}
 	return o, nil
@@ -101,10 +103,10 @@ func (e *Env) snapshotSiblings(st *State, wp string, wave *waveSeen) (Outside, e
 // looked at every worktree of the plan before it again — a git status
 // each, so a plan's starts cost the square of its size. A later start
 // takes the status from then, with its time, when the sibling has been
-// quiet since: its verify compares the worktree with that earlier state,
-// and lays a change on the WP only when no other session was at work
-// since then and every path changed is dated after the WP's own start
-// (siblingFindings).
+// quiet since and not checkpointed since: its verify compares the
+// worktree with that earlier state, and lays a change on the WP only when
+// no other session was at work since then and every path changed is dated
+// after the WP's own start (blame.worktreeWriter).
 type waveSeen struct {
 	checkpoints map[string]*Checkpoint
 	trees       map[string]siblingTree
@@ -114,6 +116,10 @@ type siblingTree struct {
 	status Outside
 	at     string    // when it stands from, as the snapshot says it
 	since  time.Time // the same
+	// checkpoint is the sibling's as the status found it: a checkpoint
+	// the wave makes after commits in its worktree, and the status is
+	// taken again.
+	checkpoint string
 }
 
 func newWaveSeen() *waveSeen {
@@ -200,15 +206,9 @@ func (e *Env) siblingFindings(st *State, wp string, d Dispatch) (fails, unattrib
 		}
 		then := subset(then, "tree:"+s+":")
 		if changed := changedPaths(then, now, "tree:"+s+":"); len(changed) > 0 {
-			why := b.writer(sib.at)
-			if why == "" && sib.at.Before(start) && !changedSince(now, "tree:"+s+":", changed, start) {
-				// The status is an earlier start's: someone who is no
-				// session (a setup hook, an editor) may have made the
-				// change before this WP's session was there.
-				why = fmt.Sprintf("not shown to be %s's: not every change is dated after its session started", wp)
-			}
+			dated := func() bool { return changedSince(m.Path, changed, start) }
 			add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed while its session did nothing: %s",
-				s, m.Path, strings.Join(changed, ", ")), why)
+				s, m.Path, strings.Join(changed, ", ")), b.worktreeWriter(sib.at, start, dated))
 		}
 	}
 	for _, id := range e.handMadeSince(then["ledger"]) {
@@ -226,17 +226,17 @@ func treeSince(o Outside, s string, start time.Time) time.Time {
 	return start
 }
 
-// changedSince reports whether every changed path of a status is there
-// now with a modification time at or after t: a path gone, or one back
-// to its committed state, cannot be dated.
-func changedSince(now Outside, prefix string, changed []string, t time.Time) bool {
+// changedSince reports whether every changed path is in the worktree at
+// root with a change time at or after t, which no one can set back: a
+// path gone cannot be dated.
+func changedSince(root string, changed []string, t time.Time) bool {
 	for _, p := range changed {
-		fp, ok := now[prefix+p]
-		if !ok {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
 			return false
 		}
-		ns, err := strconv.ParseInt(fp[strings.LastIndexByte(fp, ' ')+1:], 10, 64)
-		if err != nil || ns < t.UnixNano() {
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok || time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(t) {
 			return false
 		}
 	}

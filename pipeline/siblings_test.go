@@ -1,9 +1,13 @@
 package pipeline
 
 import (
-	"strconv"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentproto/agentproto/sessions"
 )
 
 // A sibling's status taken by an earlier start of the wave stands from
@@ -24,31 +28,55 @@ func TestTreeSinceIsWhenTheStatusWasTaken(t *testing.T) {
 	}
 }
 
-// A change found against an earlier start's status is laid on the WP only
-// when every path changed is there now and dated at or after the WP's own
-// start: a path gone, back to its committed state, or older may be
-// someone else's doing from before its session was there.
-func TestChangedSinceDatesEveryPath(t *testing.T) {
-	start := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) string { return " 100644 2 " + strconv.FormatInt(start.Add(d).UnixNano(), 10) }
-	now := Outside{
-		"tree:WP0:new.txt":   "??" + at(time.Millisecond),
-		"tree:WP0:same.txt":  " M" + at(0),
-		"tree:WP0:old.txt":   " M" + at(-time.Millisecond),
-		"tree:WP0:gone.txt":  " D absent",
-		"tree:WP0:a b/c.txt": "??" + at(time.Second),
+// A change found against an earlier start's status is dated by each
+// path's change time, which no one can set back: a path changed before
+// the WP's start, even with its modification time set forward, or gone,
+// is not dated after it.
+func TestChangedSinceDatesEveryPathByItsChangeTime(t *testing.T) {
+	root := t.TempDir()
+	write := func(p string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, p), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	write("old.txt")
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(root, "old.txt"), future, future) // a forward mtime dates nothing
+	time.Sleep(50 * time.Millisecond)                          // past the file system's clock tick
+	start := time.Now()
+	time.Sleep(50 * time.Millisecond)
+	write("new.txt")
+	write("a b/c.txt")
 	for _, c := range []struct {
 		changed []string
 		want    bool
 	}{
-		{[]string{"new.txt", "same.txt", "a b/c.txt"}, true},
+		{[]string{"new.txt", "a b/c.txt"}, true},
 		{[]string{"new.txt", "old.txt"}, false},
 		{[]string{"gone.txt"}, false},
-		{[]string{"reverted.txt"}, false}, // in the snapshot's status, not in today's
 	} {
-		if got := changedSince(now, "tree:WP0:", c.changed, start); got != c.want {
+		if got := changedSince(root, c.changed, start); got != c.want {
 			t.Errorf("%v: %v, want %v", c.changed, got, c.want)
 		}
+	}
+}
+
+// A change in a sibling's worktree found against a status from before the
+// WP's start is laid on the WP, unconfined and alone at work, only when
+// it is dated after that start; against the WP's own status, as before.
+func TestWorktreeWriterDatesBorrowedStatuses(t *testing.T) {
+	start := time.Date(2026, 12, 6, 6, 0, 0, 0, time.UTC)
+	own := &sessions.Record{ID: "s-own", State: sessions.StateSettled, Created: start.Add(time.Millisecond), LastActivity: start.Add(time.Second)}
+	b := &blame{wp: "WP2", project: "demo", own: own, all: []*sessions.Record{own}, now: start.Add(time.Minute)}
+	dated := func(v bool) func() bool { return func() bool { return v } }
+	if why := b.worktreeWriter(start, start, dated(false)); why != "" {
+		t.Errorf("against its own status: %q, want the WP's", why)
+	}
+	if why := b.worktreeWriter(start.Add(-time.Second), start, dated(true)); why != "" {
+		t.Errorf("borrowed, dated after its start: %q, want the WP's", why)
+	}
+	if why := b.worktreeWriter(start.Add(-time.Second), start, dated(false)); !strings.Contains(why, "not shown to be WP2's") {
+		t.Errorf("borrowed, not dated: %q, want it unattributed", why)
 	}
 }
