@@ -40,6 +40,17 @@ func newRunner(b *testing.B) *runner {
 	return r
 }
 
+// scriptedProject commits a project whose WPs run on the scripted
+// adapter, with its definition of done, and inits agentproto there.
+func (r *runner) scriptedProject() {
+	r.b.Helper()
+	os.WriteFile(filepath.Join(r.dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n"), 0o644)
+	os.WriteFile(filepath.Join(r.dir, "AGENTS.md"), []byte("# Definition of done\n"), 0o644)
+	r.must(r.dir, nil, "git", "add", "-A")
+	r.must(r.dir, nil, "git", "commit", "-qm", "project")
+	r.must(r.dir, nil, "git", "agentproto", "init")
+}
+
 // run executes a command and returns its wall time and stdout.
 func (r *runner) run(dir string, stdin []byte, name string, args ...string) (time.Duration, []byte) {
 	r.b.Helper()

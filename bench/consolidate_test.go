@@ -27,11 +27,7 @@ func BenchmarkScaleConsolidate128(b *testing.B) {
 func benchConsolidate(b *testing.B, n int) {
 	for i := 0; i < b.N; i++ {
 		r := newRunner(b)
-		os.WriteFile(filepath.Join(r.dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n"), 0o644)
-		os.WriteFile(filepath.Join(r.dir, "AGENTS.md"), []byte("# Definition of done\n"), 0o644)
-		r.must(r.dir, nil, "git", "add", "-A")
-		r.must(r.dir, nil, "git", "commit", "-qm", "project")
-		r.must(r.dir, nil, "git", "agentproto", "init")
+		r.scriptedProject()
 		r.must(r.dir, nil, "git", "agentproto", "plan", "init", "demo", "--gate", "true")
 		toml := "name = \"demo\"\nbase = \"main\"\ngate = \"true\"\n"
 		for w := 0; w < n; w++ {

@@ -18,11 +18,7 @@ import (
 func BenchmarkOneWP(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r := newRunner(b)
-		os.WriteFile(filepath.Join(r.dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n"), 0o644)
-		os.WriteFile(filepath.Join(r.dir, "AGENTS.md"), []byte("# Definition of done\n"), 0o644)
-		r.must(r.dir, nil, "git", "add", "-A")
-		r.must(r.dir, nil, "git", "commit", "-qm", "project")
-		r.must(r.dir, nil, "git", "agentproto", "init")
+		r.scriptedProject()
 		const runs = 7
 		var ours, byHand []time.Duration
 		for k := 0; k <= runs; k++ {

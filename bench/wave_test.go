@@ -31,11 +31,7 @@ func BenchmarkScaleWaves32(b *testing.B) {
 func benchWaves(b *testing.B, n, parallel, runs int) {
 	for i := 0; i < b.N; i++ {
 		r := newRunner(b)
-		os.WriteFile(filepath.Join(r.dir, "agentproto.toml"), []byte("[dispatch]\nadapter = \"scripted\"\n"), 0o644)
-		os.WriteFile(filepath.Join(r.dir, "AGENTS.md"), []byte("# Definition of done\n"), 0o644)
-		r.must(r.dir, nil, "git", "add", "-A")
-		r.must(r.dir, nil, "git", "commit", "-qm", "project")
-		r.must(r.dir, nil, "git", "agentproto", "init")
+		r.scriptedProject()
 		// A plan of one WP first, which starts the daemon.
 		r.wavePlan("warm", 1)
 		r.must(r.dir, nil, "git", "agentproto", "dispatch", "warm")
