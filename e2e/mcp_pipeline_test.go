@@ -108,8 +108,8 @@ func TestMCPPROpen(t *testing.T) {
 	req, _ := dry.Doc["request"].(map[string]any)
 	body, _ := req["body"].(map[string]any)
 	if mustJSON(req["push"]) != `["git","push","origin","refs/heads/wt/demo-integration:refs/heads/wt/demo-integration"]` ||
-		req["method"] != "POST" || !strings.HasSuffix(fmt.Sprint(req["url"]), "/repos/acme/app/pulls") || body["head"] != "wt/demo-integration" || len(gh.requests) != 0 {
-		t.Fatalf("a dry run gives the push and the request as data, and sends nothing: %v, requests %v", req, gh.requests)
+		req["method"] != "POST" || !strings.HasSuffix(fmt.Sprint(req["url"]), "/repos/acme/app/pulls") || body["head"] != "wt/demo-integration" || len(gh.sent()) != 0 {
+		t.Fatalf("a dry run gives the push and the request as data, and sends nothing: %v, requests %v", req, gh.sent())
 	}
 	if refs := must(t, dir, "git", "ls-remote", remote); strings.Contains(refs, "demo-integration") {
 		t.Fatalf("a dry run pushed: %s", refs)
@@ -131,8 +131,8 @@ func TestMCPPROpen(t *testing.T) {
 	want := []string{"POST /api/v3/repos/acme/app/pulls",
 		"POST /api/v3/repos/acme/app/pulls", "GET /api/v3/repos/acme/app/pulls?head=acme%3Awt%2Fdemo-integration&state=open", "PATCH /api/v3/repos/acme/app/pulls/7",
 		"POST /api/v3/repos/acme/app/pulls", "GET /api/v3/repos/acme/app/pulls?head=acme%3Awt%2Fdemo-integration&state=open", "PATCH /api/v3/repos/acme/app/pulls/7"}
-	if strings.Join(gh.requests, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("requests:\n%s", strings.Join(gh.requests, "\n"))
+	if got := gh.sent(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("requests:\n%s", strings.Join(got, "\n"))
 	}
 	// Opened once, updated twice with the same content: one record each.
 	if n := len(ledgerEvents(t, dir, "pr_opened")); n != 2 {
@@ -145,7 +145,7 @@ func TestMCPPROpen(t *testing.T) {
 	if c := callTool(t, cs, "pr_open", map[string]any{"project": "demo", "title": "ghp_" + strings.Repeat("xY7", 12)}); !c.IsError || c.Doc["exit_code"] != float64(5) || strings.Contains(c.Text, "xY7") {
 		t.Fatalf("credential-shaped title: %+v", c)
 	}
-	if len(gh.requests) != len(want) {
-		t.Fatalf("a refused call reached GitHub: %v", gh.requests)
+	if got := gh.sent(); len(got) != len(want) {
+		t.Fatalf("a refused call reached GitHub: %v", got)
 	}
 }

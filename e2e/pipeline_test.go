@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,13 @@ type github struct {
 	requests []string
 	existing bool // a PR for the head branch is already open
 	fail     []int
+}
+
+// sent is the requests received so far, read under the server's lock.
+func (g *github) sent() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.requests)
 }
 
 func (g *github) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -290,8 +298,8 @@ func TestPipelineEndToEnd(t *testing.T) {
 	}
 	want := []string{"POST /api/v3/repos/acme/app/pulls", "POST /api/v3/repos/acme/app/pulls", "POST /api/v3/repos/acme/app/pulls",
 		"GET /api/v3/repos/acme/app/pulls?head=acme%3Awt%2Fdemo-integration&state=open", "PATCH /api/v3/repos/acme/app/pulls/7"}
-	if strings.Join(gh.requests, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("requests:\n%s", strings.Join(gh.requests, "\n"))
+	if got := gh.sent(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("requests:\n%s", strings.Join(got, "\n"))
 	}
 	// A wrong token is refused (exit 5) and never printed.
 	_, errOut, err = sh(t, dir, nil, "env", "GH_TOKEN=wrong-token", "GH_CONFIG_DIR="+t.TempDir(), "AGENTPROTO_GITHUB_CA="+ca, "git", "agentproto", "pr", "open", "demo")

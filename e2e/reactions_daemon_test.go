@@ -125,7 +125,7 @@ func TestPRWatchedByTheDaemon(t *testing.T) {
 	if st := must(t, dir, "git", "agentproto", "plan", "status", "demo"); !strings.Contains(st, "pull request #7 closed") {
 		t.Errorf("plan status: %s", st)
 	}
-	for _, req := range gh.requests {
+	for _, req := range gh.sent() {
 		if strings.Contains(req, "merge") || strings.HasPrefix(req, "PUT ") {
 			t.Errorf("a merge was asked for: %s", req)
 		}

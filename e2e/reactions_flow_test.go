@@ -188,7 +188,7 @@ func TestPRReactionsEndToEnd(t *testing.T) {
 	answerEscalations(t, dir, watch)
 
 	// Nothing was ever merged, or asked to be.
-	for _, req := range gh.requests {
+	for _, req := range gh.sent() {
 		if strings.Contains(req, "merge") || strings.HasPrefix(req, "PUT ") {
 			t.Errorf("a merge was asked for: %s", req)
 		}

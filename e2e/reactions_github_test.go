@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -138,6 +139,13 @@ func (g *prGitHub) fail(w http.ResponseWriter, r *http.Request, why string) {
 	g.t.Errorf("GitHub got %s %s: %s", r.Method, r.URL.RequestURI(), why)
 	w.WriteHeader(http.StatusNotFound)
 	io.WriteString(w, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+}
+
+// sent is the requests received so far, read under the server's lock.
+func (g *prGitHub) sent() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.requests)
 }
 
 func (g *prGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
