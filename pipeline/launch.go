@@ -10,6 +10,7 @@ import (
 	"github.com/agentproto/agentproto/gitstore"
 
 	"github.com/agentproto/agentproto/internal/fault"
+	"github.com/agentproto/agentproto/internal/gitrepo"
 	"github.com/agentproto/agentproto/launch"
 	"github.com/agentproto/agentproto/lessons"
 	"github.com/agentproto/agentproto/plans"
@@ -109,6 +110,22 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 	if err != nil && !fresh {
 		return "", nil, err // a worktree there, unreadable: never replaced
 	}
+	// What git tells of the outside (the snapshot's git commands) is taken
+	// while the worktree is made when nothing that runs for it may write
+	// there: a WP never dispatched (no session of it to end first) from a
+	// base without setup hooks. Else all of it is taken once it is made.
+	var byGit func() (Outside, error)
+	if fresh && len(st.Dispatches[wp.ID]) == 0 && noSetupHooks(d.Env.Repo, frozen.BaseCommit) {
+		done := make(chan struct{})
+		var o Outside
+		var err error
+		go func() {
+			defer close(done)
+			o, err = snapshotByGit(d.Env.Repo)
+		}()
+		byGit = func() (Outside, error) { <-done; return o, err }
+		defer byGit() // not left running when prepare stops early
+	}
 	remade := false
 	if !fresh && worktree.Missing(m) {
 		// Deleted by hand: made again on its branch, where its commits are.
@@ -160,7 +177,16 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 	// taken as the starting point. Its git commands run while the steps
 	// below read; it is saved only once they all succeeded.
 	snapshot := func() (Outside, error) { return nil, nil }
-	if outsideSum == "" {
+	switch {
+	case outsideSum == "" && byGit != nil:
+		snapshot = func() (Outside, error) {
+			o, err := byGit()
+			if err == nil {
+				o.addGitFiles(d.Env.Repo.CommonDir, slug)
+			}
+			return o, err
+		}
+	case outsideSum == "":
 		done := make(chan struct{})
 		var outside Outside
 		var err error
@@ -275,6 +301,13 @@ func (d *Dispatcher) provision(wp plans.WP, slug string) (*worktree.Meta, string
 		return nil, "", err
 	}
 	return m, base, nil
+}
+
+// noSetupHooks says whether worktrees made at commit run and copy nothing
+// (no [worktree] hooks in its agentproto.toml); no when that cannot be read.
+func noSetupHooks(repo *gitrepo.Repo, commit string) bool {
+	h, err := worktree.HooksAt(repo, commit)
+	return err == nil && h.Empty()
 }
 
 func filepathDir(common string) string {

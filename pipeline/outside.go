@@ -33,6 +33,19 @@ type Outside map[string]string
 
 // SnapshotOutside takes the snapshot for the worktree slug.
 func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
+	o, err := snapshotByGit(repo)
+	if err != nil {
+		return nil, err
+	}
+	o.addGitFiles(repo.CommonDir, slug)
+	return o, nil
+}
+
+// snapshotByGit is the part of the snapshot git tells, most of its cost:
+// the main checkout's status, the hooks path's directory, the branches and
+// tags. Making a worktree changes none of it (the worktree lives outside
+// the checkout, its branch is left out), so it may be taken meanwhile.
+func snapshotByGit(repo *gitrepo.Repo) (Outside, error) {
 	common := repo.CommonDir
 	// Its three git commands run at once, each into a map of its own.
 	checkout, hooksPath, refs := Outside{}, Outside{}, Outside{}
@@ -60,6 +73,14 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 	for _, part := range []Outside{checkout, hooksPath, refs} {
 		maps.Copy(o, part)
 	}
+	return o, nil
+}
+
+// addGitFiles records the files of the common dir a session could use to
+// reach past its worktree (config, hooks, info, alternates, the HEADs of
+// worktrees agentproto did not make, slug's config.worktree) and the
+// user's global git configuration.
+func (o Outside) addGitFiles(common, slug string) {
 	for _, rel := range []string{"config", "objects/info/alternates", "shallow", filepath.Join("worktrees", slug, "config.worktree")} {
 		o.addFile("git:"+filepath.ToSlash(rel), filepath.Join(common, rel))
 	}
@@ -88,7 +109,6 @@ func SnapshotOutside(repo *gitrepo.Repo, slug string) (Outside, error) {
 			o["worktree:"+a.Name()+":HEAD"] = strings.TrimSpace(string(b))
 		}
 	}
-	return o, nil
 }
 
 // addRefs records the branches and tags, but the worktrees' own, which

@@ -42,11 +42,11 @@ func hold(encoded string, argv []string) int {
 	}
 	for sig := range sigs {
 		if sig != syscall.SIGCHLD {
-			killTree()
+			killTree(sigs)
 			return 128 + int(sig.(syscall.Signal))
 		}
 		if ws, done := reap(child.Pid); done {
-			killTree()
+			killTree(sigs)
 			return exitCode(ws)
 		}
 	}
@@ -71,9 +71,12 @@ func reap(main int) (unix.WaitStatus, bool) {
 }
 
 // killTree kills every process below this one until none is left, or
-// the bound runs out.
-func killTree() {
+// the bound runs out. Between rounds it waits for a child to end (sigs
+// carries SIGCHLD), at most 2 ms: a killed process is gone a moment later.
+func killTree(sigs <-chan os.Signal) {
 	deadline := time.Now().Add(killBound)
+	pause := time.NewTimer(0)
+	defer pause.Stop()
 	for time.Now().Before(deadline) {
 		left := procfs.Descendants(os.Getpid())
 		if len(left) == 0 {
@@ -84,7 +87,11 @@ func killTree() {
 			unix.Kill(pid, unix.SIGKILL)
 		}
 		reap(0)
-		time.Sleep(2 * time.Millisecond)
+		pause.Reset(2 * time.Millisecond)
+		select {
+		case <-sigs:
+		case <-pause.C:
+		}
 	}
 }
 

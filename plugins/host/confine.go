@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/agentproto/agentproto/internal/fault"
 )
 
@@ -39,14 +41,33 @@ func confine(cmd *exec.Cmd, spec Spec, c *Confinement, sockDir string) error {
 	return nil
 }
 
-// stopHolder asks the launcher to end its tree and waits for it to exit.
+// stopHolder asks the launcher to end its tree and waits for it to exit:
+// on a pidfd of the launcher when one opens (its exit wakes the wait), else
+// by looking every 2 ms.
 func (c *Client) stopHolder() {
 	if c.cmd.Process == nil {
 		return
 	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
 	deadline := time.Now().Add(holderGrace)
-	for time.Now().Before(deadline) && c.pc != nil && !c.pc.Exited() {
+	exited := func() bool { return c.pc == nil || c.pc.Exited() }
+	if fd, err := unix.PidfdOpen(c.cmd.Process.Pid, 0); err == nil && !exited() {
+		// go-plugin marks the launcher exited right after reaping it: not
+		// marked after the open, the pidfd is the launcher's (no other
+		// process gets its pid in the moment between).
+		defer unix.Close(fd)
+		unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0)
+		for time.Now().Before(deadline) && !exited() {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if n, err := unix.Poll(fds, 50); err == nil && n > 0 {
+				return // it has exited; go-plugin reaps it
+			}
+		}
+		return
+	} else if err == nil {
+		unix.Close(fd)
+	}
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	for time.Now().Before(deadline) && !exited() {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
