@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -144,5 +145,52 @@ func TestAWaveOnTwoDependenciesPasses(t *testing.T) {
 		if v := verifyJSON(t, dir, id); v.Verdict != "pass" || len(v.Unattributed) > 0 {
 			t.Fatalf("%s: %+v", id, v)
 		}
+	}
+}
+
+// A wave in which one WP fails: dispatch returns with the sessions of the
+// WPs that passed ended — cleaned, their launchers gone — and the failed
+// WP's session alive and settled, for its supervisor to tell what to fix.
+func TestAWaveEndsTheSessionsThatPassedAndKeepsTheOneThatFailed(t *testing.T) {
+	wp := func(id, own string) string {
+		return fmt.Sprintf("[[wp]]\nid = %q\ntitle = %q\nowns = [\"%s/**\"]\ndepends_on = [\"WP0\"]\n", id, own, own)
+	}
+	scripts := map[string]string{}
+	for id, own := range map[string]string{"WP0": "a", "WP1": "b", "WP2": "c", "WP3": "d"} {
+		steps := writeStep(own+"/x.txt", "x\n")
+		files := fmt.Sprintf("%q", own+"/x.txt")
+		if id == "WP2" { // outside its perimeter too
+			steps += "\n" + writeStep("b/planted.txt", "x\n")
+			files += `,"b/planted.txt"`
+		}
+		scripts[id] = steps + "\n" + `{"op":"report","report":{"wp":"` + id + `","files":[` + files + `],"design_choices":[],"wiring":[],"exit_codes":[]}}`
+	}
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n" + sandboxWorktree},
+		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n"+wp("WP1", "b")+wp("WP2", "c")+wp("WP3", "d"), scripts)
+	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if err == nil || !strings.Contains(errOut, "WP2 failed verification") {
+		t.Fatalf("dispatch: %v\n%s%s", err, out, errOut)
+	}
+	var recs []struct {
+		Label, State string
+		Pid          int
+	}
+	if err := json.Unmarshal([]byte(must(t, dir, "git", "agentproto", "sessions", "ls", "--all", "--json")), &recs); err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, r := range recs {
+		states[r.Label] = r.State
+		alive := r.Pid > 0 && syscall.Kill(r.Pid, 0) == nil
+		if r.Label == "demo/WP2" && !alive {
+			t.Errorf("the failed WP's session has no process left (%s, pid %d)", r.State, r.Pid)
+		}
+		if (r.Label == "demo/WP1" || r.Label == "demo/WP3") && alive {
+			t.Errorf("%s passed, but its launcher %d still runs", r.Label, r.Pid)
+		}
+	}
+	if states["demo/WP1"] != "cleaned" || states["demo/WP3"] != "cleaned" || states["demo/WP2"] != "settled" {
+		t.Fatalf("after the wave: %v\n%s%s", states, out, errOut)
 	}
 }
