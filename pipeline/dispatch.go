@@ -116,15 +116,6 @@ func (d *Dispatcher) kill(id string) {
 	d.Sessions.Kill(context.Background(), id)
 }
 
-// killAll ends the sessions ids at once and returns once all have ended.
-func (d *Dispatcher) killAll(ids []string) {
-	ends := make([]func() error, len(ids))
-	for i, id := range ids {
-		ends[i] = func() error { d.kill(id); return nil }
-	}
-	togetherAtMost(manyAtOnce(), ends...)
-}
-
 // preflight checks every profile the plan may use and stops, reporting
 // the table, when one has a problem.
 func (d *Dispatcher) preflight() error {

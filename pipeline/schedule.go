@@ -228,18 +228,13 @@ func (d *Dispatcher) unattended(st *State, ready []plans.WP) ([]plans.WP, int) {
 // outside that no WP is shown to have made. A verified WP's session is
 // done and killed.
 func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
-	var unattributed, failed, passed []string
+	var unattributed, failed []string
 	var waitingFor error
 	defer func() {
 		for _, u := range unattributed {
 			d.say("wave", "", "unattributed: %s", u)
 		}
 	}()
-	// The sessions of the WPs that passed end together once every WP of
-	// the wave is verified, each end waiting on its processes' exit: the
-	// wave's other sessions live through those verifies all the same, and
-	// no verify of the wave runs while one ends.
-	defer func() { d.killAll(passed) }()
 	for i, wp := range wps {
 		v, err := d.Env.Verify(wp.ID, d.GateTimeout)
 		if err != nil {
@@ -279,7 +274,7 @@ func (d *Dispatcher) verifyWave(wps []plans.WP, ids []string) error {
 				unattributed = append(unattributed, u)
 			}
 		}
-		passed = append(passed, ids[i])
+		d.kill(ids[i])
 	}
 	switch {
 	case len(failed) == 1:
