@@ -27,3 +27,31 @@ func TestWhatASetupHookWritesOutsideIsNotTheWPs(t *testing.T) {
 		t.Fatalf("dispatch: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// Git runs the user's own hooks while some worktrees are made: git's
+// checkout (here for an ident attribute) and the checkpoint of the WP a
+// WP starts from update refs, and a reference-transaction hook runs each
+// time. What such a hook writes in the main checkout is the outside the
+// WP starts from, never a finding against it.
+func TestWhatAGitHookWritesWhileAWorktreeIsMadeIsNotTheWPs(t *testing.T) {
+	scripts := map[string]string{}
+	for id, own := range map[string]string{"WP0": "a", "WP1": "b"} {
+		scripts[id] = writeStep(own+"/x.txt", "x\n") + "\n" +
+			`{"op":"report","report":{"wp":"` + id + `","files":["` + own + `/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
+	}
+	dir := scriptedPlan(t, map[string]string{
+		"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n",
+		".gitattributes":  "id.txt ident\n",
+		"id.txt":          "$Id$\n",
+	}, "[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n", scripts)
+	hook := filepath.Join(dir, ".git", "hooks", "reference-transaction")
+	os.WriteFile(hook, []byte("#!/bin/sh\necho \"$1\" >> \"$(git rev-parse --path-format=absolute --git-common-dir)/../hook-ran.txt\"\n"), 0o755)
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	ran, _ := os.ReadFile(filepath.Join(dir, "hook-ran.txt"))
+	if !strings.Contains(string(ran), "committed") || !strings.Contains(out, "git checkout") {
+		t.Fatalf("no git checkout, or the hook did not run while the worktrees were made (%q): %s%s", ran, out, errOut)
+	}
+	if err != nil || strings.Contains(out+errOut, "outside-worktree") || !strings.Contains(out, "every work package of demo is verified") {
+		t.Fatalf("dispatch: %v\n%s%s", err, out, errOut)
+	}
+}

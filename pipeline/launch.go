@@ -110,23 +110,8 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 	if err != nil && !fresh {
 		return "", nil, err // a worktree there, unreadable: never replaced
 	}
-	// What git tells of the outside (the snapshot's git commands) is taken
-	// while the worktree is made when nothing that runs for it may write
-	// there: a WP never dispatched (no session of it to end first) from a
-	// base without setup hooks. Else all of it is taken once it is made.
-	var byGit func() (Outside, error)
-	if fresh && len(st.Dispatches[wp.ID]) == 0 && noSetupHooks(d.Env.Repo, frozen.BaseCommit) {
-		done := make(chan struct{})
-		var o Outside
-		var err error
-		go func() {
-			defer close(done)
-			o, err = snapshotByGit(d.Env.Repo)
-		}()
-		byGit = func() (Outside, error) { <-done; return o, err }
-		defer byGit() // not left running when prepare stops early
-	}
 	remade := false
+	var byGit func() (Outside, error) // the snapshot's git part, taken early
 	if !fresh && worktree.Missing(m) {
 		// Deleted by hand: made again on its branch, where its commits are.
 		if err := worktree.Remake(d.Env.Repo, m); err != nil {
@@ -140,8 +125,21 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 		if err := d.setAsideBranch(wp.ID, slug, len(st.Dispatches[wp.ID])); err != nil {
 			return "", nil, err
 		}
+		// What git tells of the outside (the snapshot's git commands) is
+		// taken while the worktree is made when nothing that runs for it
+		// can write there: a WP never dispatched (no session of it to end
+		// first) that starts from the base (no dependency to checkpoint,
+		// no git command), no setup hook, and the fast checkout (git's own
+		// runs the user's git hooks); else it is taken once it is made.
+		if len(st.Dispatches[wp.ID]) == 0 && len(wp.DependsOn) == 0 && noSetupHooks(d.Env.Repo, frozen.BaseCommit) {
+			byGit = goSnapshotByGit(d.Env.Repo)
+			defer byGit() // not left running when prepare stops early
+		}
 		if m, base, err = d.provision(wp, slug); err != nil {
 			return "", nil, err
+		}
+		if byGit != nil && m.Checkout != worktree.CheckoutFast {
+			byGit = nil
 		}
 		d.say(wp.ID, "worktree", "%s (%s, %s checkout)", m.Path, m.Branch, m.Checkout)
 	}
@@ -301,6 +299,19 @@ func (d *Dispatcher) provision(wp plans.WP, slug string) (*worktree.Meta, string
 		return nil, "", err
 	}
 	return m, base, nil
+}
+
+// goSnapshotByGit starts snapshotByGit; the function it returns waits for
+// its result.
+func goSnapshotByGit(repo *gitrepo.Repo) func() (Outside, error) {
+	done := make(chan struct{})
+	var o Outside
+	var err error
+	go func() {
+		defer close(done)
+		o, err = snapshotByGit(repo)
+	}()
+	return func() (Outside, error) { <-done; return o, err }
 }
 
 // noSetupHooks says whether worktrees made at commit run and copy nothing

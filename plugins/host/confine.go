@@ -42,19 +42,14 @@ func confine(cmd *exec.Cmd, spec Spec, c *Confinement, sockDir string) error {
 }
 
 // stopHolder asks the launcher to end its tree and waits for it to exit:
-// on a pidfd of the launcher when one opens (its exit wakes the wait), else
-// by looking every 2 ms.
+// on its pidfd, which its exit wakes, or else by looking every 2 ms.
 func (c *Client) stopHolder() {
 	if c.cmd.Process == nil {
 		return
 	}
 	deadline := time.Now().Add(holderGrace)
 	exited := func() bool { return c.pc == nil || c.pc.Exited() }
-	if fd, err := unix.PidfdOpen(c.cmd.Process.Pid, 0); err == nil && !exited() {
-		// go-plugin marks the launcher exited right after reaping it: not
-		// marked after the open, the pidfd is the launcher's (no other
-		// process gets its pid in the moment between).
-		defer unix.Close(fd)
+	if fd := *c.holderFD; fd >= 0 {
 		unix.PidfdSendSignal(fd, unix.SIGTERM, nil, 0)
 		for time.Now().Before(deadline) && !exited() {
 			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
@@ -63,8 +58,6 @@ func (c *Client) stopHolder() {
 			}
 		}
 		return
-	} else if err == nil {
-		unix.Close(fd)
 	}
 	c.cmd.Process.Signal(syscall.SIGTERM)
 	for time.Now().Before(deadline) && !exited() {

@@ -76,8 +76,10 @@ type Client struct {
 	// sockDir is the plugin's own socket directory, removed by Kill.
 	sockDir string
 	// confined: the process is the sandbox launcher holding the plugin's
-	// tree.
+	// tree; holderFD is a pidfd of it (-1 when the kernel gave none),
+	// which Kill waits on.
 	confined bool
+	holderFD *int
 }
 
 // Launch starts the plugin, verifies its checksum against the pin, and
@@ -113,7 +115,12 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	// it, and Go ends a thread only when a goroutine locked to it exits,
 	// which nothing here does); what it started is left to the host to reap.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	holderFD := new(int)
+	*holderFD = -1
 	if o.Confine != nil {
+		// A pidfd from the fork itself: it names the launcher, never a
+		// process that got its pid after it was reaped.
+		cmd.SysProcAttr.PidFD = holderFD
 		if err := confine(cmd, spec, o.Confine, sockDir); err != nil {
 			if sockDir != "" {
 				os.RemoveAll(sockDir)
@@ -155,7 +162,7 @@ func Launch(spec Spec, o LaunchOptions) (*Client, error) {
 	cfg.TLSConfig = tlsConfig
 	cmd.Env = append(append([]string{}, cmd.Env...), tlsEnv...)
 	pc := plugin.NewClient(cfg)
-	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail, sockDir: sockDir, confined: o.Confine != nil}
+	c := &Client{Spec: spec, pc: pc, cmd: cmd, tail: tail, sockDir: sockDir, confined: o.Confine != nil, holderFD: holderFD}
 	rpcClient, err := pc.Client()
 	if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
 		c.Kill()
@@ -273,6 +280,9 @@ func (c *Client) Kill() {
 	c.once.Do(func() {
 		if c.confined {
 			c.stopHolder()
+			if *c.holderFD >= 0 {
+				syscall.Close(*c.holderFD)
+			}
 		}
 		if c.cmd.Process != nil {
 			syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
