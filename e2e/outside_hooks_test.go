@@ -55,3 +55,24 @@ func TestWhatAGitHookWritesWhileAWorktreeIsMadeIsNotTheWPs(t *testing.T) {
 		t.Fatalf("dispatch: %v\n%s%s", err, out, errOut)
 	}
 }
+
+// A WP that starts from the base by the fast checkout has git's part of
+// its outside snapshot taken while its worktree is made; its agent,
+// unconfined here and as the user's uid, writes the main checkout and
+// makes a branch: both are found against it, as for any other WP.
+func TestAnAgentWritingOutsideFromTheBaseIsFound(t *testing.T) {
+	scripts := map[string]string{"WP0": runStep(`c=$(git rev-parse --path-format=absolute --git-common-dir) && echo planted > "$c/../planted.txt" && git branch planted`) + "\n" +
+		writeStep("a/x.txt", "x\n") + "\n" +
+		`{"op":"report","report":{"wp":"WP0","files":["a/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`}
+	dir := scriptedPlan(t, map[string]string{"agentproto.toml": "[dispatch]\nadapter = \"scripted\"\n" + sandboxOff},
+		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n", scripts)
+	out, errOut, err := sh(t, dir, nil, "git", "agentproto", "dispatch", "demo")
+	if !strings.Contains(out, "fast checkout") {
+		t.Fatalf("not made by the fast checkout: %s%s", out, errOut)
+	}
+	for _, want := range []string{"outside-worktree: " + filepath.Join(dir, "planted.txt") + " changed", "outside-worktree: ref refs/heads/planted changed"} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("dispatch (%v) does not say %q:\n%s%s", err, want, out, errOut)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 		// no git command), no setup hook, and the fast checkout (git's own
 		// runs the user's git hooks); else it is taken once it is made.
 		if len(st.Dispatches[wp.ID]) == 0 && len(wp.DependsOn) == 0 && noSetupHooks(d.Env.Repo, frozen.BaseCommit) {
-			byGit = goSnapshotByGit(d.Env.Repo)
+			byGit = goOutside(func() (Outside, error) { return snapshotByGit(d.Env.Repo) })
 			defer byGit() // not left running when prepare stops early
 		}
 		if m, base, err = d.provision(wp, slug); err != nil {
@@ -185,15 +185,8 @@ func (d *Dispatcher) prepare(st *State, wp plans.WP) (string, func() launched, e
 			return o, err
 		}
 	case outsideSum == "":
-		done := make(chan struct{})
-		var outside Outside
-		var err error
-		go func() {
-			defer close(done)
-			outside, err = SnapshotOutside(d.Env.Repo, slug)
-		}()
-		snapshot = func() (Outside, error) { <-done; return outside, err }
-		defer func() { <-done }()
+		snapshot = goOutside(func() (Outside, error) { return SnapshotOutside(d.Env.Repo, slug) })
+		defer snapshot()
 	}
 	profile := d.profileFor(st, wp)
 	// A profile names adapter and model; a WP's own apply without one.
@@ -301,15 +294,15 @@ func (d *Dispatcher) provision(wp plans.WP, slug string) (*worktree.Meta, string
 	return m, base, nil
 }
 
-// goSnapshotByGit starts snapshotByGit; the function it returns waits for
-// its result.
-func goSnapshotByGit(repo *gitrepo.Repo) func() (Outside, error) {
+// goOutside starts take on its own goroutine; the function it returns
+// waits for its result.
+func goOutside(take func() (Outside, error)) func() (Outside, error) {
 	done := make(chan struct{})
 	var o Outside
 	var err error
 	go func() {
 		defer close(done)
-		o, err = snapshotByGit(repo)
+		o, err = take()
 	}()
 	return func() (Outside, error) { <-done; return o, err }
 }
