@@ -17,7 +17,7 @@ func TestDispatchCarriesOnAfterTheDaemonDiedMidWave(t *testing.T) {
 	for wp, own := range map[string]string{"WP1": "b", "WP2": "c"} {
 		// Slow the first time only: its session is still at work when the
 		// daemon dies; the next one finds the marker and goes on.
-		slow := `{"op":"run","cmd":"[ -e ` + own + `/started ] || { mkdir -p ` + own + ` && touch ` + own + `/started; sleep 120; }"}`
+		slow := `{"op":"run","cmd":"[ -e ` + own + `/started ] || { mkdir -p ` + own + ` && touch ` + own + `/started; sleep 3024; }"}`
 		scripts[wp] = slow + "\n" + writeStep(own+"/x.txt", "x\n") + "\n" +
 			`{"op":"report","report":{"wp":"` + wp + `","files":["` + own + `/started","` + own + `/x.txt"],"design_choices":[],"wiring":[],"exit_codes":[]}}`
 	}
@@ -25,7 +25,7 @@ func TestDispatchCarriesOnAfterTheDaemonDiedMidWave(t *testing.T) {
 		"[[wp]]\nid = \"WP0\"\ntitle = \"a\"\nowns = [\"a/**\"]\n"+
 			"[[wp]]\nid = \"WP1\"\ntitle = \"b\"\nowns = [\"b/**\"]\ndepends_on = [\"WP0\"]\n"+
 			"[[wp]]\nid = \"WP2\"\ntitle = \"c\"\nowns = [\"c/**\"]\ndepends_on = [\"WP0\"]\n", scripts)
-	defer killAll("sleep 120")
+	defer killAll("sleep 3024")
 	must(t, dir, "git", "agentproto", "dispatch", "demo", "--wp", "WP0")
 
 	wave := exec.Command("git", "agentproto", "dispatch", "demo")
@@ -35,7 +35,7 @@ func TestDispatchCarriesOnAfterTheDaemonDiedMidWave(t *testing.T) {
 	if err := wave.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both sessions of the wave at work", func() bool { return len(strings.Fields(pgrep("^sleep 120$"))) == 2 })
+	waitFor(t, "both sessions of the wave at work", func() bool { return len(strings.Fields(pgrep("^sleep 3024$"))) == 2 })
 	syscall.Kill(daemonPid(t, dir), syscall.SIGKILL)
 	if err := wave.Wait(); exitCode(err) != 1 || !strings.Contains(waveOut.String(), "next: git agentproto dispatch demo") {
 		t.Fatalf("the wave's dispatch, its daemon killed: exit %d\n%s", exitCode(err), waveOut.String())
