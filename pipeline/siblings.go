@@ -192,9 +192,15 @@ func (e *Env) siblingFindings(st *State, wp string, d Dispatch) (fails, unattrib
 		}
 		sibs = append(sibs, sib)
 	}
-	if err := togetherAtMost(manyAtOnce(), statuses...); err != nil {
+	compared := map[string]bool{}
+	for _, sib := range sibs {
+		compared[sib.id] = sib.tree != nil
+	}
+	checks, report := e.verifiedSiblings(st, wp, start, b, compared)
+	if err := togetherAtMost(manyAtOnce(), append(statuses, checks...)...); err != nil {
 		return nil, nil, err
 	}
+	report(add)
 	for _, sib := range sibs {
 		s, m, now := sib.id, sib.m, sib.tree
 		for _, mv := range e.outsideMoves(m, then["reflog:"+s]) {
