@@ -12,12 +12,15 @@ import (
 
 // A sibling at work when a WP's session started has no status in the
 // sibling snapshot: its own session changes its worktree. When the wave
-// verifies it and ends its session while the WP's session still runs, a
-// later write into its worktree is no longer its own doing, and the WP's
-// verify compares that worktree with the tree the sibling's verification
-// saw. The sibling's checkpoint would refuse such a change anyway; this
-// names who made it. Only for a WP whose session ran unconfined: the
-// sandbox lets no session write another's worktree.
+// verifies it and ends its session while the WP's session still runs
+// unconfined, its worktree no longer changes by its session's doing, and
+// the WP's verify holds it against the tree the sibling's verification
+// saw. A change is reported, never laid on the WP: a wave verifies its
+// WPs once every session has settled, and a process any session left
+// behind (setsid, a watcher) writes as well after that as the WP's own.
+// The sibling's checkpoint refuses such a change anyway; this says so
+// while the wave is verified. With the sandbox, no session can write
+// another's worktree and nothing is looked at.
 
 // verifiedSiblings returns the comparisons to run, with the statuses of
 // siblingFindings, for every other WP of the plan verified passing and
@@ -28,7 +31,6 @@ func (e *Env) verifiedSiblings(st *State, wp string, start time.Time, b *blame, 
 	type found struct {
 		id      string
 		m       *worktree.Meta
-		end     time.Time
 		changed []string
 	}
 	var all []*found
@@ -37,15 +39,14 @@ func (e *Env) verifiedSiblings(st *State, wp string, start time.Time, b *blame, 
 			continue
 		}
 		last, _ := st.LastDispatch(s.ID)
-		end, ok := e.endedAfterVerify(st, s.ID, last.Session, start, b.all)
-		if !ok {
+		if !e.endedAfterVerify(st, s.ID, last.Session, start, b.all) {
 			continue
 		}
 		m, err := worktree.Load(e.Repo, Slug(e.Project.Name, s.ID))
 		if err != nil || worktree.Missing(m) {
 			continue
 		}
-		f := &found{id: s.ID, m: m, end: end}
+		f := &found{id: s.ID, m: m}
 		all = append(all, f)
 		v := st.Verifications[s.ID]
 		checks = append(checks, func() (err error) {
@@ -55,41 +56,40 @@ func (e *Env) verifiedSiblings(st *State, wp string, start time.Time, b *blame, 
 	}
 	return checks, func(add func(f, why string)) {
 		for _, f := range all {
-			if len(f.changed) == 0 {
-				continue
+			if len(f.changed) > 0 {
+				add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed after %s was verified and its session ended: %s",
+					f.id, f.m.Path, f.id, strings.Join(f.changed, ", ")),
+					"not shown to be "+wp+"'s: a process any session left behind could have written it")
 			}
-			dated := func() bool { return changedSince(f.m.Path, f.changed, f.end) }
-			add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed after %s was verified and its session ended: %s",
-				f.id, f.m.Path, f.id, strings.Join(f.changed, ", ")), b.verifiedWriter(f.end, dated))
 		}
 	}
 }
 
-// endedAfterVerify is when s's session ended, for a sibling verified
-// passing after start (the WP's session start) in session, the session
-// the snapshot saw: the time of the session_cleaned event the daemon
-// records once every process of the session has gone. ok is false when s
-// was not verified since, or its session has not ended that way.
-func (e *Env) endedAfterVerify(st *State, s, session string, start time.Time, all []*sessions.Record) (time.Time, bool) {
+// endedAfterVerify reports whether s was verified passing after start
+// (the WP's session start) in session, the session the snapshot saw,
+// with no turn since, and that session then ended: cleaned, with its
+// session_cleaned event in the ledger dated after the verification.
+func (e *Env) endedAfterVerify(st *State, s, session string, start time.Time, all []*sessions.Record) bool {
 	v, ok := st.Verifications[s]
-	if !ok || v.Verdict != Pass || v.Tree == "" || session == "" || !st.VerifiedAt[s].After(start) {
-		return time.Time{}, false
+	verifiedAt := st.VerifiedAt[s]
+	if !ok || v.Verdict != Pass || v.Tree == "" || session == "" || !verifiedAt.After(start) {
+		return false
 	}
 	for _, r := range all {
 		if r.ID != session {
 			continue
 		}
-		if r.State != sessions.StateCleaned {
-			return time.Time{}, false
+		if r.State != sessions.StateCleaned || !lastTurnBefore(r, verifiedAt) {
+			return false
 		}
 		ev, _, err := e.Ledger.Get(fmt.Sprintf("session/%s/%d-%s", r.ID, r.Transitions, sessions.StateCleaned))
 		if err != nil {
-			return time.Time{}, false
+			return false
 		}
 		end, err := time.Parse(time.RFC3339Nano, ev.Time)
-		return end, err == nil && !end.Before(st.VerifiedAt[s])
+		return err == nil && !end.Before(verifiedAt)
 	}
-	return time.Time{}, false
+	return false
 }
 
 // changedSinceVerified lists the paths where the worktree m no longer
@@ -113,15 +113,11 @@ func (b *blame) unconfined() bool {
 	return b.own != nil && b.own.Sandbox != sandbox.KindLandlock
 }
 
-// verifiedWriter is worktreeWriter for a change found in the worktree of a
-// sibling whose session ended at end: the WP's only when its session ran
-// unconfined, no other unconfined session was at work since, and every
-// path changed is dated after end, when the sibling's own processes were
-// all gone.
-func (b *blame) verifiedWriter(end time.Time, dated func() bool) string {
-	why := b.writer(end)
-	if why == "" && !dated() {
-		why = fmt.Sprintf("not shown to be %s's: not every change is dated after the sibling's session ended", b.wp)
-	}
-	return why
+// lastTurnBefore reports whether every turn of r ended before t: its
+// last turn's usage, which the daemon records as the turn ends, is dated
+// before t. A turn since (a reaction, a prompt) leaves its worktree the
+// session's to change.
+func lastTurnBefore(r *sessions.Record, t time.Time) bool {
+	n := len(r.Usage)
+	return n > 0 && r.Usage[n-1].Turn == r.Turns && r.Usage[n-1].At.Before(t)
 }
