@@ -11,13 +11,14 @@ import (
 )
 
 // A sibling at work when a WP's session started has no status in the
-// sibling snapshot: its own session changes its worktree. When the wave
-// verifies it and ends its session while the WP's session still runs
-// unconfined, its worktree no longer changes by its session's doing, and
-// the WP's verify holds it against the tree the sibling's verification
-// saw. A change is reported, never laid on the WP: a wave verifies its
-// WPs once every session has settled, and a process any session left
-// behind (setsid, a watcher) writes as well after that as the WP's own.
+// sibling snapshot: its own session changes its worktree. Once it is
+// verified and its session ended after the WP's unconfined session
+// started, its worktree no longer changes by its session's doing, and the
+// WP's verify holds it against the tree the sibling's verification saw.
+// A change is reported, never laid on the WP: a wave's sessions have
+// settled when it is verified (with --no-wait, each as its own settles),
+// and a process any session left behind (setsid, a watcher) writes as
+// well after that as the WP's own.
 // The sibling's checkpoint refuses such a change anyway; this says so
 // while the wave is verified. With the sandbox, no session can write
 // another's worktree and nothing is looked at.
