@@ -35,8 +35,20 @@ func (e *Env) verifiedSiblings(st *State, wp string, start time.Time, b *blame, 
 		changed []string
 	}
 	var all []*found
+	report = func(add func(f, why string)) {
+		for _, f := range all {
+			if len(f.changed) > 0 {
+				add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed after %s was verified and its session ended: %s",
+					f.id, f.m.Path, f.id, strings.Join(f.changed, ", ")),
+					"not shown to be "+wp+"'s: a process any session left behind could have written it")
+			}
+		}
+	}
+	if !b.unconfined() {
+		return nil, report
+	}
 	for _, s := range e.Project.Plan.WPs {
-		if s.ID == wp || compared[s.ID] || !b.unconfined() {
+		if s.ID == wp || compared[s.ID] {
 			continue
 		}
 		last, _ := st.LastDispatch(s.ID)
@@ -55,15 +67,7 @@ func (e *Env) verifiedSiblings(st *State, wp string, start time.Time, b *blame, 
 			return err
 		})
 	}
-	return checks, func(add func(f, why string)) {
-		for _, f := range all {
-			if len(f.changed) > 0 {
-				add(fmt.Sprintf("sibling-worktree: %s's worktree %s changed after %s was verified and its session ended: %s",
-					f.id, f.m.Path, f.id, strings.Join(f.changed, ", ")),
-					"not shown to be "+wp+"'s: a process any session left behind could have written it")
-			}
-		}
-	}
+	return checks, report
 }
 
 // endedAfterVerify reports whether s was verified passing after start
