@@ -3,6 +3,7 @@ package secrets
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Finding is a secret found in a text. It names the secret, never its
@@ -122,15 +123,18 @@ func (s *Set) findInvisible(text string) []Finding {
 	// at[i] is the offset in text of the i-th byte kept.
 	var kept strings.Builder
 	var at []int
-	for i, r := range text {
-		if invisible.Replace(string(r)) == "" {
-			continue
+	for i := 0; i < len(text); {
+		// The bytes as written, not the decoded rune: a byte that is not
+		// UTF-8 decodes to U+FFFD, three bytes for one, and its places
+		// would run past the text.
+		_, n := utf8.DecodeRuneInString(text[i:])
+		if ch := text[i : i+n]; invisible.Replace(ch) != "" {
+			kept.WriteString(ch)
+			for k := 0; k < n; k++ {
+				at = append(at, i+k)
+			}
 		}
-		n := len(string(r))
-		kept.WriteRune(r)
-		for k := 0; k < n; k++ {
-			at = append(at, i+k)
-		}
+		i += n
 	}
 	var out []Finding
 	s.eachNeedle(kept.String(), func(n needle, start, end int) {

@@ -259,3 +259,28 @@ func TestScrubTheValueHiddenInOtherForms(t *testing.T) {
 		t.Errorf("a clean text changed: %q", got)
 	}
 }
+
+// A byte that is not UTF-8 next to an invisible character: the value
+// looked for around invisible characters is placed within the text, and a
+// value that is only U+FFFD where the text has a bad byte is not there.
+func TestFindInvisibleKeepsBadBytesAsWritten(t *testing.T) {
+	secret := "abcdefghijkl\uFFFD"
+	s := New([]string{"APP_SECRET=" + secret}, Policy{})
+	for _, text := range []string{"x\u200babcdefghijkl\xff", "abc\u200bdefghijkl\xff\xfe", "\xffabc\u200bdefghijkl\uFFFD"} {
+		for _, f := range s.Find(text) {
+			if f.Start < 0 || f.End > len(text) || f.Start >= f.End {
+				t.Fatalf("Find(%q): finding %v out of [0,%d)", text, f, len(text))
+			}
+		}
+		out := s.Scrub(text)
+		if strings.Contains(strings.ReplaceAll(out, "\u200b", ""), secret) {
+			t.Fatalf("Scrub(%q) = %q, the value is still there", text, out)
+		}
+	}
+	if got := s.Find("x\u200babcdefghijkl\xff"); len(got) != 0 {
+		t.Fatalf("a bad byte was taken for U+FFFD: %v", got)
+	}
+	if got := s.Find("\xffabc\u200bdefghijkl\uFFFD"); len(got) != 1 || got[0].Encoding != "with invisible characters" {
+		t.Fatalf("the value with an invisible character in it: %v", got)
+	}
+}
