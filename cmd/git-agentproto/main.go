@@ -7,6 +7,8 @@ import (
 	"github.com/agentproto/agentproto/cmd/cmdutil"
 	"github.com/agentproto/agentproto/cmd/root"
 	"github.com/agentproto/agentproto/internal/gcfloor"
+	// A command is a short-lived program: its heap is mapped in at once.
+	_ "github.com/agentproto/agentproto/internal/prefault"
 	"github.com/agentproto/agentproto/sandbox"
 )
 

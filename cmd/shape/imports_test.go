@@ -19,12 +19,13 @@ const module = "github.com/agentproto/agentproto/"
 // app and the front ends' own (cmd/..., mcp), each with its reason. Keep
 // it short: a service a verb or a tool needs is reached through app.
 var frontEndAllowed = map[string]string{
-	"app":              "the use-case layer: one call per verb or tool",
-	"internal/fault":   "errors carry their exit code; a front end refuses bad input with one",
-	"internal/jsondoc": "the rules every --json document follows",
-	"internal/gitrepo": "the repository a front end finds once and builds app over",
-	"internal/config":  "the configuration the Factory loads once; verbs read defaults from it",
-	"internal/gcfloor": "how the command's process collects garbage, set before anything runs",
+	"app":               "the use-case layer: one call per verb or tool",
+	"internal/fault":    "errors carry their exit code; a front end refuses bad input with one",
+	"internal/jsondoc":  "the rules every --json document follows",
+	"internal/gitrepo":  "the repository a front end finds once and builds app over",
+	"internal/config":   "the configuration the Factory loads once; verbs read defaults from it",
+	"internal/gcfloor":  "how the command's process collects garbage, set before anything runs",
+	"internal/prefault": "the command's heap mapped in at its start, before anything runs",
 }
 
 // notFrontEnds are packages under cmd/ that are no front end of the use
