@@ -1,24 +1,27 @@
-// Package prefault maps in, with one system call when a program starts,
-// the heap pages it is about to use, where the kernel would otherwise take
-// one page fault for each. Import it for its side effect, from a program
+// Package prefault maps in, as a program starts, the heap pages it is
+// about to use, with one system call where the kernel would otherwise trap
+// a page fault for each. Import it for its side effect, from a program
 // that lives a short time: a command, an adapter.
 //
 // On a virtual machine whose page faults trap to the hypervisor they are
 // slow: on the 2-core machine the benchmarks run on, a loop touching 512
 // fresh pages took 5.0–5.8 ms, and 0.3 ms more than the loop alone after
 // one MADV_POPULATE_WRITE (Linux 5.14) of them. There `git agentproto
-// --version` took about 720 faults, half of them in the heap, and one work
-// package about 7,300 across its processes (perf stat, perf record -e
-// page-faults -d); with the heap mapped in, --version takes about 530 and
-// one work package about 800 fewer.
+// --version` trapped about 720 faults, half of them in the heap, and one
+// work package about 7,300 across its processes (perf stat, perf record -e
+// page-faults -d); with the heap mapped in, --version traps about 530 and
+// one work package about 800 fewer. The pages are still made and zeroed:
+// what goes is the trap for each.
 //
 // The Go runtime has no setting for it, and its heap starts at a random
-// place in its mapping, so the range is found from the first allocation
-// this package's initialisation makes: Below before it (the spans the
-// runtime and the packages initialised earlier have begun) and Above
-// after it, within the mapping. At most Below+Above of memory the
-// program may never use is made resident; a kernel without the advice, or
-// a sandbox that refuses it, leaves the program as it was.
+// page of its first mapping, so the range is found from the first
+// allocation this package's initialisation makes: Below before it (the
+// spans the runtime and the packages initialised earlier have begun) and
+// Above after it, cut at the end of that mapping — often sooner, as the
+// heap's start is random. At most Below+Above of memory the program may
+// never use is made resident, and the runtime counts it as released: a
+// long-lived program should not import this. A kernel without the advice,
+// or a sandbox that refuses it, leaves the program as it was.
 package prefault
 
 import (
@@ -34,11 +37,10 @@ const (
 	Above = 2 << 20
 )
 
-const pageSize = 4096
-
 // span returns the part of [at-Below, at+Above) that lies in the mapping
-// of maps (the text of /proc/self/maps) holding at, page-aligned.
-func span(maps []byte, at uint64) (from, to uint64, ok bool) {
+// of maps (the text of /proc/self/maps) holding at, aligned to pages of
+// pageSize bytes (a power of two).
+func span(maps []byte, at, pageSize uint64) (from, to uint64, ok bool) {
 	for line := range bytes.Lines(maps) {
 		rng, _, _ := bytes.Cut(line, []byte(" "))
 		lo, hi, found := bytes.Cut(rng, []byte("-"))

@@ -24,8 +24,12 @@ func TestSpanStaysInTheMappingHoldingTheAddress(t *testing.T) {
 		{"in a reservation", heapHi + 0x10, heapHi, heapHi + Above, true},
 		{"in no mapping", 0x7000, 0, 0, false},
 	}
+	// Pages of 16 KB: the range starts and ends on one.
+	if from, to, _ := span([]byte(maps), heapLo+0x105123, 0x4000); from != heapLo+0x104000-Below || to != heapLo+0x104000+Above {
+		t.Errorf("16 KB pages: span = %#x-%#x", from, to)
+	}
 	for _, c := range cases {
-		from, to, ok := span([]byte(maps), c.at)
+		from, to, ok := span([]byte(maps), c.at, 4096)
 		if ok != c.ok || from != c.from || to != c.to {
 			t.Errorf("%s: span(%#x) = %#x-%#x %v, want %#x-%#x %v", c.name, c.at, from, to, ok, c.from, c.to, c.ok)
 		}

@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
-	// An adapter is a short-lived program: its heap is mapped in at once.
-	_ "github.com/agentproto/agentproto/internal/prefault"
 	"github.com/agentproto/agentproto/plugins/internal/proto"
 	"github.com/agentproto/agentproto/plugins/internal/wire"
 )

@@ -55,6 +55,9 @@ func FuzzLines(f *testing.F) {
 				t.Fatalf("the prompt went into argv: %q", c.Args)
 			}
 		}
+		if c.Stdin != prompt {
+			t.Fatalf("the prompt is not what the agent reads on stdin: %q", c.Stdin)
+		}
 	})
 }
 
