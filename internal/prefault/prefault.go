@@ -9,9 +9,9 @@
 // one MADV_POPULATE_WRITE (Linux 5.14) of them. There `git agentproto
 // --version` trapped about 720 faults, half of them in the heap, and one
 // work package about 7,300 across its processes (perf stat, perf record -e
-// page-faults -d); with the heap mapped in, --version traps about 530 and
-// one work package about 800 fewer. The pages are still made and zeroed:
-// what goes is the trap for each.
+// page-faults -d); with the heap mapped in, --version traps about 530, and
+// one work package 600–750 fewer in its commands and adapter. The pages
+// are still made and zeroed: what goes is the trap for each.
 //
 // The Go runtime has no setting for it, and its heap starts at a random
 // page of its first mapping, so the range is found from the first
