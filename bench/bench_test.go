@@ -60,6 +60,18 @@ func (r *runner) run(dir string, stdin []byte, name string, args ...string) (tim
 // runEnv is run with extra environment variables.
 func (r *runner) runEnv(env []string, dir string, stdin []byte, name string, args ...string) (time.Duration, []byte) {
 	r.b.Helper()
+	start := time.Now()
+	out, err := r.try(env, dir, stdin, name, args...)
+	d := time.Since(start)
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	return d, out
+}
+
+// try runs a command and returns its stdout, or an error with its stderr;
+// unlike run it may be called from any goroutine.
+func (r *runner) try(env []string, dir string, stdin []byte, name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(testbin.Env(binDir, r.home), env...)
@@ -68,13 +80,10 @@ func (r *runner) runEnv(env []string, dir string, stdin []byte, name string, arg
 	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	if err != nil {
-		r.b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errOut.String())
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, errOut.String())
 	}
-	return d, out.Bytes()
+	return out.Bytes(), nil
 }
 
 func (r *runner) must(dir string, stdin []byte, name string, args ...string) []byte {

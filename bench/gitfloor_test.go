@@ -1,16 +1,11 @@
 package bench
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agentproto/agentproto/internal/testbin"
 )
 
 // The git commands a WP cannot do without while git reads the worktree
@@ -57,11 +52,11 @@ func (r *runner) gitFloor(p string) time.Duration {
 	// verify's index is a copy of the worktree's, out of the agent's reach.
 	index := r.copyIndex(filepath.Join(r.dir, ".git", "worktrees", "floor-"+p, "index"))
 	step(gitCmd{dir: wt, args: addAll, index: index}, gitCmd{dir: wt, args: statusHidden})
-	tree := strings.TrimSpace(string(r.mustIndex(wt, index, "write-tree")))
+	_, tree := r.runEnv([]string{"GIT_INDEX_FILE=" + index}, wt, nil, "git", "write-tree")
 	var afterGate, atCheckpoint, commit []byte
 	step(gitCmd{dir: wt, args: addDryRun, index: r.copyIndex(index), out: &afterGate}, gitCmd{dir: r.dir, args: statusOutside})
 	kept := r.copyIndex(index)
-	step(gitCmd{dir: wt, args: []string{"commit-tree", tree, "-p", base, "-m", "WP0"}, out: &commit}, gitCmd{dir: wt, args: addDryRun, index: kept, out: &atCheckpoint})
+	step(gitCmd{dir: wt, args: []string{"commit-tree", strings.TrimSpace(string(tree)), "-p", base, "-m", "WP0"}, out: &commit}, gitCmd{dir: wt, args: addDryRun, index: kept, out: &atCheckpoint})
 	id := strings.TrimSpace(string(commit))
 	step(gitCmd{dir: r.dir, args: []string{"update-ref", "-m", "checkpoint " + p, "refs/heads/" + branch, id, base}})
 	// The work was done: the checks found the tree verify took, and the
@@ -97,14 +92,6 @@ func (r *runner) copyIndex(from string) string {
 	return to
 }
 
-// mustIndex runs git in dir with index as its index file.
-func (r *runner) mustIndex(dir, index string, args ...string) []byte {
-	r.b.Helper()
-	var out []byte
-	r.together(gitCmd{dir: dir, index: index, args: args, out: &out})
-	return out
-}
-
 // together runs cmds at once and waits for all of them; any failure
 // stops the benchmark.
 func (r *runner) together(cmds ...gitCmd) {
@@ -115,19 +102,14 @@ func (r *runner) together(cmds ...gitCmd) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command("git", c.args...)
-			cmd.Dir = c.dir
-			cmd.Env = testbin.Env(binDir, r.home)
+			var env []string
 			if c.index != "" {
-				cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+c.index)
+				env = []string{"GIT_INDEX_FILE=" + c.index}
 			}
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			if err := cmd.Run(); err != nil {
-				errs[i] = fmt.Errorf("git %s: %v: %s", strings.Join(c.args, " "), err, errOut.String())
-			}
+			out, err := r.try(env, c.dir, nil, "git", c.args...)
+			errs[i] = err
 			if c.out != nil {
-				*c.out = out.Bytes()
+				*c.out = out
 			}
 		}()
 	}
